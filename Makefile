@@ -1,0 +1,45 @@
+# chirper-play: `make run` and `make test` are the two commands; each installs what it needs first.
+SHELL := /bin/bash
+SWIFT ?= swift
+RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev pkg-config
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123
+BENCH_PACKAGES := $(TEST_PACKAGES) lame sox time
+ARGS ?=
+
+.PHONY: run test build format lint bench demo-assets deps-run deps-test deps-bench clean
+
+## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
+run: deps-run
+	$(SWIFT) build -c release --product chirper-play
+	.build/release/chirper-play $(ARGS)
+
+## Install what the tests need, check formatting, build and run every test.
+test: deps-test lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+build: deps-run
+	$(SWIFT) build
+
+## Formatting is the tool's job: `make format` rewrites, `make lint` checks.
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+
+## Regenerate the offline demo catalog (assets/demo) from its generator.
+demo-assets:
+	python3 scripts/make-demo-catalog.py
+
+deps-run:
+	@scripts/ensure-packages.sh $(RUN_PACKAGES)
+
+deps-test:
+	@scripts/ensure-packages.sh $(TEST_PACKAGES)
+
+deps-bench:
+	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
+
+clean:
+	rm -rf .build

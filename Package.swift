@@ -1,0 +1,95 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "chirper-play",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "chirper-play", targets: ["chirper-play"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // Pure: models, queries, the two state machines, command parsing, formatting. No I/O, no C.
+        .target(name: "ChirperCore", swiftSettings: swiftSettings),
+        // Sources of recordings: the xeno-canto v3 client and the offline catalog.
+        .target(
+            name: "ChirperCatalog",
+            dependencies: [
+                "ChirperCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CMPG123",
+            pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+        // No pkgConfig: libpulse.pc adds -D_REENTRANT/-pthread, which SwiftPM flags as prohibited (a warning);
+        // the headers are in the default include path and the module map links libpulse.
+        .systemLibrary(
+            name: "CPulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        // The only code that touches the C audio libraries.
+        .target(
+            name: "ChirperAudio",
+            dependencies: [
+                "ChirperCore", "CMPG123", "CPulse",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "chirper-play",
+            dependencies: [
+                "ChirperCore", "ChirperCatalog", "ChirperAudio", "CEditLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Test helpers: the loopback xeno-canto/audio server, the private PulseAudio harness.
+        .target(
+            name: "ChirperTestSupport",
+            dependencies: [
+                "ChirperCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ChirperCoreTests", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ChirperCatalogTests",
+            dependencies: ["ChirperCatalog", "ChirperTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperAudioTests",
+            dependencies: ["ChirperAudio", "ChirperTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ChirperCore", "ChirperTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
