@@ -1,0 +1,273 @@
+/// What went wrong loading a page, as one line the user can act on.
+public struct ListError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        /// 401/403: the key is missing or wrong.
+        case unauthorized
+        /// 400: the server rejected the query.
+        case badRequest
+        /// 429/503 after the retries ran out.
+        case rateLimited
+        /// Any other non-200 status.
+        case server
+        /// Could not connect, the connection dropped, or a redirect went wrong.
+        case network
+        /// No complete reply in time.
+        case timeout
+        /// The reply was not a recordings page.
+        case badReply
+        /// The local catalogue could not be read.
+        case catalog
+    }
+
+    public var kind: Kind
+    /// What happened and what to do, one line, no secrets.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Shown while a request waits to be retried (after a 429 or 503).
+public struct RetryNotice: Sendable, Hashable {
+    /// The retry about to be made, from 1.
+    public var attempt: Int
+    public var maxAttempts: Int
+    /// Whole seconds until it is made.
+    public var waitSeconds: Int
+    /// Why, e.g. "xeno-canto is rate limiting (HTTP 429)".
+    public var reason: String
+
+    public init(attempt: Int, maxAttempts: Int, waitSeconds: Int, reason: String) {
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.waitSeconds = waitSeconds
+        self.reason = reason
+    }
+}
+
+/// The rows of one search, gathered over the pages loaded so far.
+public struct Listing: Sendable, Hashable {
+    public var query: SearchQuery
+    public private(set) var rows: [Recording]
+    /// The last page loaded.
+    public var pagesLoaded: Int
+    /// `numPages` as the server last said it.
+    public var numPages: Int
+    public var totalRecordings: Int
+    private var ids: Set<String>
+
+    public init(query: SearchQuery, page: Page) {
+        self.query = query
+        self.rows = []
+        self.ids = []
+        self.pagesLoaded = 0
+        self.numPages = 0
+        self.totalRecordings = 0
+        append(page)
+    }
+
+    /// Adds a page's recordings after the rows already shown, skipping any already listed (pages can shift
+    /// while recordings are uploaded).
+    mutating func append(_ page: Page) {
+        rows.reserveCapacity(rows.count + page.recordings.count)
+        for recording in page.recordings where ids.insert(recording.id).inserted {
+            rows.append(recording)
+        }
+        pagesLoaded = page.page
+        numPages = max(page.numPages, page.page)
+        totalRecordings = page.totalRecordings
+    }
+}
+
+/// The next page of a listing that has more.
+public enum NextPage: Sendable, Hashable {
+    /// Page `page` can be asked for with `next-page`.
+    case available(page: Int)
+    /// Page `page` is being fetched; `retry` is set while it waits to retry.
+    case loading(page: Int, retry: RetryNotice?)
+    /// Fetching page `page` failed; `next-page` tries it again. The rows are kept.
+    case failed(page: Int, ListError)
+
+    public var page: Int {
+        switch self {
+        case .available(let page), .loading(let page, _), .failed(let page, _): return page
+        }
+    }
+}
+
+/// The list store: the one source of truth for what the list shows.
+public enum ListState: Sendable, Hashable {
+    /// Nothing searched yet. Goes to `loading` on a search.
+    case idle
+    /// The first page of `query` is being fetched; `previous` is the list shown before (still playable), and
+    /// `retry` is set while a request waits to be retried. Goes to `populated`, `paging`, `empty` or `error`.
+    case loading(query: SearchQuery, previous: Listing?, retry: RetryNotice?)
+    /// Every page of the search is loaded. A new search goes to `loading`.
+    case populated(Listing)
+    /// No recordings match `query`. A new search goes to `loading`.
+    case empty(query: SearchQuery)
+    /// The first page of `query` failed; `previous` is the list shown before, kept and still playable.
+    /// A new search goes to `loading`.
+    case error(query: SearchQuery, ListError, previous: Listing?)
+    /// Some pages are loaded and more exist: `next` says whether the next one is available, loading or failed.
+    /// Goes to `populated` when a page comes back empty or was the last.
+    case paging(Listing, next: NextPage)
+
+    /// The rows the user can refer to by number: the current listing, or the previous one while a new search
+    /// is loading or after it failed.
+    public var rows: [Recording] {
+        listing?.rows ?? []
+    }
+
+    /// The listing whose rows are shown.
+    public var listing: Listing? {
+        switch self {
+        case .idle, .empty: return nil
+        case .loading(_, let previous, _), .error(_, _, let previous): return previous
+        case .populated(let listing), .paging(let listing, _): return listing
+        }
+    }
+}
+
+/// Inputs to the list store.
+public enum ListEvent: Sendable {
+    case searchSubmitted(SearchQuery)
+    case nextPageRequested
+    /// A fetch is waiting to retry.
+    case retryScheduled(FetchID, RetryNotice)
+    case pageLoaded(FetchID, Result<Page, ListError>)
+}
+
+/// Identifies one fetch, so late replies of a superseded search can be recognised and dropped.
+public struct FetchID: Sendable, Hashable, CustomStringConvertible {
+    public var generation: Int
+    public var page: Int
+
+    public init(generation: Int, page: Int) {
+        self.generation = generation
+        self.page = page
+    }
+
+    public var description: String { "search \(generation) page \(page)" }
+}
+
+/// Effects the list store's owner must run.
+public enum ListEffect: Sendable, Hashable {
+    /// Fetch `page` of `query`.
+    case fetch(FetchID, query: SearchQuery, page: Int)
+    /// Cancel a fetch that is no longer wanted (a new search superseded it).
+    case cancel(FetchID)
+    /// Tell the user why a command did nothing, in one line; the state is unchanged.
+    case refuse(String)
+}
+
+/// The pure reducer behind the list: events in, a new state and effects out. No I/O.
+public struct ListStore: Sendable {
+    public private(set) var state: ListState = .idle
+    /// Bumped by every search, so replies to older searches are dropped.
+    private var generation = 0
+    private var inFlight: FetchID?
+
+    public init() {}
+
+    public mutating func handle(_ event: ListEvent) -> [ListEffect] {
+        switch event {
+        case .searchSubmitted(let query):
+            return searchSubmitted(query)
+        case .nextPageRequested:
+            return nextPageRequested()
+        case .retryScheduled(let id, let notice):
+            retryScheduled(id, notice)
+            return []
+        case .pageLoaded(let id, let result):
+            pageLoaded(id, result)
+            return []
+        }
+    }
+
+    private mutating func searchSubmitted(_ query: SearchQuery) -> [ListEffect] {
+        var effects: [ListEffect] = []
+        if let old = inFlight { effects.append(.cancel(old)) }
+        generation += 1
+        let id = FetchID(generation: generation, page: 1)
+        inFlight = id
+        // The list on screen stays usable while the new one loads.
+        let previous: Listing?
+        if case .loading(_, let earlier, _) = state { previous = earlier } else { previous = state.listing }
+        state = .loading(query: query, previous: previous, retry: nil)
+        effects.append(.fetch(id, query: query, page: 1))
+        return effects
+    }
+
+    private mutating func nextPageRequested() -> [ListEffect] {
+        switch state {
+        case .idle:
+            return [.refuse("nothing to page yet: search first, e.g. search en:wren")]
+        case .loading(let query, _, _):
+            return [.refuse("the first page of \(query.text) is still loading")]
+        case .empty(let query):
+            return [.refuse("no recordings match \(query.text), so there is no next page; try another search")]
+        case .error(let query, _, _):
+            return [.refuse("the search \(query.text) failed; search again to retry")]
+        case .populated(let listing):
+            return [.refuse("no more pages: all \(listing.rows.count) recordings of \(listing.query.text) are listed")]
+        case .paging(let listing, .loading(let page, _)):
+            return [.refuse("page \(page) of \(listing.query.text) is already loading")]
+        case .paging(let listing, .available(let page)), .paging(let listing, .failed(let page, _)):
+            let id = FetchID(generation: generation, page: page)
+            inFlight = id
+            state = .paging(listing, next: .loading(page: page, retry: nil))
+            return [.fetch(id, query: listing.query, page: page)]
+        }
+    }
+
+    private mutating func retryScheduled(_ id: FetchID, _ notice: RetryNotice) {
+        guard id == inFlight else { return }
+        switch state {
+        case .loading(let query, let previous, _):
+            state = .loading(query: query, previous: previous, retry: notice)
+        case .paging(let listing, .loading(let page, _)):
+            state = .paging(listing, next: .loading(page: page, retry: notice))
+        default:
+            break
+        }
+    }
+
+    private mutating func pageLoaded(_ id: FetchID, _ result: Result<Page, ListError>) {
+        // A reply to anything but the request we are waiting for is late: a superseded search, or a duplicate.
+        guard id == inFlight else { return }
+        inFlight = nil
+        switch (state, result) {
+        case (.loading(let query, _, _), .success(let page)):
+            if page.recordings.isEmpty {
+                state = .empty(query: query)
+            } else {
+                state = Self.settle(Listing(query: query, page: page), lastPage: page)
+            }
+        case (.loading(let query, let previous, _), .failure(let error)):
+            state = .error(query: query, error, previous: previous)
+        case (.paging(var listing, .loading), .success(let page)):
+            // Release the enum's reference first so the rows are appended in place, not copied.
+            state = .idle
+            guard !page.recordings.isEmpty else {
+                // numPages is not trusted: an empty page ends the list.
+                state = .populated(listing)
+                return
+            }
+            listing.append(page)
+            state = Self.settle(listing, lastPage: page)
+        case (.paging(let listing, .loading(let page, _)), .failure(let error)):
+            state = .paging(listing, next: .failed(page: page, error))
+        default:
+            break
+        }
+    }
+
+    private static func settle(_ listing: Listing, lastPage page: Page) -> ListState {
+        page.page < page.numPages ? .paging(listing, next: .available(page: page.page + 1)) : .populated(listing)
+    }
+}

@@ -1,0 +1,239 @@
+import Testing
+
+@testable import ChirperCore
+
+private func recordings(_ ids: ClosedRange<Int>) -> [Recording] {
+    ids.map { Recording(id: String($0), englishName: "Bird \($0)") }
+}
+
+private func page(_ number: Int, of pages: Int, ids: ClosedRange<Int>?, total: Int = 30) -> Page {
+    Page(totalRecordings: total, totalSpecies: 3, page: number, numPages: pages, recordings: ids.map(recordings) ?? [])
+}
+
+private let wren = try! SearchQuery.parse("en:wren")
+private let robin = try! SearchQuery.parse("en:robin")
+
+@Suite("The list store")
+struct ListStoreTests {
+    @Test("starts idle, with no rows")
+    func startsIdle() {
+        let store = ListStore()
+        #expect(store.state == .idle)
+        #expect(store.state.rows.isEmpty)
+    }
+
+    @Test("a search goes to loading and asks for page 1")
+    func searchLoads() {
+        var store = ListStore()
+        let effects = store.handle(.searchSubmitted(wren))
+        #expect(store.state == .loading(query: wren, previous: nil, retry: nil))
+        #expect(effects == [.fetch(FetchID(generation: 1, page: 1), query: wren, page: 1)])
+    }
+
+    @Test("a first page that is the only page gives populated")
+    func singlePagePopulated() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...5))))
+        guard case .populated(let listing) = store.state else {
+            Issue.record("expected populated, got \(store.state)")
+            return
+        }
+        #expect(listing.rows.map(\.id) == ["1", "2", "3", "4", "5"])
+        #expect(listing.pagesLoaded == 1)
+        #expect(listing.totalRecordings == 30)
+    }
+
+    @Test("a first page with more pages gives paging with the next page available")
+    func firstPageOfMany() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        guard case .paging(let listing, .available(page: 2)) = store.state else {
+            Issue.record("expected paging next 2, got \(store.state)")
+            return
+        }
+        #expect(listing.rows.count == 10)
+    }
+
+    @Test("an empty first page gives empty")
+    func emptyFirstPage() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 0, ids: nil, total: 0))))
+        #expect(store.state == .empty(query: wren))
+    }
+
+    @Test("a failed first page gives error and keeps the previous list playable")
+    func firstPageFailureKeepsPrevious() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...4))))
+        _ = store.handle(.searchSubmitted(robin))
+        #expect(store.state.rows.count == 4, "the old rows stay usable while the new search loads")
+        let failure = ListError(.network, "down")
+        _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .failure(failure)))
+        guard case .error(let query, let error, let previous) = store.state else {
+            Issue.record("expected error, got \(store.state)")
+            return
+        }
+        #expect(query == robin)
+        #expect(error == failure)
+        #expect(previous?.rows.count == 4)
+        #expect(store.state.rows.count == 4)
+    }
+
+    @Test("next-page appends the next page's rows after the ones shown")
+    func nextPageAppends() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        let effects = store.handle(.nextPageRequested)
+        #expect(effects == [.fetch(FetchID(generation: 1, page: 2), query: wren, page: 2)])
+        #expect(store.state.rows.count == 10, "rows stay while the next page loads")
+        guard case .paging(_, .loading(page: 2, retry: nil)) = store.state else {
+            Issue.record("expected paging loading 2, got \(store.state)")
+            return
+        }
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 3, ids: 11...20))))
+        #expect(store.state.rows.map(\.id) == (1...20).map(String.init))
+        guard case .paging(_, .available(page: 3)) = store.state else {
+            Issue.record("expected paging next 3, got \(store.state)")
+            return
+        }
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 3), .success(page(3, of: 3, ids: 21...30))))
+        guard case .populated(let listing) = store.state else {
+            Issue.record("expected populated after the last page, got \(store.state)")
+            return
+        }
+        #expect(listing.rows.count == 30)
+        #expect(listing.pagesLoaded == 3)
+    }
+
+    @Test("an empty page ends paging even when numPages says there are more")
+    func emptyPageEndsPaging() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 9, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 9, ids: nil))))
+        guard case .populated(let listing) = store.state else {
+            Issue.record("expected populated, got \(store.state)")
+            return
+        }
+        #expect(listing.rows.count == 10)
+        #expect(store.handle(.nextPageRequested).count == 1)
+        if case .refuse(let line) = store.handle(.nextPageRequested).first {
+            #expect(line.contains("no more pages"))
+        } else {
+            Issue.record("next-page on a complete list must be refused")
+        }
+    }
+
+    @Test("a failed next page keeps every row, says what failed, and can be retried")
+    func nextPageFailureRetry() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        let failure = ListError(.timeout, "xeno-canto did not answer")
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .failure(failure)))
+        #expect(store.state.rows.count == 10)
+        guard case .paging(_, .failed(page: 2, let error)) = store.state else {
+            Issue.record("expected paging failed 2, got \(store.state)")
+            return
+        }
+        #expect(error == failure)
+        let retry = store.handle(.nextPageRequested)
+        #expect(retry == [.fetch(FetchID(generation: 1, page: 2), query: wren, page: 2)])
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 3, ids: 11...20))))
+        #expect(store.state.rows.count == 20)
+    }
+
+    @Test("a new search supersedes the old one: its late pages are dropped and its fetch cancelled")
+    func newSearchSupersedes() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        let effects = store.handle(.searchSubmitted(robin))
+        #expect(
+            effects == [
+                .cancel(FetchID(generation: 1, page: 1)),
+                .fetch(FetchID(generation: 2, page: 1), query: robin, page: 1),
+            ])
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...3))))
+        #expect(store.state == .loading(query: robin, previous: nil, retry: nil), "the late wren page is dropped")
+        _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 1, ids: 7...8))))
+        #expect(store.state.rows.map(\.id) == ["7", "8"])
+    }
+
+    @Test("a late next page of an old search does not touch the new list")
+    func lateNextPageDropped() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.searchSubmitted(robin))
+        _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 1, ids: 50...51))))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 3, ids: 11...20))))
+        #expect(store.state.rows.map(\.id) == ["50", "51"])
+    }
+
+    @Test("next-page is refused, with a reason, where it makes no sense")
+    func nextPageRefusals() {
+        var store = ListStore()
+        #expect(store.handle(.nextPageRequested) == [.refuse("nothing to page yet: search first, e.g. search en:wren")])
+        _ = store.handle(.searchSubmitted(wren))
+        guard case .refuse(let loading) = store.handle(.nextPageRequested).first else {
+            Issue.record("expected a refusal while loading")
+            return
+        }
+        #expect(loading.contains("still loading"))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        guard case .refuse(let twice) = store.handle(.nextPageRequested).first else {
+            Issue.record("expected a refusal for a page already loading")
+            return
+        }
+        #expect(twice.contains("already loading"))
+        #expect(store.state.rows.count == 10)
+    }
+
+    @Test("a retry notice shows on the loading state and on a loading next page")
+    func retryNotices() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        let notice = RetryNotice(attempt: 1, maxAttempts: 3, waitSeconds: 2, reason: "rate limited")
+        _ = store.handle(.retryScheduled(FetchID(generation: 1, page: 1), notice))
+        #expect(store.state == .loading(query: wren, previous: nil, retry: notice))
+        _ = store.handle(.retryScheduled(FetchID(generation: 9, page: 1), notice))
+        #expect(store.state == .loading(query: wren, previous: nil, retry: notice), "unknown fetches are ignored")
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 2, ids: 1...2))))
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.retryScheduled(FetchID(generation: 1, page: 2), notice))
+        guard case .paging(_, .loading(page: 2, retry: notice)) = store.state else {
+            Issue.record("expected the notice on the next page, got \(store.state)")
+            return
+        }
+    }
+
+    @Test("rows already listed are not listed twice when pages shift")
+    func duplicatesSkipped() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 2, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 2, ids: 9...15))))
+        #expect(store.state.rows.map(\.id) == (1...15).map(String.init))
+    }
+
+    @Test("a search while a search fails keeps the list from before both")
+    func previousSurvivesChains() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...3))))
+        _ = store.handle(.searchSubmitted(robin))
+        _ = store.handle(.searchSubmitted(wren))
+        #expect(store.state.rows.count == 3)
+    }
+}
