@@ -1,0 +1,355 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// One HTTP request as the loopback server saw it.
+public struct LoopbackRequest: Sendable {
+    public var method: String
+    /// Path and query, as sent.
+    public var uri: String
+    public var path: String
+    /// Percent-decoded query items; the last value wins for repeated names.
+    public var query: [String: String]
+    /// Header names lowercased.
+    public var headers: [String: String]
+    /// When the server received the request head.
+    public var receivedAt: ContinuousClock.Instant
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// What the loopback server answers, including the faults it can act out.
+public struct LoopbackResponse: Sendable {
+    /// A piece of the body, sent after waiting `delay`.
+    public struct Chunk: Sendable {
+        public var bytes: [UInt8]
+        public var delay: Duration
+        public init(_ bytes: [UInt8], delay: Duration = .zero) {
+            self.bytes = bytes
+            self.delay = delay
+        }
+    }
+
+    /// How the exchange ends after the body chunks.
+    public enum Ending: Sendable {
+        /// The body is complete (Content-Length matches what was sent).
+        case complete
+        /// The connection is closed after the chunks, although Content-Length promised `declaredLength` bytes.
+        case cut(declaredLength: Int)
+        /// After the chunks nothing more is sent, and the connection is held open until the server shuts down.
+        case stall(declaredLength: Int)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var chunks: [Chunk]
+    public var ending: Ending
+    /// A wait before the response head is sent (a slow server).
+    public var delayBeforeHead: Duration
+
+    public init(
+        status: Int = 200,
+        headers: [(String, String)] = [],
+        chunks: [Chunk] = [],
+        ending: Ending = .complete,
+        delayBeforeHead: Duration = .zero
+    ) {
+        self.status = status
+        self.headers = headers
+        self.chunks = chunks
+        self.ending = ending
+        self.delayBeforeHead = delayBeforeHead
+    }
+
+    public init(status: Int = 200, contentType: String, body: [UInt8]) {
+        self.init(status: status, headers: [("Content-Type", contentType)], chunks: [Chunk(body)])
+    }
+
+    public static func json(_ text: String, status: Int = 200) -> LoopbackResponse {
+        LoopbackResponse(status: status, contentType: "application/json", body: Array(text.utf8))
+    }
+
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain") -> LoopbackResponse {
+        LoopbackResponse(status: status, contentType: contentType, body: Array(text.utf8))
+    }
+
+    public static func redirect(to location: String, status: Int = 302) -> LoopbackResponse {
+        LoopbackResponse(status: status, headers: [("Location", location)])
+    }
+
+    /// Serves `bytes` as a file, honouring a `Range: bytes=N-` (or `N-M`) request header with 206.
+    public static func file(
+        _ bytes: [UInt8],
+        contentType: String = "application/octet-stream",
+        for request: LoopbackRequest,
+        chunkSize: Int = 16 * 1024,
+        chunkDelay: Duration = .zero
+    ) -> LoopbackResponse {
+        var start = 0
+        var end = bytes.count - 1
+        var status = 200
+        var headers: [(String, String)] = [("Content-Type", contentType), ("Accept-Ranges", "bytes")]
+        if let range = request.header("range"), let parsed = parseRange(range, size: bytes.count) {
+            if parsed.lowerBound >= bytes.count {
+                return LoopbackResponse(status: 416, headers: [("Content-Range", "bytes */\(bytes.count)")])
+            }
+            start = parsed.lowerBound
+            end = min(parsed.upperBound, bytes.count - 1)
+            status = 206
+            headers.append(("Content-Range", "bytes \(start)-\(end)/\(bytes.count)"))
+        }
+        let slice = bytes.isEmpty ? [] : Array(bytes[start...end])
+        return LoopbackResponse(
+            status: status, headers: headers, chunks: chunked(slice, size: chunkSize, delay: chunkDelay))
+    }
+
+    /// Splits `bytes` into chunks of `size`, each sent after `delay`.
+    public static func chunked(_ bytes: [UInt8], size: Int, delay: Duration = .zero) -> [Chunk] {
+        guard !bytes.isEmpty else { return [] }
+        return stride(from: 0, to: bytes.count, by: max(1, size)).map {
+            Chunk(Array(bytes[$0..<min($0 + size, bytes.count)]), delay: delay)
+        }
+    }
+
+    static func parseRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        let spec = header.trimmingCharacters(in: .whitespaces)
+        guard spec.hasPrefix("bytes=") else { return nil }
+        let parts = spec.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let lower = Int(parts[0]) else { return nil }
+        let upper = parts[1].isEmpty ? Int.max : (Int(parts[1]) ?? Int.max)
+        guard upper >= lower else { return nil }
+        return lower...upper
+    }
+}
+
+/// A real HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for tests.
+///
+/// Each test supplies a handler; the server records every request it saw so tests can assert on what the
+/// client sent (query parameters, `Range` headers, how requests were spaced).
+public final class LoopbackServer: Sendable {
+    public typealias Handler = @Sendable (LoopbackRequest) async -> LoopbackResponse
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let state: NIOLockedValueBox<ServerState>
+
+    struct ServerState {
+        var requests: [LoopbackRequest] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var responders: [Int: Task<Void, Never>] = [:]
+        var nextResponder = 0
+        var closed = false
+    }
+
+    /// The port the server listens on.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every request seen so far, in arrival order.
+    public var requests: [LoopbackRequest] { state.withLockedValue { $0.requests } }
+
+    public static func start(handler: @escaping Handler) async throws -> LoopbackServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let state = NIOLockedValueBox(ServerState())
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 64)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(
+                            RequestHandler(handler: handler, state: state)
+                        )
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            guard let port = channel.localAddress?.port else {
+                throw LoopbackServerError.noPort
+            }
+            return LoopbackServer(group: group, channel: channel, state: state, port: port)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private init(
+        group: MultiThreadedEventLoopGroup, channel: any Channel, state: NIOLockedValueBox<ServerState>, port: Int
+    ) {
+        self.group = group
+        self.channel = channel
+        self.state = state
+        self.port = port
+    }
+
+    /// Closes the listener and every open connection (including stalled ones), then stops the event loop.
+    public func shutdown() async {
+        try? await channel.close()
+        let responders = state.withLockedValue { state in
+            state.closed = true
+            return Array(state.responders.values)
+        }
+        for responder in responders {
+            responder.cancel()
+            await responder.value
+        }
+        let open = state.withLockedValue { Array($0.connections.values) }
+        for connection in open {
+            try? await connection.close()
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Runs `body` with a server that answers with `handler`, and shuts the server down afterwards.
+    public static func with<T>(
+        handler: @escaping Handler,
+        _ body: (LoopbackServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(handler: handler)
+        do {
+            let result = try await body(server)
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+}
+
+public enum LoopbackServerError: Error {
+    case noPort
+}
+
+private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let handler: LoopbackServer.Handler
+    private let state: NIOLockedValueBox<LoopbackServer.ServerState>
+    private var head: HTTPRequestHead?
+    private var receivedAt: ContinuousClock.Instant = .now
+
+    init(handler: @escaping LoopbackServer.Handler, state: NIOLockedValueBox<LoopbackServer.ServerState>) {
+        self.handler = handler
+        self.state = state
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        state.withLockedValue { $0.connections[ObjectIdentifier(channel)] = channel }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        _ = state.withLockedValue { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            self.receivedAt = .now
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let request = Self.makeRequest(head, receivedAt: receivedAt)
+            state.withLockedValue { $0.requests.append(request) }
+            Self.respond(to: request, with: handler, on: context.channel, version: head.version, state: state)
+        }
+    }
+
+    private static func respond(
+        to request: LoopbackRequest,
+        with handler: @escaping LoopbackServer.Handler,
+        on channel: any Channel,
+        version: HTTPVersion,
+        state: NIOLockedValueBox<LoopbackServer.ServerState>
+    ) {
+        // Responders are tracked so that shutdown can stop them before the event loop goes away.
+        let box = state
+        state.withLockedValue { value in
+            guard !value.closed else { return }
+            let key = value.nextResponder
+            value.nextResponder += 1
+            value.responders[key] = Task {
+                let response = await handler(request)
+                if !Task.isCancelled {
+                    await send(response, on: channel, version: version)
+                }
+                _ = box.withLockedValue { $0.responders.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    private static func makeRequest(_ head: HTTPRequestHead, receivedAt: ContinuousClock.Instant) -> LoopbackRequest {
+        let components = URLComponents(string: head.uri)
+        var query: [String: String] = [:]
+        for item in components?.queryItems ?? [] {
+            query[item.name] = item.value ?? ""
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in head.headers {
+            headers[name.lowercased()] = value
+        }
+        return LoopbackRequest(
+            method: head.method.rawValue,
+            uri: head.uri,
+            path: components?.path ?? head.uri,
+            query: query,
+            headers: headers,
+            receivedAt: receivedAt
+        )
+    }
+
+    private static func send(_ response: LoopbackResponse, on channel: any Channel, version: HTTPVersion) async {
+        do {
+            if response.delayBeforeHead > .zero {
+                try await Task.sleep(for: response.delayBeforeHead)
+            }
+            let bodyCount = response.chunks.reduce(0) { $0 + $1.bytes.count }
+            var headers = HTTPHeaders(response.headers)
+            let declared: Int
+            switch response.ending {
+            case .complete: declared = bodyCount
+            case .cut(let length), .stall(let length): declared = length
+            }
+            headers.replaceOrAdd(name: "Content-Length", value: String(declared))
+            headers.replaceOrAdd(name: "Connection", value: "close")
+            let head = HTTPResponseHead(
+                version: version,
+                status: HTTPResponseStatus(statusCode: response.status),
+                headers: headers
+            )
+            try await channel.writeAndFlush(HTTPServerResponsePart.head(head))
+            for chunk in response.chunks {
+                if chunk.delay > .zero {
+                    try await Task.sleep(for: chunk.delay)
+                }
+                guard channel.isActive else { return }
+                let buffer = channel.allocator.buffer(bytes: chunk.bytes)
+                try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)))
+            }
+            switch response.ending {
+            case .complete:
+                try await channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+                try await channel.close()
+            case .cut:
+                try await channel.close()
+            case .stall:
+                break  // held open until the client gives up or the server shuts down
+            }
+        } catch {
+            try? await channel.close()
+        }
+    }
+}
