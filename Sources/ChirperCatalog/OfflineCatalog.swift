@@ -1,0 +1,242 @@
+import ChirperCore
+import Foundation
+
+/// A catalogue on disk in xeno-canto's v3 shape: `catalog.json` (one recordings page holding every recording)
+/// beside the audio files it names. It answers tagged queries the way xeno-canto does, so the list store cannot
+/// tell it from the API. The bundled demo catalogue is one of these.
+public struct OfflineCatalog: RecordingSource {
+    public let directory: String
+    public let name: String
+    public var defaultPerPage: Int { 10 }
+    /// Every recording, in catalogue order, with `file` resolved to files inside `directory`.
+    public let recordings: [Recording]
+
+    /// Loads `directory/catalog.json`. A `file` value is only accepted as a plain relative path that stays
+    /// inside the folder and names an existing file; anything else is listed but not playable.
+    public init(directory: String, name: String = "the offline catalog") throws(ListError) {
+        let root = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
+        let catalogFile = root.appendingPathComponent("catalog.json")
+        let data: Data
+        do {
+            data = try Data(contentsOf: catalogFile)
+        } catch {
+            throw ListError(.catalog, "cannot read \(catalogFile.path): \(Self.reason(error)); check --catalog")
+        }
+        let page: Page
+        do {
+            page = try PageDecoder.decode(data)
+        } catch {
+            throw ListError(.catalog, "\(catalogFile.path) is not a recordings page (\(error)); check --catalog")
+        }
+        let raw = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let files = (raw?["recordings"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) { result, item in
+            if let id = item["id"] as? String, let file = item["file"] as? String { result[id] = file }
+        }
+        self.directory = root.path
+        self.name = name
+        self.recordings = page.recordings.map { recording in
+            var recording = recording
+            recording.audio = Self.resolve(files[recording.id] ?? "", in: root)
+            return recording
+        }
+    }
+
+    /// The bundled demo catalogue, looked for beside the executable's package (assets/demo), then in the
+    /// current directory.
+    public static func locateDemo(executablePath: String = CommandLine.arguments.first ?? "") -> String? {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["CHIRPER_DEMO_CATALOG"], !override.isEmpty {
+            candidates.append(URL(fileURLWithPath: override))
+        }
+        var folder = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(folder.appendingPathComponent("assets/demo"))
+            candidates.append(folder.appendingPathComponent("share/chirper-play/demo"))
+            folder.deleteLastPathComponent()
+        }
+        candidates.append(
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("assets/demo"))
+        return candidates.first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("catalog.json").path)
+        }?.path
+    }
+
+    static func resolve(_ file: String, in root: URL) -> AudioAvailability {
+        if file.isEmpty { return .restricted }
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
+        let parts = file.split(separator: "/", omittingEmptySubsequences: false)
+        guard !file.hasPrefix("/"), file.unicodeScalars.allSatisfy(allowed.contains),
+            parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+        else {
+            return .refused("the catalogue's file name is not a plain path inside the catalogue folder")
+        }
+        let path = root.appendingPathComponent(file).standardizedFileURL.resolvingSymlinksInPath().path
+        guard path.hasPrefix(root.path + "/") else {
+            return .refused("the catalogue's file points outside the catalogue folder")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            return .refused("the audio file \(file) is missing from the catalogue")
+        }
+        return .playable(.local(path: path))
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
+    }
+
+    public func page(
+        query: SearchQuery,
+        page: Int,
+        perPage: Int,
+        onRetry: @escaping @Sendable (RetryNotice) -> Void
+    ) async throws(ListError) -> Page {
+        let matcher = try CatalogMatcher(query: query)
+        let matches = recordings.filter(matcher.matches)
+        let size = max(1, perPage)
+        let pages = max(1, (matches.count + size - 1) / size)
+        let start = (page - 1) * size
+        let slice = start >= 0 && start < matches.count ? Array(matches[start..<min(start + size, matches.count)]) : []
+        let species = Set(matches.map { $0.scientificName.lowercased() }).count
+        return Page(
+            totalRecordings: matches.count, totalSpecies: species, page: page, numPages: pages, recordings: slice)
+    }
+}
+
+/// Applies xeno-canto's tag semantics to local recordings.
+struct CatalogMatcher: Sendable {
+    static let supported = [
+        "en", "gen", "sp", "ssp", "grp", "rec", "cnt", "loc", "type", "sex", "stage", "method",
+        "rmk", "also", "q", "len", "nr", "smp", "dvc", "mic", "lic", "year", "month",
+    ]
+
+    let terms: [SearchQuery.Term]
+
+    init(query: SearchQuery) throws(ListError) {
+        for term in query.terms where !Self.supported.contains(term.tag) {
+            throw ListError(
+                .badRequest,
+                "the offline catalog cannot search by '\(term.tag):'; it knows \(Self.supported.joined(separator: " "))"
+            )
+        }
+        terms = query.terms
+    }
+
+    func matches(_ recording: Recording) -> Bool {
+        terms.allSatisfy { matches($0, recording) }
+    }
+
+    private func matches(_ term: SearchQuery.Term, _ r: Recording) -> Bool {
+        let value = term.value
+        switch term.tag {
+        case "en": return text(r.englishName, value, mode: .contains)
+        case "gen": return text(r.genus, value, mode: .prefix)
+        case "sp":
+            // A binomial ("larus fuscus") names genus and species; one word is the species epithet.
+            let words = value.split(separator: " ")
+            if words.count >= 2 {
+                return text(r.genus, String(words[0]), mode: .exact) && text(r.species, String(words[1]), mode: .prefix)
+            }
+            return text(r.species, value, mode: .prefix)
+        case "ssp":
+            let words = value.split(separator: " ")
+            return text(r.subspecies, words.last.map(String.init) ?? value, mode: .prefix)
+        case "grp": return group(r.group, value)
+        case "rec": return text(r.recordist, value, mode: .contains)
+        case "cnt": return text(r.country, value, mode: .prefix)
+        case "loc": return text(r.locality, value, mode: .contains)
+        case "type":
+            return r.soundType.split(separator: ",").contains { text(String($0), value, mode: .exact) }
+        case "sex", "stage":
+            let field = term.tag == "sex" ? r.sex : r.stage
+            return field.split(separator: ",").contains { text(String($0), value, mode: .exact) }
+        case "method": return text(r.method, value, mode: .contains)
+        case "rmk": return text(r.remarks, value, mode: .contains)
+        case "also": return r.background.contains { text($0, value, mode: .contains) }
+        case "q": return quality(r.quality, value)
+        case "len": return number(r.lengthSeconds, value, tolerance: 0.01)
+        case "nr": return text(r.id, value, mode: .exact) || text(r.label, value, mode: .exact)
+        case "smp": return number(Double(r.sampleRate), value, tolerance: 0)
+        case "dvc": return text(r.device, value, mode: .contains)
+        case "mic": return text(r.microphone, value, mode: .contains)
+        case "lic": return licence(r.licenceURL, value)
+        case "year": return number(Double(r.date.prefix(4)), value, tolerance: 0)
+        case "month": return number(Double(r.date.dropFirst(5).prefix(2)), value, tolerance: 0)
+        default: return false
+        }
+    }
+
+    enum Mode { case exact, prefix, contains }
+
+    private func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `=value` always asks for an exact match.
+    private func text(_ field: String, _ value: String, mode: Mode) -> Bool {
+        var wanted = value
+        var mode = mode
+        if wanted.hasPrefix("=") {
+            wanted.removeFirst()
+            mode = .exact
+        }
+        let field = fold(field)
+        let key = fold(wanted)
+        guard !key.isEmpty else { return true }
+        switch mode {
+        case .exact: return field == key
+        case .prefix: return field.hasPrefix(key)
+        case .contains: return field.contains(key)
+        }
+    }
+
+    private func group(_ field: String, _ value: String) -> Bool {
+        let ids = ["0": "soundscape", "1": "birds", "2": "grasshoppers", "3": "bats"]
+        let wanted = ids[value] ?? fold(value)
+        if wanted == "soundscape" { return field.isEmpty || fold(field) == "soundscape" }
+        return fold(field) == wanted
+    }
+
+    /// `q:A`, `q:"<C"` (worse than C), `q:">C"` (better than C). Unrated recordings never match.
+    private func quality(_ field: String, _ value: String) -> Bool {
+        let order = ["A", "B", "C", "D", "E"]
+        guard let rank = order.firstIndex(of: field.uppercased()) else { return false }
+        var wanted = value.uppercased()
+        let op = wanted.first.flatMap { "<>=".contains($0) ? $0 : nil }
+        if op != nil { wanted.removeFirst() }
+        guard let target = order.firstIndex(of: wanted) else { return false }
+        switch op {
+        case "<": return rank > target
+        case ">": return rank < target
+        default: return rank == target
+        }
+    }
+
+    /// `N` (within the tolerance), `<N`, `>N`, `=N`, `A-B`.
+    private func number(_ field: Double?, _ value: String, tolerance: Double) -> Bool {
+        guard let field else { return false }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let first = trimmed.first, "<>=".contains(first), let number = Double(trimmed.dropFirst()) {
+            switch first {
+            case "<": return field < number
+            case ">": return field > number
+            default: return abs(field - number) < 0.05
+            }
+        }
+        let bounds = trimmed.split(separator: "-")
+        if bounds.count == 2, let low = Double(bounds[0]), let high = Double(bounds[1]) {
+            return field >= low && field <= high
+        }
+        guard let number = Double(trimmed) else { return false }
+        return abs(field - number) <= max(0.5, number * tolerance)
+    }
+
+    /// `lic:BY-NC-SA` matches licences with those conditions; `lic:PD` public domain and CC0.
+    private func licence(_ url: String, _ value: String) -> Bool {
+        let name = Licence.name(for: url).uppercased()
+        if value.uppercased() == "PD" { return name.hasPrefix("CC0") || name.contains("PUBLIC DOMAIN") }
+        return name.split(separator: " ").dropFirst().first.map { String($0) == value.uppercased() } ?? false
+    }
+}

@@ -1,0 +1,17 @@
+import ChirperCore
+
+/// Where search results come from: the xeno-canto API or an offline catalogue. The list store cannot tell
+/// them apart.
+public protocol RecordingSource: Sendable {
+    /// For messages, e.g. "xeno-canto" or "the demo catalog".
+    var name: String { get }
+    /// The page size used when the user gives none.
+    var defaultPerPage: Int { get }
+    /// Fetches one page of `query`. `onRetry` is called before each wait for a retry.
+    func page(
+        query: SearchQuery,
+        page: Int,
+        perPage: Int,
+        onRetry: @escaping @Sendable (RetryNotice) -> Void
+    ) async throws(ListError) -> Page
+}

@@ -1,0 +1,331 @@
+import AsyncHTTPClient
+import ChirperCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Settings for the xeno-canto v3 client.
+public struct XenoCantoConfiguration: Sendable {
+    public static let defaultAPIURL = "https://xeno-canto.org/api/3/recordings"
+
+    public var apiURL: String
+    /// Never printed: every message and log goes through ``redact(_:)``.
+    public var apiKey: String
+    /// How long one request may take, from sending to the end of the reply.
+    public var requestTimeout: Duration
+    /// Retries after a 429 or 503 (not counting the first request).
+    public var maxRetries: Int
+    /// A `Retry-After` longer than this is not waited for: the search fails with the wait asked for.
+    public var maxRetryWait: Duration
+    /// The least time between the starts of two requests (xeno-canto asks for about one per second).
+    public var minimumInterval: Duration
+    /// A reply larger than this is refused.
+    public var maxReplyBytes: Int
+
+    public init(
+        apiURL: String = XenoCantoConfiguration.defaultAPIURL,
+        apiKey: String,
+        requestTimeout: Duration = .seconds(30),
+        maxRetries: Int = 3,
+        maxRetryWait: Duration = .seconds(60),
+        minimumInterval: Duration = .seconds(1),
+        maxReplyBytes: Int = 32 * 1024 * 1024
+    ) {
+        self.apiURL = apiURL
+        self.apiKey = apiKey
+        self.requestTimeout = requestTimeout
+        self.maxRetries = maxRetries
+        self.maxRetryWait = maxRetryWait
+        self.minimumInterval = minimumInterval
+        self.maxReplyBytes = maxReplyBytes
+    }
+
+    /// `text` with the API key replaced by `***`, in plain and percent-encoded form.
+    public func redact(_ text: String) -> String {
+        guard !apiKey.isEmpty else { return text }
+        var result = text.replacingOccurrences(of: apiKey, with: "***")
+        if let encoded = apiKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != apiKey {
+            result = result.replacingOccurrences(of: encoded, with: "***")
+        }
+        return result
+    }
+}
+
+/// The xeno-canto API v3 client: one request at a time, at most one a second, retrying 429 and 503 with
+/// back-off (honouring `Retry-After`), and turning every failure into one line the user can act on.
+public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration == Duration {
+    public let configuration: XenoCantoConfiguration
+    public var name: String { "xeno-canto" }
+    public var defaultPerPage: Int { 50 }
+
+    private let http: HTTPClient
+    private let clock: C
+    private let gate: RequestGate<C>
+
+    public init(configuration: XenoCantoConfiguration, httpClient: HTTPClient, clock: C) {
+        self.configuration = configuration
+        self.http = httpClient
+        self.clock = clock
+        self.gate = RequestGate(clock: clock, interval: configuration.minimumInterval)
+    }
+
+    /// The request URL for a page; it contains the key, so it must never be printed unredacted.
+    public func url(query: SearchQuery, page: Int, perPage: Int) throws(ListError) -> String {
+        guard var components = URLComponents(string: configuration.apiURL),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            components.host?.isEmpty == false
+        else {
+            throw ListError(.network, "the API URL \(configuration.redact(configuration.apiURL)) is not an http(s) URL")
+        }
+        var items = components.queryItems ?? []
+        items.append(URLQueryItem(name: "query", value: query.text))
+        items.append(URLQueryItem(name: "page", value: String(page)))
+        items.append(URLQueryItem(name: "per_page", value: String(min(500, max(50, perPage)))))
+        items.append(URLQueryItem(name: "key", value: configuration.apiKey))
+        components.queryItems = items
+        // `+` is a space to many servers; send it encoded.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.string else {
+            throw ListError(.network, "could not build a request for \(query.text)")
+        }
+        return url
+    }
+
+    public func page(
+        query: SearchQuery,
+        page: Int,
+        perPage: Int,
+        onRetry: @escaping @Sendable (RetryNotice) -> Void
+    ) async throws(ListError) -> Page {
+        let url = try url(query: query, page: page, perPage: perPage)
+        var attempt = 0
+        while true {
+            let outcome = await gate.run { await self.fetchOnce(url: url) }
+            switch outcome {
+            case .page(let page):
+                return page
+            case .failed(let error):
+                throw error
+            case .retryable(let status, let retryAfter):
+                attempt += 1
+                let reason = status == 429 ? "xeno-canto is rate limiting (HTTP 429)" : "xeno-canto is busy (HTTP 503)"
+                guard attempt <= configuration.maxRetries else {
+                    throw ListError(
+                        .rateLimited,
+                        "\(reason) and still was after \(configuration.maxRetries) retries; wait a minute and try again"
+                    )
+                }
+                let wait = retryAfter ?? .seconds(1 << (attempt - 1))
+                guard wait <= configuration.maxRetryWait else {
+                    throw ListError(
+                        .rateLimited,
+                        "\(reason) and asks to wait \(Self.seconds(wait)) s; try again later"
+                    )
+                }
+                onRetry(
+                    RetryNotice(
+                        attempt: attempt,
+                        maxAttempts: configuration.maxRetries,
+                        waitSeconds: Self.seconds(wait),
+                        reason: reason
+                    )
+                )
+                do {
+                    try await clock.sleep(for: wait)
+                } catch {
+                    throw ListError(.network, "the search was cancelled")
+                }
+            }
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case page(Page)
+        case failed(ListError)
+        case retryable(status: Int, retryAfter: Duration?)
+    }
+
+    private func fetchOnce(url: String) async -> Outcome {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "chirper-play/\(ChirperVersion.current)")
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
+        do {
+            let response = try await http.execute(request, deadline: deadline)
+            let body = try await response.body.collect(upTo: configuration.maxReplyBytes)
+            let status = Int(response.status.code)
+            let bytes = body.readableBytesView
+            switch status {
+            case 200:
+                do {
+                    return .page(try PageDecoder.decode(bytes))
+                } catch {
+                    return .failed(
+                        ListError(.badReply, "xeno-canto sent a reply that could not be read: \(error); try again")
+                    )
+                }
+            case 429, 503:
+                return .retryable(status: status, retryAfter: Self.retryAfter(response.headers))
+            default:
+                return .failed(describe(status: status, body: bytes))
+            }
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            return .failed(
+                ListError(
+                    .badReply,
+                    "xeno-canto's reply is larger than \(configuration.maxReplyBytes / 1_048_576) MiB; try a smaller --per-page"
+                )
+            )
+        } catch {
+            return .failed(describe(error))
+        }
+    }
+
+    private func describe(status: Int, body: some Collection<UInt8>) -> ListError {
+        let serverSays = PageDecoder.errorMessage(body).map { configuration.redact(TerminalText.sanitize($0)) }
+        let detail = serverSays.map { ": \($0)" } ?? ""
+        switch status {
+        case 401, 403:
+            let hint = "give a valid key with --api-key or XENO_CANTO_API_KEY (keys: https://xeno-canto.org/account)"
+            return ListError(
+                .unauthorized,
+                "xeno-canto refused the API key (HTTP \(status))" + (serverSays.map { ": \($0) — " } ?? "; ") + hint
+            )
+        case 400:
+            return ListError(
+                .badRequest,
+                "xeno-canto rejected the query (HTTP 400)\(detail.isEmpty ? "; check the search tags (help tags)" : detail)"
+            )
+        case 404:
+            return ListError(
+                .server,
+                "no xeno-canto API at \(configuration.redact(configuration.apiURL)) (HTTP 404); check --api-url"
+            )
+        case 500...599:
+            return ListError(.server, "xeno-canto had a server error (HTTP \(status))\(detail); try again later")
+        default:
+            return ListError(.server, "xeno-canto answered HTTP \(status)\(detail); try again later")
+        }
+    }
+
+    private func describe(_ error: any Error) -> ListError {
+        let host = URLComponents(string: configuration.apiURL)?.host ?? "the server"
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout:
+                return ListError(
+                    .timeout,
+                    "\(host) did not answer within \(Self.describe(configuration.requestTimeout)); check your connection and try again"
+                )
+            case .connectTimeout:
+                return ListError(.timeout, "could not reach \(host) in time; check your connection and try again")
+            case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
+                return ListError(.network, "the connection to \(host) dropped mid-reply; try again")
+            case .redirectLimitReached, .redirectCycleDetected:
+                return ListError(.network, "\(host) redirected too many times; check --api-url")
+            case .cancelled:
+                return ListError(.network, "the request was cancelled")
+            default:
+                break
+            }
+        }
+        if let error = error as? HTTPParserError, error == .invalidEOFState {
+            return ListError(.network, "the connection to \(host) dropped mid-reply; try again")
+        }
+        if error is CancellationError {
+            return ListError(.network, "the request was cancelled")
+        }
+        let text = String(describing: error)
+        if text.contains("refused") || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
+            return ListError(
+                .network, "could not connect to \(host): connection refused; check your connection or --api-url")
+        }
+        if text.lowercased().contains("resolve") || text.contains("NXDOMAIN") || text.contains("getaddrinfo") {
+            return ListError(.network, "could not find \(host) (DNS); check your connection or --api-url")
+        }
+        let short = TerminalText.sanitize(configuration.redact(text)).prefix(120)
+        return ListError(.network, "could not talk to \(host) (\(short)); check your connection and try again")
+    }
+
+    static func retryAfter(_ headers: HTTPHeaders) -> Duration? {
+        guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else {
+            return nil
+        }
+        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        if let date = formatter.date(from: value) {
+            return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+        }
+        return nil
+    }
+
+    /// "30 s", or "0.3 s" below a second.
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds >= 1 || seconds == 0 ? "\(Int(seconds.rounded())) s" : "\((seconds * 10).rounded() / 10) s"
+    }
+
+    static func seconds(_ duration: Duration) -> Int {
+        Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up))
+    }
+}
+
+extension XenoCantoClient where C == ContinuousClock {
+    public convenience init(configuration: XenoCantoConfiguration, httpClient: HTTPClient) {
+        self.init(configuration: configuration, httpClient: httpClient, clock: ContinuousClock())
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}
+
+/// Lets one request run at a time, and starts each at least `interval` after the previous one started.
+actor RequestGate<C: Clock> where C.Duration == Duration {
+    private let clock: C
+    private let interval: Duration
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var lastStart: C.Instant?
+
+    init(clock: C, interval: Duration) {
+        self.clock = clock
+        self.interval = interval
+    }
+
+    func run<T: Sendable>(_ body: @Sendable () async -> T) async -> T {
+        await acquire()
+        if let lastStart {
+            let earliest = lastStart.advanced(by: interval)
+            if clock.now < earliest {
+                try? await clock.sleep(until: earliest, tolerance: nil)
+            }
+        }
+        lastStart = clock.now
+        let result = await body()
+        release()
+        return result
+    }
+
+    private func acquire() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
