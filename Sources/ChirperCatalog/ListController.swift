@@ -1,11 +1,5 @@
 import ChirperCore
 
-/// What the list controller reports: every state change once, and the lines for refused commands.
-public enum ListUpdate: Sendable, Hashable {
-    case state(ListState)
-    case refused(String)
-}
-
 /// Runs the list store: feeds it events, performs the effects it returns (fetching pages from a source,
 /// cancelling superseded fetches) and publishes each state change once. The store decides; this only acts.
 public actor ListController {
@@ -13,14 +7,14 @@ public actor ListController {
     private let source: any RecordingSource
     private let perPage: Int
     private var tasks: [FetchID: Task<Void, Never>] = [:]
-    private let continuation: AsyncStream<ListUpdate>.Continuation
-    /// Every state change and refusal, in order. One consumer.
-    public nonisolated let updates: AsyncStream<ListUpdate>
+    private let continuation: AsyncStream<ListState>.Continuation
+    /// Every state change, once and in order. One consumer.
+    public nonisolated let updates: AsyncStream<ListState>
 
     public init(source: any RecordingSource, perPage: Int? = nil) {
         self.source = source
         self.perPage = perPage ?? source.defaultPerPage
-        (updates, continuation) = AsyncStream.makeStream(of: ListUpdate.self)
+        (updates, continuation) = AsyncStream.makeStream(of: ListState.self)
     }
 
     deinit {
@@ -31,11 +25,13 @@ public actor ListController {
     public var state: ListState { store.state }
 
     public func search(_ query: SearchQuery) {
-        send(.searchSubmitted(query))
+        _ = send(.searchSubmitted(query))
     }
 
-    public func nextPage() {
-        send(.nextPageRequested)
+    /// Asks for the next page; returns why not, when it makes no sense now.
+    @discardableResult
+    public func nextPage() -> String? {
+        send(.nextPageRequested).first
     }
 
     /// Waits until no fetch is running (for scripts that read the list after a search).
@@ -45,11 +41,17 @@ public actor ListController {
         }
     }
 
-    private func send(_ event: ListEvent) {
+    /// Feeds an event to the store, publishes the new state if it changed, runs the effects, and returns the
+    /// refusals (they answer the caller, not the list).
+    private func send(_ event: ListEvent) -> [String] {
         let before = store.state
         let effects = store.handle(event)
-        if store.state != before { continuation.yield(.state(store.state)) }
-        for effect in effects { run(effect) }
+        if store.state != before { continuation.yield(store.state) }
+        var refusals: [String] = []
+        for effect in effects {
+            if case .refuse(let line) = effect { refusals.append(line) } else { run(effect) }
+        }
+        return refusals
     }
 
     private func run(_ effect: ListEffect) {
@@ -71,17 +73,17 @@ public actor ListController {
             }
         case .cancel(let id):
             tasks.removeValue(forKey: id)?.cancel()
-        case .refuse(let line):
-            continuation.yield(.refused(line))
+        case .refuse:
+            break  // returned to the caller by `send`
         }
     }
 
     private func retryScheduled(_ id: FetchID, _ notice: RetryNotice) {
-        send(.retryScheduled(id, notice))
+        _ = send(.retryScheduled(id, notice))
     }
 
     private func finished(_ id: FetchID, _ result: Result<Page, ListError>) {
         tasks.removeValue(forKey: id)
-        send(.pageLoaded(id, result))
+        _ = send(.pageLoaded(id, result))
     }
 }

@@ -71,13 +71,14 @@ public enum PageDecoder {
     public static func availability(ofFile file: String) -> AudioAvailability {
         let url = absoluteURL(file)
         if url.isEmpty { return .restricted }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty
-        else {
-            return .refused("the audio address is not a web URL")
+        let components = URLComponents(string: url)
+        if let scheme = components?.scheme?.lowercased(), scheme != "https", scheme != "http" {
+            return .refused(
+                "the audio address uses \(TerminalText.sanitize(String(scheme.prefix(16)))):, and only http(s) is followed"
+            )
         }
-        guard scheme == "https" || scheme == "http" else {
-            return .refused("the audio address uses \(scheme.prefix(16)):, and only http(s) is followed")
+        guard let components, components.scheme != nil, let host = components.host, !host.isEmpty else {
+            return .refused("the audio address is not a web URL")
         }
         return .playable(.remote(url))
     }

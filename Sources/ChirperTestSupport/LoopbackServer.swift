@@ -281,7 +281,9 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             guard !value.closed else { return }
             let key = value.nextResponder
             value.nextResponder += 1
-            value.responders[key] = Task {
+            // Responders run on the server's own threads, so a busy or blocked cooperative pool in the
+            // process under test cannot delay the server's answers.
+            value.responders[key] = Task(executorPreference: LoopbackExecutor.shared) {
                 let response = await handler(request)
                 if !Task.isCancelled {
                     await send(response, on: channel, version: version)
@@ -351,5 +353,17 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
         } catch {
             try? await channel.close()
         }
+    }
+}
+
+/// Runs the loopback server's responders on GCD threads rather than Swift's cooperative pool.
+final class LoopbackExecutor: TaskExecutor {
+    static let shared = LoopbackExecutor()
+    private let queue = DispatchQueue(label: "chirper.loopback-server", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
     }
 }

@@ -252,7 +252,10 @@ struct XenoCantoClientTests {
 
     @Test("a redirect loop ends with a clear line")
     func redirectLoop() async throws {
-        try await withClient(handler: { _ in .redirect(to: "/api/3/recordings?again=1") }) { client, _, _ in
+        let hops = NIOLockedValueBox(0)
+        try await withClient(handler: { _ in
+            .redirect(to: "/api/3/recordings?hop=\(hops.withLockedValue { $0 += 1; return $0 })")
+        }) { client, _, _ in
             let error = try #require(await failure(of: client))
             #expect(error.message.contains("redirected too many times"))
         }

@@ -1,0 +1,171 @@
+/// One line typed at the prompt, understood.
+public enum Command: Sendable, Hashable {
+    case search(SearchQuery)
+    case nextPage
+    case list
+    case play(row: Int)
+    case stop
+    case pause
+    case resume
+    case info(row: Int)
+    case wait
+    case help(topic: String?)
+    case quit
+    /// An empty line: nothing to do.
+    case nothing
+}
+
+/// Why a line is not a command, as one line that says what to type instead.
+public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Parses command lines. Pure: the REPL decides what each command means in the current state.
+public enum CommandParser {
+    /// The commands, with the short forms users type.
+    public static let commands: [(name: String, aliases: [String], usage: String, summary: String)] = [
+        ("search", ["s", "/"], "search <query>", "search recordings: words, or tags like en:wren cnt:spain q:A"),
+        ("next-page", ["n", "next"], "next-page", "append the next page of results"),
+        ("list", ["ls", "l"], "list", "show the rows loaded so far"),
+        ("play", ["p"], "play <n>", "play row n (stops what is playing)"),
+        ("stop", [], "stop", "stop playback"),
+        ("pause", [], "pause", "pause playback"),
+        ("resume", ["continue"], "resume", "resume paused playback"),
+        ("info", ["i"], "info <n>", "everything about row n, with its licence and URL"),
+        ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
+        ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
+        ("quit", ["exit", "q"], "quit", "leave (Ctrl-D too)"),
+    ]
+
+    public static var commandNames: [String] { commands.map(\.name) }
+
+    public static func parse(_ line: String) throws(CommandError) -> Command {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return .nothing }
+        let name: Substring
+        let rest: String
+        if let space = trimmed.firstIndex(where: \.isWhitespace) {
+            name = trimmed[..<space]
+            rest = String(trimmed[space...]).trimmingCharacters(in: .whitespaces)
+        } else {
+            name = Substring(trimmed)
+            rest = ""
+        }
+        guard
+            let command = commands.first(where: {
+                $0.name == name.lowercased() || $0.aliases.contains(name.lowercased())
+            })
+        else {
+            let shown = TerminalText.sanitize(String(name.prefix(40)))
+            if let guess = suggestion(for: name.lowercased()) {
+                throw CommandError("unknown command '\(shown)'; did you mean '\(guess)'? (help lists commands)")
+            }
+            throw CommandError("unknown command '\(shown)'; type help for the commands")
+        }
+        switch command.name {
+        case "search":
+            do {
+                return .search(try SearchQuery.parse(rest))
+            } catch {
+                throw CommandError(TerminalText.sanitize(error.description))
+            }
+        case "play":
+            return .play(row: try row(rest, for: "play"))
+        case "info":
+            return .info(row: try row(rest, for: "info"))
+        case "help":
+            return .help(topic: rest.isEmpty ? nil : rest.lowercased())
+        default:
+            guard rest.isEmpty else {
+                throw CommandError("\(command.name) takes no arguments; usage: \(command.usage)")
+            }
+            switch command.name {
+            case "next-page": return .nextPage
+            case "list": return .list
+            case "stop": return .stop
+            case "pause": return .pause
+            case "resume": return .resume
+            case "wait": return .wait
+            default: return .quit
+            }
+        }
+    }
+
+    private static func row(_ text: String, for name: String) throws(CommandError) -> Int {
+        guard !text.isEmpty else {
+            throw CommandError("\(name) needs a row number, e.g. \(name) 1 (list shows the rows)")
+        }
+        let digits = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        guard digits.count <= 9, let number = Int(digits), number >= 1 else {
+            throw CommandError(
+                "'\(TerminalText.sanitize(String(text.prefix(20))))' is not a row number; usage: \(name) <n>")
+        }
+        return number
+    }
+
+    /// The closest command name, if one is within two edits.
+    static func suggestion(for word: String) -> String? {
+        let scored = commands.map { ($0.name, distance(word, $0.name)) }.min { $0.1 < $1.1 }
+        guard let (name, score) = scored, score <= 2, word.count > 1 else { return nil }
+        return name
+    }
+
+    static func distance(_ a: some StringProtocol, _ b: some StringProtocol) -> Int {
+        let a = Array(a.prefix(40))
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, cb) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+/// Tab completion at the prompt: command names, then search tags and their common values.
+public enum Completion {
+    static let tagValues: [String: [String]] = [
+        "grp": ["birds", "grasshoppers", "bats", "frogs", "\"land mammals\"", "soundscape"],
+        "type": [
+            "song", "call", "\"alarm call\"", "\"flight call\"", "\"begging call\"", "drumming", "duet",
+            "\"dawn song\"", "\"nocturnal flight call\"", "\"calling song\"", "subsong", "echolocation",
+        ],
+        "q": ["A", "B", "C", "D", "E", "\">C\"", "\"<C\""],
+        "area": ["africa", "america", "asia", "australia", "europe"],
+        "sex": ["male", "female"],
+        "stage": ["adult", "juvenile", "nestling", "nymph", "subadult"],
+        "seen": ["yes", "no"],
+        "playback": ["yes", "no"],
+        "auto": ["yes", "no"],
+        "method": ["\"field recording\"", "\"in the hand\"", "\"studio recording\""],
+    ]
+
+    /// Candidates that replace the word before the cursor, given the line up to the cursor.
+    public static func candidates(lineBeforeCursor line: String) -> [String] {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        let endsInSpace = line.last == " " || line.isEmpty
+        let current = endsInSpace ? "" : String(words.last ?? "")
+        let position = endsInSpace ? words.count : words.count - 1
+        if position == 0 {
+            return CommandParser.commandNames.filter { $0.hasPrefix(current.lowercased()) }
+        }
+        let command = words[0].lowercased()
+        switch command {
+        case "search", "s", "/":
+            if let colon = current.firstIndex(of: ":") {
+                let tag = current[..<colon].lowercased()
+                let typed = current[current.index(after: colon)...].lowercased()
+                return (tagValues[tag] ?? []).filter { $0.lowercased().hasPrefix(typed) }.map { "\(tag):\($0)" }
+            }
+            return SearchQuery.knownTags.filter { $0.hasPrefix(current.lowercased()) }.map { $0 + ":" }
+        case "help", "?", "h":
+            return (CommandParser.commandNames + ["tags"]).filter { $0.hasPrefix(current.lowercased()) }
+        default:
+            return []
+        }
+    }
+}

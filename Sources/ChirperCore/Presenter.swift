@@ -1,0 +1,436 @@
+/// Turns the two state machines' changes into the lines the user sees. This is the one place that decides
+/// what is shown: the REPL passes every change through here and prints the result.
+///
+/// Two styles: `.script` for pipes (one stable, parseable line per state change, no escapes) and `.terminal`
+/// for people (readable lines, rows fitted to the width, optional colour, and a live status line).
+public struct Presenter: Sendable {
+    public enum Style: Sendable, Hashable {
+        case script
+        case terminal(color: Bool)
+    }
+
+    public var style: Style
+    /// Terminal columns, for fitting rows and the status line.
+    public var width: Int
+    /// "xeno-canto" or "the demo catalog", for messages.
+    public var sourceName: String
+
+    public init(style: Style, width: Int = 80, sourceName: String) {
+        self.style = style
+        self.width = max(20, width)
+        self.sourceName = sourceName
+    }
+
+    var isScript: Bool { style == .script }
+    var color: Bool { style == .terminal(color: true) }
+
+    // MARK: - The list
+
+    /// Lines for a change of the list store from `old` to `new`: the state line, then any new rows.
+    public func lines(list new: ListState, from old: ListState) -> [String] {
+        var lines = [stateLine(new)]
+        if let listing = new.listing, case .populated = new {
+            lines += rowsAdded(listing, from: old)
+        } else if let listing = new.listing, case .paging(_, .available) = new {
+            lines += rowsAdded(listing, from: old)
+        }
+        if !isScript, let footer = footer(new) { lines.append(footer) }
+        return lines.compactMap { $0 }
+    }
+
+    private func rowsAdded(_ listing: Listing, from old: ListState) -> [String] {
+        // After a next page only the new rows are printed; after a search, all of them.
+        var start = 0
+        if case .paging(let before, .loading) = old, before.query == listing.query { start = before.rows.count }
+        guard start < listing.rows.count else { return [] }
+        return rows(listing.rows, from: start, header: start == 0)
+    }
+
+    /// The one line that names the list state; in script style, `list: <case> …`.
+    public func stateLine(_ state: ListState) -> String? {
+        switch (style, state) {
+        case (.script, .idle):
+            return "list: idle"
+        case (.script, .loading(let query, _, let retry)):
+            return "list: loading query=\(quote(query.text))" + (retry.map { " " + retryFields($0) } ?? "")
+        case (.script, .populated(let listing)):
+            return "list: populated \(counts(listing))"
+        case (.script, .paging(let listing, let next)):
+            let nextField: String
+            switch next {
+            case .available(let page): nextField = "next=\(page)"
+            case .loading(let page, let retry):
+                nextField = "loading=\(page)" + (retry.map { " " + retryFields($0) } ?? "")
+            case .failed(let page, let error): nextField = "failed=\(page) message=\(quote(error.message))"
+            }
+            return "list: paging \(counts(listing)) \(nextField)"
+        case (.script, .empty(let query)):
+            return "list: empty query=\(quote(query.text))"
+        case (.script, .error(let query, let error, _)):
+            return "list: error query=\(quote(query.text)) message=\(quote(error.message))"
+        case (.terminal, .idle):
+            return nil
+        case (.terminal, .loading(let query, _, nil)):
+            return dim("Searching \(sourceName) for \(clean(query.text)) …")
+        case (.terminal, .loading(_, _, let retry?)), (.terminal, .paging(_, .loading(_, let retry?))):
+            return warn(
+                "\(clean(retry.reason)); retrying in \(retry.waitSeconds) s (\(retry.attempt) of \(retry.maxAttempts)) …"
+            )
+        case (.terminal, .paging(let listing, .loading(let page, nil))):
+            return dim("Loading page \(page) of \(listing.numPages) …")
+        case (.terminal, .paging(let listing, .failed(let page, let error))):
+            return bad(
+                "Page \(page) failed: \(clean(error.message)). The \(listing.rows.count) rows loaded are kept; type next-page to retry."
+            )
+        case (.terminal, .populated), (.terminal, .paging(_, .available)):
+            return nil
+        case (.terminal, .empty(let query)):
+            return
+                "No recordings match \(clean(query.text)). Try fewer tags or a broader name (e.g. en:warbler), or check the tags with help tags."
+        case (.terminal, .error(_, let error, let previous)):
+            let kept = previous.map { " The list for \(clean($0.query.text)) is still shown." } ?? ""
+            return bad("Search failed: \(clean(error.message)).\(kept)")
+        }
+    }
+
+    private func footer(_ state: ListState) -> String? {
+        switch state {
+        case .populated(let listing):
+            return dim("\(summary(listing)) · all listed · play <n> to listen, info <n> for details")
+        case .paging(let listing, .available):
+            return dim("\(summary(listing)) · next-page for more · play <n> to listen")
+        default:
+            return nil
+        }
+    }
+
+    private func summary(_ listing: Listing) -> String {
+        let total = listing.totalRecordings
+        return "page \(listing.pagesLoaded) of \(listing.numPages) · \(total) recording\(total == 1 ? "" : "s")"
+    }
+
+    private func counts(_ listing: Listing) -> String {
+        "rows=\(listing.rows.count) page=\(listing.pagesLoaded)/\(listing.numPages) total=\(listing.totalRecordings)"
+    }
+
+    private func retryFields(_ retry: RetryNotice) -> String {
+        "retry=\(retry.attempt)/\(retry.maxAttempts) wait=\(retry.waitSeconds) reason=\(quote(retry.reason))"
+    }
+
+    /// What `list` shows: the state line and every row.
+    public func listing(_ state: ListState) -> [String] {
+        var lines: [String] = []
+        if let listing = state.listing {
+            if isScript, let line = stateLine(state) { lines.append(line) }
+            lines += rows(listing.rows, from: 0, header: true)
+            if !isScript, let footer = footer(state) { lines.append(footer) }
+            if !isScript, case .paging(_, .failed) = state, let line = stateLine(state) { lines.append(line) }
+            if !isScript, case .error = state, let line = stateLine(state) { lines.insert(line, at: 0) }
+            if !isScript, case .loading = state, let line = stateLine(state) { lines.insert(line, at: 0) }
+        } else if let line = stateLine(state) {
+            lines.append(line)
+        } else {
+            lines.append("Nothing listed yet: search first, e.g. search en:wren")
+        }
+        return lines
+    }
+
+    // MARK: - Rows
+
+    /// Rows `from`… of `recordings`, numbered from 1 across all pages.
+    public func rows(_ recordings: [Recording], from start: Int, header: Bool) -> [String] {
+        let slice = recordings[start...].enumerated().map { (start + $0.offset + 1, $0.element) }
+        if isScript {
+            return slice.map { number, recording in
+                "row: n=\(number) id=\(quote(recording.label)) en=\(quote(recording.englishName))"
+                    + " sci=\(quote(recording.scientificName)) type=\(quote(recording.soundType))"
+                    + " q=\(quote(recording.quality)) length=\(quote(recording.length))"
+                    + " cnt=\(quote(recording.country)) rec=\(quote(recording.recordist))"
+                    + " audio=\(audioWord(recording.audio))"
+            }
+        }
+        let table = RowTable(width: width, numberWidth: String(recordings.count).count)
+        var lines = header ? [bold(table.header)] : []
+        lines += slice.map { number, recording in
+            let line = table.line(number: number, recording: recording)
+            return recording.playItem == nil ? dim(line) : line
+        }
+        return lines
+    }
+
+    private func audioWord(_ audio: AudioAvailability) -> String {
+        switch audio {
+        case .playable: return "yes"
+        case .restricted: return "restricted"
+        case .refused: return "refused"
+        }
+    }
+
+    /// Everything useful about one recording, for `info <n>`.
+    public func info(_ recording: Recording, row: Int) -> [String] {
+        let audio: String
+        switch recording.audio {
+        case .playable(.remote(let url)): audio = url
+        case .playable(.local(let path)):
+            audio = "local file " + (path.split(separator: "/").last.map(String.init) ?? "")
+        case .restricted: audio = "not downloadable (restricted species: xeno-canto hides the audio)"
+        case .refused(let reason): audio = "not playable: \(reason)"
+        }
+        let fields: [(String, String)] = [
+            ("recording", "\(recording.label) (row \(row))"),
+            ("english name", recording.englishName),
+            ("scientific name", recording.scientificName),
+            ("group", recording.group),
+            ("sound type", recording.soundType),
+            ("sex", recording.sex),
+            ("life stage", recording.stage),
+            ("quality", recording.quality),
+            ("length", recording.length),
+            ("recordist", recording.recordist),
+            ("country", recording.country),
+            ("locality", recording.locality),
+            ("coordinates", [recording.latitude, recording.longitude].filter { !$0.isEmpty }.joined(separator: ", ")),
+            ("altitude", recording.altitude.isEmpty || recording.altitude == "?" ? "" : recording.altitude + " m"),
+            ("date", [recording.date, recording.time].filter { !$0.isEmpty && $0 != "?" }.joined(separator: " ")),
+            ("method", recording.method),
+            ("background", recording.background.joined(separator: ", ")),
+            ("remarks", recording.remarks),
+            ("device", [recording.device, recording.microphone].filter { !$0.isEmpty }.joined(separator: " / ")),
+            ("sample rate", recording.sampleRate.isEmpty ? "" : recording.sampleRate + " Hz"),
+            (
+                "licence",
+                [recording.licenceName, recording.licenceURL].filter { !$0.isEmpty }.removingDuplicates().joined(
+                    separator: " ")
+            ),
+            ("web page", recording.pageURL),
+            ("audio", audio),
+        ]
+        let shown = fields.filter { !$0.1.isEmpty }
+        if isScript {
+            return ["info: n=\(row) id=\(quote(recording.label))"]
+                + shown.dropFirst().map { "info: \($0.0.replacingOccurrences(of: " ", with: "-"))=\(quote($0.1))" }
+        }
+        let labelWidth = shown.map(\.0.count).max() ?? 0
+        return shown.map { name, value in
+            bold(name.padding(toLength: labelWidth, withPad: " ", startingAt: 0)) + "  " + clean(value)
+        }
+    }
+
+    /// The credit xeno-canto's terms ask for, shown when a recording starts.
+    public func attribution(_ recording: Recording) -> String {
+        if isScript {
+            return
+                "attribution: \(recording.label) en=\(quote(recording.englishName)) rec=\(quote(recording.recordist))"
+                + " licence=\(quote(recording.licenceName)) url=\(quote(recording.pageURL))"
+        }
+        var parts = ["\(recording.label) \(clean(recording.englishName))"]
+        if !recording.scientificName.isEmpty { parts[0] += " (\(clean(recording.scientificName)))" }
+        if !recording.recordist.isEmpty { parts.append("by \(clean(recording.recordist))") }
+        if !recording.licenceURL.isEmpty { parts.append(clean(recording.licenceName)) }
+        if !recording.pageURL.isEmpty { parts.append(clean(recording.pageURL)) }
+        return dim("♪ " + parts.joined(separator: " · "))
+    }
+
+    // MARK: - Playback
+
+    /// The line for a playback change, when the change is worth a line (a new case, or a new recording):
+    /// progress alone changes only the status line.
+    public func line(playback new: PlaybackState, from old: PlaybackState) -> String? {
+        guard !Self.sameCase(new, old) else { return nil }
+        switch (style, new) {
+        case (.script, .idle):
+            return "playback: idle"
+        case (.script, .buffering(let progress)):
+            return "playback: buffering \(progress.item.label)"
+        case (.script, .playing(let progress)):
+            return "playback: playing \(progress.item.label) \(positionFields(progress))"
+        case (.script, .paused(let progress)):
+            return "playback: paused \(progress.item.label) \(positionFields(progress))"
+        case (.script, .failed(let failure)):
+            return "playback: failed \(failure.item?.label ?? "-") reason=\(quote(failure.reason))"
+        case (.terminal, .failed(let failure)):
+            return bad("Playback failed: \(clean(failure.description))")
+        case (.terminal, .idle):
+            guard let item = old.item else { return nil }
+            return dim("■ \(item.label) stopped at \(clock(old.progress?.position ?? 0))")
+        case (.terminal, .buffering), (.terminal, .playing), (.terminal, .paused):
+            return nil
+        }
+    }
+
+    /// A finished track is reported as `idle` with the item that ended; this says it played to the end.
+    public func finished(_ item: PlayItem, at position: Double) -> String {
+        isScript ? "playback: idle" : dim("■ \(item.label) finished (\(clock(position)))")
+    }
+
+    private static func sameCase(_ a: PlaybackState, _ b: PlaybackState) -> Bool {
+        switch (a, b) {
+        case (.idle, .idle): return true
+        case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
+            (.paused(let x), .paused(let y)):
+            return x.item == y.item
+        case (.failed(let x), .failed(let y)): return x == y
+        default: return false
+        }
+    }
+
+    private func positionFields(_ progress: PlaybackProgress) -> String {
+        let duration = progress.duration.map { String(format1: $0) } ?? "?"
+        return "position=\(String(format1: progress.position)) duration=\(duration)"
+    }
+
+    /// The live status line on a terminal; nil when nothing is loaded.
+    public func status(_ state: PlaybackState, title: String? = nil) -> String? {
+        guard !isScript, let progress = state.progress else { return nil }
+        let symbol: String
+        let word: String
+        switch state {
+        case .buffering: (symbol, word) = ("…", "buffering")
+        case .paused: (symbol, word) = ("‖", "paused")
+        default: (symbol, word) = ("▶", "playing")
+        }
+        let time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        let buffered = "buf \(String(format1: progress.buffered)) s"
+        let name = clean(title ?? "")
+        var head = "\(symbol) \(word) \(progress.item.label)"
+        if !name.isEmpty { head += " " + name }
+        // Room for the head and the bar, after "<time> <bar> <buffered>" and their spaces.
+        let room = width - 1 - time.count - buffered.count - 3
+        var barWidth = min(30, max(10, room - head.count))
+        if room - barWidth < 12 { barWidth = 0 }
+        if head.count > room - barWidth { head = String(head.prefix(max(1, room - barWidth - 1))) + "…" }
+        let bar = barWidth > 0 ? " " + progressBar(progress, width: barWidth) : ""
+        let line = "\(head) \(time)\(bar) \(buffered)"
+        return color ? "\u{1B}[1m\(line)\u{1B}[0m" : line
+    }
+
+    private func progressBar(_ progress: PlaybackProgress, width: Int) -> String {
+        guard width > 2 else { return "" }
+        let inner = width - 2
+        let fraction = progress.duration.map { $0 > 0 ? min(1, max(0, progress.position / $0)) : 0 } ?? 0
+        let filled = Int((fraction * Double(inner)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: inner - filled) + "]"
+    }
+
+    /// m:ss
+    public func clock(_ seconds: Double) -> String {
+        let whole = max(0, Int(seconds.rounded(.down)))
+        let rest = whole % 60
+        return "\(whole / 60):\(rest < 10 ? "0" : "")\(rest)"
+    }
+
+    // MARK: - Messages
+
+    /// A command that did nothing, or a bad line: one line, said plainly.
+    public func refusal(_ text: String) -> String {
+        isScript ? "error: \(quote(text))" : warn(clean(text))
+    }
+
+    /// Sanitised API text.
+    func clean(_ text: String) -> String { TerminalText.sanitize(text) }
+
+    /// A value for a script line: sanitised and always quoted, with `"` and `\` escaped.
+    func quote(_ text: String) -> String {
+        "\"" + clean(text).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
+    }
+
+    private func sgr(_ code: String, _ text: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+    func bold(_ text: String) -> String { sgr("1", text) }
+    func dim(_ text: String) -> String { sgr("2", text) }
+    func bad(_ text: String) -> String { sgr("31", text) }
+    func warn(_ text: String) -> String { sgr("33", text) }
+}
+
+extension String {
+    /// One decimal place, e.g. "12.8".
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}
+
+extension Array where Element: Hashable {
+    func removingDuplicates() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}
+
+/// Lays rows out in columns that fit the terminal's width.
+struct RowTable {
+    struct Column {
+        var title: String
+        var width: Int
+        var minimum: Int
+        var flexible: Bool
+        var rightAligned = false
+    }
+
+    var columns: [Column]
+
+    init(width: Int, numberWidth: Int) {
+        // Natural widths; flexible columns shrink (and the last ones go) when the terminal is narrow.
+        var columns = [
+            Column(
+                title: "#", width: max(1, numberWidth), minimum: max(1, numberWidth), flexible: false,
+                rightAligned: true),
+            Column(title: "ID", width: 9, minimum: 7, flexible: false),
+            Column(title: "English name", width: 26, minimum: 10, flexible: true),
+            Column(title: "Scientific name", width: 24, minimum: 10, flexible: true),
+            Column(title: "Type", width: 12, minimum: 4, flexible: true),
+            Column(title: "Q", width: 1, minimum: 1, flexible: false),
+            Column(title: "Len", width: 5, minimum: 5, flexible: false, rightAligned: true),
+            Column(title: "Country", width: 14, minimum: 6, flexible: true),
+            Column(title: "Recordist", width: 18, minimum: 6, flexible: true),
+        ]
+        func total(_ columns: [Column]) -> Int { columns.reduce(0) { $0 + $1.width } + 2 * (columns.count - 1) }
+        while total(columns) > width {
+            if let index = columns.indices.filter({ columns[$0].flexible && columns[$0].width > columns[$0].minimum })
+                .max(by: { columns[$0].width < columns[$1].width })
+            {
+                columns[index].width -= 1
+            } else if columns.count > 4 {
+                // Drop from the right: recordist, country, length, quality, type, scientific name.
+                columns.removeLast()
+            } else {
+                break
+            }
+        }
+        self.columns = columns
+    }
+
+    var header: String {
+        render(columns.map(\.title))
+    }
+
+    func line(number: Int, recording: Recording) -> String {
+        let name: String
+        switch recording.audio {
+        case .playable: name = recording.englishName
+        case .restricted: name = recording.englishName + " (restricted)"
+        case .refused: name = recording.englishName + " (no audio)"
+        }
+        let values = [
+            String(number), recording.label, name, recording.scientificName, recording.soundType, recording.quality,
+            recording.length, recording.country, recording.recordist,
+        ]
+        return render(values.map(TerminalText.sanitize))
+    }
+
+    private func render(_ values: [String]) -> String {
+        zip(columns, values).map { column, value in
+            let fitted = value.count > column.width ? String(value.prefix(max(0, column.width - 1))) + "…" : value
+            let pad = String(repeating: " ", count: max(0, column.width - fitted.count))
+            return column.rightAligned ? pad + fitted : fitted + pad
+        }.joined(separator: "  ").trimmingTrailingSpaces()
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,141 @@
+import Testing
+
+@testable import ChirperCore
+
+private let query = try! SearchQuery.parse("en:wren")
+
+private func listing(_ count: Int, pages: Int = 3, loaded: Int = 1, total: Int = 120) -> Listing {
+    let recordings = (1...count).map {
+        Recording(
+            id: String(1000 + $0), genus: "Troglodytes", species: "troglodytes", englishName: "Eurasian Wren",
+            recordist: "A. Recordist", country: "Spain", soundType: "song",
+            pageURL: "https://xeno-canto.org/\(1000 + $0)",
+            licenceURL: "https://creativecommons.org/licenses/by-nc-sa/4.0/", quality: "A", length: "0:42",
+            audio: .playable(.remote("https://xeno-canto.org/\(1000 + $0)/download")))
+    }
+    return Listing(
+        query: query,
+        page: Page(totalRecordings: total, totalSpecies: 1, page: loaded, numPages: pages, recordings: recordings))
+}
+
+@Suite("What the user sees")
+struct PresenterTests {
+    let script = Presenter(style: .script, sourceName: "xeno-canto")
+    let terminal = Presenter(style: .terminal(color: false), width: 140, sourceName: "xeno-canto")
+
+    @Test("each list state has one stable script line")
+    func scriptLines() {
+        let two = listing(2)
+        #expect(script.stateLine(.idle) == "list: idle")
+        #expect(
+            script.stateLine(.loading(query: query, previous: nil, retry: nil)) == "list: loading query=\"en:wren\"")
+        #expect(
+            script.stateLine(
+                .loading(
+                    query: query, previous: nil,
+                    retry: RetryNotice(attempt: 1, maxAttempts: 3, waitSeconds: 2, reason: "busy")))
+                == "list: loading query=\"en:wren\" retry=1/3 wait=2 reason=\"busy\"")
+        #expect(script.stateLine(.populated(two)) == "list: populated rows=2 page=1/3 total=120")
+        #expect(
+            script.stateLine(.paging(two, next: .available(page: 2))) == "list: paging rows=2 page=1/3 total=120 next=2"
+        )
+        #expect(
+            script.stateLine(.paging(two, next: .loading(page: 2, retry: nil)))
+                == "list: paging rows=2 page=1/3 total=120 loading=2")
+        #expect(
+            script.stateLine(.paging(two, next: .failed(page: 2, ListError(.timeout, "slow"))))
+                == "list: paging rows=2 page=1/3 total=120 failed=2 message=\"slow\"")
+        #expect(script.stateLine(.empty(query: query)) == "list: empty query=\"en:wren\"")
+        #expect(
+            script.stateLine(.error(query: query, ListError(.network, "said \"no\""), previous: nil))
+                == "list: error query=\"en:wren\" message=\"said \\\"no\\\"\"")
+    }
+
+    @Test("after a next page only the new rows are printed, numbered across pages")
+    func appendedRows() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(query))
+        _ = store.handle(
+            .pageLoaded(
+                FetchID(generation: 1, page: 1),
+                .success(
+                    Page(
+                        totalRecordings: 4, totalSpecies: 1, page: 1, numPages: 2,
+                        recordings: [Recording(id: "1"), Recording(id: "2")]))))
+        _ = store.handle(.nextPageRequested)
+        let before = store.state
+        _ = store.handle(
+            .pageLoaded(
+                FetchID(generation: 1, page: 2),
+                .success(
+                    Page(
+                        totalRecordings: 4, totalSpecies: 1, page: 2, numPages: 2,
+                        recordings: [Recording(id: "3"), Recording(id: "4")]))))
+        let lines = script.lines(list: store.state, from: before)
+        #expect(lines.first == "list: populated rows=4 page=2/2 total=4")
+        #expect(lines.dropFirst().map { $0.prefix(17) } == ["row: n=3 id=\"XC3\"", "row: n=4 id=\"XC4\""])
+    }
+
+    @Test("rows fit the terminal width, whatever it is")
+    func rowsFit() {
+        for width in [40, 60, 80, 100, 160] {
+            let presenter = Presenter(style: .terminal(color: false), width: width, sourceName: "x")
+            for line in presenter.rows(listing(12).rows, from: 0, header: true) {
+                #expect(line.count <= width, "width \(width): \(line)")
+            }
+        }
+        let wide = terminal.rows(listing(1).rows, from: 0, header: true)
+        #expect(wide[0].hasPrefix("#  ID"))
+        #expect(wide[1].contains("XC1001"))
+        #expect(wide[1].contains("Eurasian Wren"))
+        #expect(wide[1].contains("Troglodytes troglodytes"))
+    }
+
+    @Test("API text with terminal escapes is printed harmlessly in every style")
+    func escapesHarmless() {
+        let evil = Recording(
+            id: "66", englishName: "Wren\u{1B}]0;owned\u{07}\u{1B}[2J", recordist: "\u{1B}[31mRed\u{9B}0m",
+            remarks: "line\nbreak", audio: .restricted)
+        let lines =
+            script.rows([evil], from: 0, header: false) + terminal.rows([evil], from: 0, header: true)
+            + script.info(evil, row: 1) + terminal.info(evil, row: 1) + [
+                script.attribution(evil), terminal.attribution(evil),
+            ]
+        for line in lines {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line)")
+        }
+        #expect(script.rows([evil], from: 0, header: false)[0].contains("en=\"Wren\""))
+    }
+
+    @Test("playback lines come once per case change, not per progress tick")
+    func playbackLines() {
+        let item = PlayItem(label: "XC254462", location: .remote("https://x/1"), expectedDuration: 12)
+        let buffering = PlaybackState.buffering(PlaybackProgress(item: item))
+        let playing = PlaybackState.playing(PlaybackProgress(item: item, position: 0, duration: 12.8, buffered: 1))
+        let later = PlaybackState.playing(PlaybackProgress(item: item, position: 3, duration: 12.8, buffered: 1))
+        #expect(script.line(playback: buffering, from: .idle) == "playback: buffering XC254462")
+        #expect(
+            script.line(playback: playing, from: buffering) == "playback: playing XC254462 position=0.0 duration=12.8")
+        #expect(script.line(playback: later, from: playing) == nil)
+        #expect(script.line(playback: .idle, from: later) == "playback: idle")
+        #expect(
+            script.line(playback: .failed(PlaybackFailure(item: item, reason: "no sound server")), from: buffering)
+                == "playback: failed XC254462 reason=\"no sound server\"")
+    }
+
+    @Test("the status line shows state, time, a bar and the buffer, within the width")
+    func statusLine() {
+        let item = PlayItem(label: "XC1", location: .remote("https://x/1"))
+        let state = PlaybackState.playing(PlaybackProgress(item: item, position: 65, duration: 130, buffered: 1.5))
+        let status = terminal.status(state, title: "Eurasian Wren")
+        #expect(status?.contains("playing XC1 Eurasian Wren 1:05 / 2:10") == true)
+        #expect(status?.contains("buf 1.5 s") == true)
+        #expect(status?.contains("[###") == true)
+        #expect(script.status(state) == nil)
+        #expect(terminal.status(.idle) == nil)
+        for width in [30, 50, 80] {
+            let narrow = Presenter(style: .terminal(color: false), width: width, sourceName: "x")
+            #expect((narrow.status(state, title: "A very long English name indeed")?.count ?? 0) <= width)
+        }
+    }
+}
