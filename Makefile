@@ -6,7 +6,7 @@ TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox time
 ARGS ?=
 
-.PHONY: run test build format lint bench demo-assets deps-run deps-test deps-bench clean
+.PHONY: run test build format lint bench fuzz demo-assets deps-run deps-test deps-bench clean
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run
@@ -43,3 +43,13 @@ deps-bench:
 
 clean:
 	rm -rf .build
+
+## Fuzz the page decoder, the command/query parsers and the sanitiser with libFuzzer for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: deps-run
+	$(SWIFT) build --scratch-path .build-fuzz --product chirper-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -D -Xswiftc CHIRPER_FUZZ
+	mkdir -p .build-fuzz/corpus
+	python3 scripts/fuzz-seeds.py .build-fuzz/corpus
+	.build-fuzz/debug/chirper-fuzz .build-fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-rss_limit_mb=4096 -print_final_stats=1

@@ -43,7 +43,7 @@ public struct Presenter: Sendable {
         var start = 0
         if case .paging(let before, .loading) = old, before.query == listing.query { start = before.rows.count }
         guard start < listing.rows.count else { return [] }
-        return rows(listing.rows, from: start, header: start == 0)
+        return rows(listing.rows, from: start)
     }
 
     /// The one line that names the list state; in script style, `list: <case> …`.
@@ -122,7 +122,7 @@ public struct Presenter: Sendable {
         var lines: [String] = []
         if let listing = state.listing {
             if isScript, let line = stateLine(state) { lines.append(line) }
-            lines += rows(listing.rows, from: 0, header: true)
+            lines += rows(listing.rows, from: 0)
             if !isScript, let footer = footer(state) { lines.append(footer) }
             if !isScript, case .paging(_, .failed) = state, let line = stateLine(state) { lines.append(line) }
             if !isScript, case .error = state, let line = stateLine(state) { lines.insert(line, at: 0) }
@@ -138,7 +138,7 @@ public struct Presenter: Sendable {
     // MARK: - Rows
 
     /// Rows `from`… of `recordings`, numbered from 1 across all pages.
-    public func rows(_ recordings: [Recording], from start: Int, header: Bool) -> [String] {
+    public func rows(_ recordings: [Recording], from start: Int) -> [String] {
         let slice = recordings[start...].enumerated().map { (start + $0.offset + 1, $0.element) }
         if isScript {
             return slice.map { number, recording in
@@ -149,8 +149,11 @@ public struct Presenter: Sendable {
                     + " audio=\(audioWord(recording.audio))"
             }
         }
-        let table = RowTable(width: width, numberWidth: String(recordings.count).count)
-        var lines = header ? [bold(table.header)] : []
+        // Widths come from the rows printed now (a page, or the whole list for `list`), so printing a page
+        // costs the same however many pages came before; each block gets its own header.
+        let table = RowTable(
+            width: width, recordings: Array(recordings[start...]), numberWidth: String(recordings.count).count)
+        var lines = [bold(table.header)]
         lines += slice.map { number, recording in
             let line = table.line(number: number, recording: recording)
             return recording.playItem == nil ? dim(line) : line
@@ -369,20 +372,29 @@ struct RowTable {
 
     var columns: [Column]
 
-    init(width: Int, numberWidth: Int) {
-        // Natural widths; flexible columns shrink (and the last ones go) when the terminal is narrow.
+    /// Columns as wide as their content (up to a cap) over all `recordings`; when that is too wide for `width`,
+    /// the widest flexible columns shrink first, then columns go from the right.
+    init(width: Int, recordings: [Recording], numberWidth: Int) {
+        func widest(_ value: (Recording) -> String, title: String, cap: Int) -> Int {
+            min(cap, recordings.reduce(title.count) { max($0, TerminalText.sanitize(value($1)).count) })
+        }
         var columns = [
+            Column(title: "#", width: numberWidth, minimum: 1, flexible: false, rightAligned: true),
+            Column(title: "ID", width: widest(\.label, title: "ID", cap: 12), minimum: 7, flexible: false),
             Column(
-                title: "#", width: max(1, numberWidth), minimum: max(1, numberWidth), flexible: false,
-                rightAligned: true),
-            Column(title: "ID", width: 9, minimum: 7, flexible: false),
-            Column(title: "English name", width: 26, minimum: 10, flexible: true),
-            Column(title: "Scientific name", width: 24, minimum: 10, flexible: true),
-            Column(title: "Type", width: 12, minimum: 4, flexible: true),
+                title: "English name", width: widest(Self.name, title: "English name", cap: 34), minimum: 10,
+                flexible: true),
+            Column(
+                title: "Scientific name", width: widest(\.scientificName, title: "Scientific name", cap: 30),
+                minimum: 10, flexible: true),
+            Column(title: "Type", width: widest(\.soundType, title: "Type", cap: 18), minimum: 4, flexible: true),
             Column(title: "Q", width: 1, minimum: 1, flexible: false),
-            Column(title: "Len", width: 5, minimum: 5, flexible: false, rightAligned: true),
-            Column(title: "Country", width: 14, minimum: 6, flexible: true),
-            Column(title: "Recordist", width: 18, minimum: 6, flexible: true),
+            Column(
+                title: "Len", width: widest(\.length, title: "Len", cap: 8), minimum: 4, flexible: false,
+                rightAligned: true),
+            Column(title: "Country", width: widest(\.country, title: "Country", cap: 18), minimum: 6, flexible: true),
+            Column(
+                title: "Recordist", width: widest(\.recordist, title: "Recordist", cap: 24), minimum: 6, flexible: true),
         ]
         func total(_ columns: [Column]) -> Int { columns.reduce(0) { $0 + $1.width } + 2 * (columns.count - 1) }
         while total(columns) > width {
@@ -390,7 +402,7 @@ struct RowTable {
                 .max(by: { columns[$0].width < columns[$1].width })
             {
                 columns[index].width -= 1
-            } else if columns.count > 4 {
+            } else if columns.count > 3 {
                 // Drop from the right: recordist, country, length, quality, type, scientific name.
                 columns.removeLast()
             } else {
@@ -400,20 +412,27 @@ struct RowTable {
         self.columns = columns
     }
 
+    static func name(_ recording: Recording) -> String {
+        switch recording.audio {
+        case .playable: return recording.englishName
+        case .restricted: return "[restricted] " + recording.englishName
+        case .refused: return "[no audio] " + recording.englishName
+        }
+    }
+
+    /// A–E, or "-" for unrated ("no score").
+    static func quality(_ value: String) -> String {
+        ["A", "B", "C", "D", "E"].contains(value.uppercased()) ? value.uppercased() : "-"
+    }
+
     var header: String {
         render(columns.map(\.title))
     }
 
     func line(number: Int, recording: Recording) -> String {
-        let name: String
-        switch recording.audio {
-        case .playable: name = recording.englishName
-        case .restricted: name = recording.englishName + " (restricted)"
-        case .refused: name = recording.englishName + " (no audio)"
-        }
         let values = [
-            String(number), recording.label, name, recording.scientificName, recording.soundType, recording.quality,
-            recording.length, recording.country, recording.recordist,
+            String(number), recording.label, Self.name(recording), recording.scientificName, recording.soundType,
+            Self.quality(recording.quality), recording.length, recording.country, recording.recordist,
         ]
         return render(values.map(TerminalText.sanitize))
     }

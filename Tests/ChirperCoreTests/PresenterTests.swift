@@ -80,11 +80,11 @@ struct PresenterTests {
     func rowsFit() {
         for width in [40, 60, 80, 100, 160] {
             let presenter = Presenter(style: .terminal(color: false), width: width, sourceName: "x")
-            for line in presenter.rows(listing(12).rows, from: 0, header: true) {
+            for line in presenter.rows(listing(12).rows, from: 0) {
                 #expect(line.count <= width, "width \(width): \(line)")
             }
         }
-        let wide = terminal.rows(listing(1).rows, from: 0, header: true)
+        let wide = terminal.rows(listing(1).rows, from: 0)
         #expect(wide[0].hasPrefix("#  ID"))
         #expect(wide[1].contains("XC1001"))
         #expect(wide[1].contains("Eurasian Wren"))
@@ -97,14 +97,14 @@ struct PresenterTests {
             id: "66", englishName: "Wren\u{1B}]0;owned\u{07}\u{1B}[2J", recordist: "\u{1B}[31mRed\u{9B}0m",
             remarks: "line\nbreak", audio: .restricted)
         let lines =
-            script.rows([evil], from: 0, header: false) + terminal.rows([evil], from: 0, header: true)
+            script.rows([evil], from: 0) + terminal.rows([evil], from: 0)
             + script.info(evil, row: 1) + terminal.info(evil, row: 1) + [
                 script.attribution(evil), terminal.attribution(evil),
             ]
         for line in lines {
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line)")
         }
-        #expect(script.rows([evil], from: 0, header: false)[0].contains("en=\"Wren\""))
+        #expect(script.rows([evil], from: 0)[0].contains("en=\"Wren\""))
     }
 
     @Test("playback lines come once per case change, not per progress tick")
