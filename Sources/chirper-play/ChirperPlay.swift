@@ -1,0 +1,167 @@
+import ArgumentParser
+import AsyncHTTPClient
+import ChirperAudio
+import ChirperCatalog
+import ChirperCore
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct ChirperPlay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chirper-play",
+        abstract: "Search xeno-canto's bird and wildlife recordings and listen to them from the terminal.",
+        discussion: """
+            With no API key, chirper-play uses its offline demo catalog of synthetic sounds. Give a key with \
+            --api-key or XENO_CANTO_API_KEY (get one at https://xeno-canto.org/account) to search xeno-canto. \
+            Type help at the prompt for the commands. In a pipe it reads commands from standard input and \
+            writes one stable line per state change (see the README).
+            """,
+        version: ChirperVersion.current
+    )
+
+    @Option(name: .long, help: ArgumentHelp("xeno-canto API key (default: $XENO_CANTO_API_KEY).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("xeno-canto API address (mirrors, tests).", valueName: "url"))
+    var apiURL: String = XenoCantoConfiguration.defaultAPIURL
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Use the offline catalog in this folder instead of xeno-canto.", valueName: "dir"))
+    var catalog: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Where sound goes: pulse, null (decode only) or wav:PATH.", valueName: "output"))
+    var output: String = "pulse"
+
+    @Option(name: .long, help: ArgumentHelp("Recordings per page (xeno-canto: 50-500).", valueName: "n"))
+    var perPage: Int?
+
+    @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
+    var noColor = false
+
+    func validate() throws {
+        if let perPage, !(1...500).contains(perPage) {
+            throw ValidationError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
+        }
+        do {
+            _ = try OutputChoice(parsing: output)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let scheme = URLComponents(string: apiURL)?.scheme?.lowercased()
+        if scheme != "http" && scheme != "https" {
+            throw ValidationError("--api-url must be an http(s) URL")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
+        let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: 10, allowCycles: false),
+                timeout: .init(connect: .seconds(15), read: .seconds(30))
+            )
+        )
+        let source: any RecordingSource
+        let sourceLine: String
+        do {
+            (source, sourceLine) = try Self.source(key: key, apiURL: apiURL, catalog: catalog, http: http)
+        } catch {
+            try? await http.shutdown()
+            throw ValidationError(error.description)
+        }
+        let choice = try OutputChoice(parsing: output)
+        let player = Player(sink: choice.makeSink(), sources: .live(httpClient: http))
+        let console = Self.console(interactive: interactive)
+        let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        let presenter = Presenter(
+            style: console.isInteractive ? .terminal(color: color) : .script,
+            width: console.width,
+            sourceName: source.name
+        )
+        let repl = REPL(
+            console: console,
+            list: ListController(source: source, perPage: perPage),
+            player: player,
+            presenter: presenter
+        )
+        let signals = Self.watchSignals(repl: repl, console: console)
+        let banner =
+            console.isInteractive
+            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
+        let status = await repl.run(banner: banner)
+        signals.forEach { $0.cancel() }
+        try? await http.shutdown()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    static func source(
+        key: String,
+        apiURL: String,
+        catalog: String?,
+        http: HTTPClient
+    ) throws(ListError) -> (any RecordingSource, String) {
+        if let catalog {
+            let offline = try OfflineCatalog(directory: catalog, name: "the catalog in \(catalog)")
+            return (offline, "offline catalog \(catalog) (\(offline.recordings.count) recordings)")
+        }
+        if !key.isEmpty {
+            let configuration = XenoCantoConfiguration(apiURL: apiURL, apiKey: key)
+            return (XenoCantoClient(configuration: configuration, httpClient: http), "xeno-canto")
+        }
+        guard let folder = OfflineCatalog.locateDemo() else {
+            throw ListError(
+                .catalog,
+                "no API key and the demo catalog (assets/demo) was not found; set XENO_CANTO_API_KEY or pass --catalog DIR"
+            )
+        }
+        let demo = try OfflineCatalog(directory: folder, name: "the demo catalog")
+        return (
+            demo,
+            "offline demo catalog: \(demo.recordings.count) synthetic sounds (set XENO_CANTO_API_KEY for xeno-canto)"
+        )
+    }
+
+    /// Line editing on a terminal; plain lines in a pipe, or when the terminal cannot be set up.
+    static func console(interactive: Bool) -> any Console {
+        guard interactive else { return PipeConsole() }
+        do {
+            return try TerminalConsole()
+        } catch {
+            FileHandle.standardError.write(
+                Data("chirper-play: line editing is unavailable (\(error)); reading plain lines\n".utf8))
+            return PipeConsole()
+        }
+    }
+
+    /// Ctrl-C goes to the REPL (it stops playback); SIGTERM and SIGHUP restore the terminal and leave.
+    static func watchSignals(repl: REPL, console: any Console) -> [any DispatchSourceSignal] {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { repl.send(.interrupt) }
+        interrupt.resume()
+        let leave = [SIGTERM, SIGHUP].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                console.close()
+                Glibc.exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+        return [interrupt] + leave
+    }
+}

@@ -1,0 +1,57 @@
+import ChirperCore
+import Foundation
+
+/// Where the REPL reads commands and writes what it shows: a terminal with line editing and a live status
+/// line, or plain pipes for scripts. The app never writes to stdout directly.
+protocol Console: AnyObject, Sendable {
+    /// True on a terminal: prompt, colours, status line. False in a pipe: one stable line per change.
+    var isInteractive: Bool { get }
+    /// Columns available for a line (80 when unknown).
+    var width: Int { get }
+    /// Lines the user entered, in order; finishes at end of input (Ctrl-D, or EOF on a pipe).
+    var lines: AsyncStream<String> { get }
+    /// Prints whole lines. On a terminal they appear above the status line and the prompt, and what the user
+    /// is typing is kept intact.
+    func print(_ lines: [String])
+    /// Shows `text` as the live status line, replacing the previous one; nil removes it. Ignored in a pipe.
+    func setStatus(_ text: String?)
+    /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
+    func interrupted()
+    /// Restores the terminal and saves history; safe to call twice.
+    func close()
+}
+
+/// Commands from standard input, lines to standard output: no prompt, no colours, no escape codes.
+final class PipeConsole: Console, @unchecked Sendable {
+    // @unchecked: the only mutable state (the output handle) is guarded by `lock`.
+    let isInteractive = false
+    let width = 80
+    let lines: AsyncStream<String>
+    private let lock = NSLock()
+
+    init(input: FileHandle = .standardInput) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        lines = stream
+        // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
+        let thread = Thread {
+            while let line = Swift.readLine(strippingNewline: true) {
+                continuation.yield(line)
+            }
+            continuation.finish()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    func print(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        let text = lines.joined(separator: "\n") + "\n"
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    func setStatus(_ text: String?) {}
+    func interrupted() {}
+    func close() {}
+}

@@ -1,0 +1,229 @@
+import ChirperTestSupport
+import Foundation
+import Testing
+
+private let apiKey = "pipe-test-KEY-9f2"
+
+/// A loopback stand-in for xeno-canto: 120 recordings of "wren" over pages, audio behind a redirect like
+/// xeno-canto's `/ID/download`, and a few hostile or broken entries.
+private func fakeXenoCanto(_ request: LoopbackRequest, base: @Sendable () -> String) -> LoopbackResponse {
+    let path = request.path
+    if path == "/api/3/recordings" {
+        guard request.query["key"] == apiKey else {
+            return .json(
+                #"{"error": "client_error", "message": "Missing or invalid 'key' parameter. Visit https://xeno-canto.org/account to retrieve your API key."}"#,
+                status: 401)
+        }
+        let query = request.query["query"] ?? ""
+        if query.contains("nothing") {
+            return .json(#"{"numRecordings": "0", "numSpecies": "0", "page": 1, "numPages": 0, "recordings": []}"#)
+        }
+        if query.contains("evil") {
+            let evil =
+                #"{"id": "666", "en": "Evil\u001b]0;pwned\u0007\u001b[2J Wren", "rec": "\u001b[31mMallory\u009b0m", "file": "javascript:alert(1)", "length": "0:03"}"#
+            let broken = #"{"id": "667", "en": "HTML Wren", "file": "\#(base())/html/667", "length": "0:03"}"#
+            return .json(
+                #"{"numRecordings": "2", "numSpecies": "1", "page": 1, "numPages": 1, "recordings": [\#(evil), \#(broken)]}"#
+            )
+        }
+        let page = Int(request.query["page"] ?? "1") ?? 1
+        let perPage = Int(request.query["per_page"] ?? "50") ?? 50
+        let total = 120
+        let ids = ((page - 1) * perPage..<min(page * perPage, total)).map { 1001 + $0 }
+        let records = ids.map { id in
+            let file = id == 1003 ? "" : "\(base())/\(id)/download"
+            return """
+                {"id": "\(id)", "gen": "Troglodytes", "sp": "troglodytes", "en": "Eurasian Wren", "rec": "Rec \(id)",
+                 "cnt": "Spain", "type": "song", "q": "A", "length": "0:04", "file": "\(file)",
+                 "url": "//xeno-canto.org/\(id)", "lic": "//creativecommons.org/licenses/by-nc-sa/4.0/"}
+                """
+        }
+        return .json(
+            #"{"numRecordings": "\#(total)", "numSpecies": "1", "page": \#(page), "numPages": \#((total + perPage - 1) / perPage), "recordings": [\#(records.joined(separator: ","))]}"#
+        )
+    }
+    if path.hasSuffix("/download") {
+        let id = path.split(separator: "/").first ?? ""
+        return .redirect(to: "/sounds/\(id).mp3")
+    }
+    if path.hasPrefix("/sounds/") {
+        let file = ChirperBinary.packageRoot.appendingPathComponent("assets/demo/audio/demo-01.mp3")
+        let bytes = (try? Data(contentsOf: file)).map { Array($0) } ?? []
+        return .file(bytes, contentType: "audio/mpeg", for: request)
+    }
+    if path.hasPrefix("/html/") {
+        return .text("<!DOCTYPE html><html><body>Please log in</body></html>", contentType: "text/html")
+    }
+    return .text("not found", status: 404)
+}
+
+/// Runs chirper-play against the fake server, with the key in the environment.
+private func runAgainstFake(
+    _ input: [String],
+    key: String = apiKey,
+    extraArguments: [String] = [],
+    output: String = "null"
+) async throws -> ChirperRun {
+    let base = NIOLockedBase()
+    let server = try await LoopbackServer.start { request in fakeXenoCanto(request, base: { base.value }) }
+    base.value = server.baseURL
+    defer { Task { await server.shutdown() } }
+    return try await runChirper(
+        ["--api-url", server.baseURL + "/api/3/recordings", "--output", output] + extraArguments,
+        input: input,
+        environment: ["XENO_CANTO_API_KEY": key]
+    )
+}
+
+/// The server's base URL, known only once it has started.
+private final class NIOLockedBase: @unchecked Sendable {
+    // @unchecked: written once before the server receives any request, then only read.
+    var value = ""
+}
+
+@Suite("chirper-play in a pipe", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
+struct PipeTests {
+    @Test("search, next-page, info, play and wait print one stable line per state change")
+    func session() async throws {
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-pipe-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let run = try await runAgainstFake(
+            ["search wren", "next-page", "info 51", "play 2", "wait", "list", "quit"], output: "wav:\(wav.path)")
+        #expect(run.status == 0, "\(run.stderr)")
+        let state = run.lines.filter { $0.hasPrefix("list: ") || $0.hasPrefix("playback: ") }
+        #expect(
+            Array(state.prefix(4)) == [
+                "list: loading query=\"en:wren\"",
+                "list: paging rows=50 page=1/3 total=120 next=2",
+                "list: paging rows=50 page=1/3 total=120 loading=2",
+                "list: paging rows=100 page=2/3 total=120 next=3",
+            ])
+        #expect(
+            state.dropFirst(4).prefix(3).map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == [
+                "playback: buffering XC1002", "playback: playing XC1002", "playback: idle",
+            ])
+        let rows = run.lines("row: ")
+        #expect(rows.count == 100 + 100, "50 + 50 rows as pages arrive, then all 100 again for list")
+        #expect(
+            rows.first?.hasPrefix("row: n=1 id=\"XC1001\" en=\"Eurasian Wren\" sci=\"Troglodytes troglodytes\"") == true
+        )
+        #expect(rows[50].hasPrefix("row: n=51 id=\"XC1051\""))
+        #expect(rows[2].hasSuffix("audio=restricted"))
+        #expect(run.lines("info: ").first == "info: n=51 id=\"XC1051\"")
+        #expect(
+            run.lines("info: ").contains(
+                "info: licence=\"CC BY-NC-SA 4.0 https://creativecommons.org/licenses/by-nc-sa/4.0/\""))
+        #expect(
+            run.lines("attribution: ")
+                == [
+                    "attribution: XC1002 en=\"Eurasian Wren\" rec=\"Rec 1002\" licence=\"CC BY-NC-SA 4.0\" url=\"https://xeno-canto.org/1002\""
+                ])
+        let size = (try FileManager.default.attributesOfItem(atPath: wav.path)[.size] as? Int) ?? 0
+        #expect(size > 44 + 3 * 44_100 * 2, "about four seconds of audio were written, got \(size) bytes")
+        #expect(!run.stdout.contains(apiKey))
+        #expect(!run.stdout.contains("\u{1B}"), "no escape codes in a pipe")
+    }
+
+    @Test("bad commands each get one line and the session goes on with its list intact")
+    func badCommands() async throws {
+        let run = try await runAgainstFake([
+            "play 1", "next-page", "frobnicate", "search wren", "play 0", "play 999", "play 3", "plya 1",
+            "search colour:red", "stop", "resume", "next-page", "list",
+        ])
+        #expect(run.status == 0)
+        #expect(
+            run.lines("error: ") == [
+                "error: \"no rows yet: search first, e.g. search en:wren\"",
+                "error: \"nothing to page yet: search first, e.g. search en:wren\"",
+                "error: \"unknown command 'frobnicate'; type help for the commands\"",
+                "error: \"'0' is not a row number; usage: play <n>\"",
+                "error: \"there is no row 999: rows 1-50 are listed (next-page loads more)\"",
+                "error: \"row 3 (XC1003) is restricted: xeno-canto does not offer its audio\"",
+                "error: \"unknown command 'plya'; did you mean 'play'? (help lists commands)\"",
+                "error: \"unknown search tag 'colour:'; known tags: \(["en", "gen", "sp", "ssp", "fam", "grp", "rec", "cnt", "loc", "area", "lat", "lon", "box", "also", "type", "othertype", "sex", "stage", "method", "seen", "playback", "rmk", "nr", "lic", "q", "len", "since", "year", "month", "colyear", "colmonth", "temp", "regnr", "auto", "dvc", "mic", "smp"].joined(separator: " "))\"",
+                "error: \"nothing is playing\"",
+                "error: \"nothing is paused\"",
+            ])
+        #expect(
+            run.lines("list: paging rows=100").count == 2, "next-page after the errors still works, and list shows it")
+        #expect(run.lines("row: ").count == 50 + 50 + 100)
+    }
+
+    @Test("an empty result says so")
+    func emptyResult() async throws {
+        let run = try await runAgainstFake(["search en:nothing", "quit"])
+        #expect(run.lines("list: ") == ["list: loading query=\"en:nothing\"", "list: empty query=\"en:nothing\""])
+    }
+
+    @Test("a refused key shows the server's message and how to fix it, never the key")
+    func refusedKey() async throws {
+        let wrong = "WRONG-key-77"
+        let run = try await runAgainstFake(["search wren", "quit"], key: wrong)
+        #expect(run.status == 0)
+        let line = try #require(run.lines("list: error").first)
+        #expect(line.contains("HTTP 401"))
+        #expect(line.contains("Missing or invalid 'key' parameter"))
+        #expect(line.contains("XENO_CANTO_API_KEY"))
+        #expect(!run.stdout.contains(wrong) && !run.stderr.contains(wrong))
+    }
+
+    @Test("API text with terminal escapes is printed harmlessly; a non-http file is never fetched")
+    func hostileText() async throws {
+        let run = try await runAgainstFake(["search evil", "info 1", "play 1", "play 2", "wait", "quit"])
+        for line in run.lines {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line)")
+        }
+        #expect(run.lines("row: n=1").first?.contains("en=\"Evil Wren\"") == true)
+        #expect(run.lines("error: ").first?.contains("only http(s) is followed") == true)
+        let failed = try #require(run.lines("playback: failed").first)
+        #expect(failed.hasPrefix("playback: failed XC667 reason="))
+        #expect(failed.lowercased().contains("html"))
+    }
+
+    @Test("a playback failure leaves the list and the session usable, and the next play works")
+    func failureThenPlay() async throws {
+        let run = try await runAgainstFake(["search evil", "play 2", "wait", "search wren", "play 1", "wait", "quit"])
+        #expect(run.lines("playback: failed").count == 1)
+        #expect(run.lines("playback: playing XC1001").count == 1)
+        #expect(run.status == 0)
+    }
+
+    @Test("with no sound server, play fails with a plain hint and nothing else is affected")
+    func noSoundServer() async throws {
+        let run = try await runChirper(
+            ["--output", "pulse"], input: ["search en:trill", "play 1", "wait", "list", "quit"],
+            environment: ["PULSE_SERVER": "unix:/nonexistent/chirper-no-pulse", "PULSE_RUNTIME_PATH": "/nonexistent"])
+        #expect(run.status == 0)
+        let failed = try #require(run.lines("playback: failed").first)
+        #expect(failed.contains("no sound server"))
+        #expect(failed.contains("--output wav:PATH"))
+        #expect(run.lines("list: populated rows=5").count == 2, "the list is still there for `list`")
+    }
+
+    @Test("the demo catalog is used without a key, and end of input ends the session")
+    func demoWithoutKey() async throws {
+        let run = try await runChirper(["--output", "null"], input: ["search en:trill", "next-page"])
+        #expect(run.status == 0)
+        #expect(run.lines("list: ") == ["list: loading query=\"en:trill\"", "list: populated rows=5 page=1/1 total=5"])
+        #expect(run.lines("error: ").first?.contains("no more pages") == true)
+    }
+
+    @Test("flags: --version, --help, and bad values get argument-parser's clear errors")
+    func flags() async throws {
+        let version = try await runChirper(["--version"], input: [])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines).first?.isNumber == true)
+        let help = try await runChirper(["--help"], input: [])
+        for flag in ["--api-key", "--api-url", "--catalog", "--output", "--per-page", "--no-color", "--version"] {
+            #expect(help.stdout.contains(flag), "help mentions \(flag)")
+        }
+        let badOutput = try await runChirper(["--output", "speakers"], input: [])
+        #expect(badOutput.status != 0)
+        #expect(badOutput.stderr.contains("Error:"))
+        let badPerPage = try await runChirper(["--per-page", "0"], input: [])
+        #expect(badPerPage.stderr.contains("--per-page must be between 1 and 500"))
+        let missingCatalog = try await runChirper(["--catalog", "/nonexistent/catalog"], input: [])
+        #expect(missingCatalog.status != 0)
+        #expect(missingCatalog.stderr.contains("--catalog"))
+    }
+}

@@ -1,0 +1,241 @@
+import ChirperTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built chirper-play on a pseudo-terminal: line editing, history, completion, the status line and Ctrl-C,
+/// asserted on what the screen shows.
+@Suite("chirper-play on a terminal", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
+struct TerminalTests {
+    @Test("history is kept across sessions: Up twice recalls help, Enter runs it, Ctrl-D leaves")
+    func historyAcrossSessions() async throws {
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let first = try startChirper(["--output", "null"], home: home.path)
+        defer { first.stop() }
+        try await first.waitForPrompt()
+        first.type("help\r")
+        try await first.waitFor("the help text") { $0.transcript.contains { $0.contains(helpMarker) } }
+        first.type("quit\r")
+        #expect(try await first.waitForExit() == 0)
+
+        let folder = home.path + "/state/chirper-play"
+        #expect(try permissions(of: folder) == 0o700)
+        #expect(try permissions(of: folder + "/history") == 0o600)
+
+        let second = try startChirper(["--output", "null"], home: home.path)
+        defer { second.stop() }
+        try await second.waitForPrompt()
+        second.type("\u{1B}[A")
+        try await second.waitFor("quit, recalled by the first Up") { $0.cursorLine == "chirper> quit" }
+        second.type("\u{1B}[A")
+        try await second.waitFor("help, recalled by the second Up") {
+            $0.cursorLine == "chirper> help" && $0.cursorColumn == 13
+        }
+        second.type("\r")
+        try await second.waitFor("the help text, printed by the recalled line") {
+            $0.transcript.contains { $0.contains(helpMarker) }
+        }
+        try await second.waitForPrompt()
+        second.type("\u{4}")  // Ctrl-D at an empty prompt ends the session
+        #expect(try await second.waitForExit() == 0)
+        #expect(TerminalModes(second.modes()) == TerminalModes(second.initialModes))
+    }
+
+    @Test("Tab completes a command, a search tag (no space after its colon) and a tag value; UTF-8 typing works")
+    func completion() async throws {
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(["--output", "null"], home: home.path)
+        defer { session.stop() }
+        try await session.waitForPrompt()
+
+        session.type("sea\t")
+        try await session.waitFor("sea completed to 'search '") {
+            $0.cursorLine == "chirper> search" && $0.cursorColumn == 16
+        }
+        session.type("cn\t")
+        try await session.waitFor("cn completed to 'cnt:', the cursor right after the colon") {
+            $0.cursorLine == "chirper> search cnt:" && $0.cursorColumn == 20
+        }
+        session.type("\u{1}\u{B}")  // Ctrl-A, Ctrl-K: empty the line
+        try await session.waitFor("an empty line") { $0.cursorLine == "chirper>" && $0.cursorColumn == 9 }
+        session.type("search grp:bi\t")
+        try await session.waitFor("grp:bi completed to 'grp:birds '") {
+            $0.cursorLine == "chirper> search grp:birds" && $0.cursorColumn == 26
+        }
+        session.type("\r")
+        try await session.waitFor("the search for grp:birds") {
+            $0.transcript.contains { $0.contains("for grp:birds") }
+        }
+
+        try await session.waitForPrompt()
+        session.type("search en:café\r")
+        try await session.waitFor("the search for en:café") { $0.transcript.contains { $0.contains("for en:café") } }
+        try await session.waitForPrompt()
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+    }
+
+    @Test(
+        "status updates while playing are drawn above the prompt and leave the half-typed line intact",
+        .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
+    )
+    func statusLineKeepsTypedLine() async throws {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
+        defer { session.stop() }
+        try await session.waitForPrompt()
+        try await startLongPlayback(session)
+
+        session.type("sea")
+        try await session.waitFor("sea typed") { $0.cursorLine == "chirper> sea" }
+        let mark = session.outputCount
+        try await session.waitFor("two status updates drawn after typing, the typed line intact below them") {
+            screen in
+            // Every status line shows the time as "m:ss / 0:30"; other lines about DEMO-24 do not.
+            session.output(after: mark).components(separatedBy: " / 0:30").count - 1 >= 2
+                && screen.lineAboveCursor.contains(" / 0:30") && screen.cursorLine == "chirper> sea"
+                && screen.cursorColumn == 12
+        }
+
+        session.type("rch en:trill\r")
+        try await session.waitFor("the search for en:trill") { $0.transcript.contains { $0.contains("for en:trill") } }
+        try await session.waitForPrompt()
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+        await pulse.stop()
+    }
+
+    @Test(
+        "Ctrl-C stops playback and drops the half-typed line; the program goes on, and quit restores the terminal",
+        .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
+    )
+    func interruptStopsPlayback() async throws {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
+        defer { session.stop() }
+        try await session.waitForPrompt()
+        try await startLongPlayback(session)
+
+        session.type("sea")
+        try await session.waitFor("sea typed") { $0.cursorLine == "chirper> sea" }
+        session.send(SIGINT)
+        try await session.waitFor("playback stopped (idle)") { $0.transcript.contains { $0.contains("stopped at") } }
+        try await session.waitFor("an empty prompt with no status line above it") {
+            $0.cursorLine == "chirper>" && $0.cursorColumn == 9 && !$0.lineAboveCursor.contains("playing")
+        }
+        #expect(session.current.transcript.contains("chirper> sea^C"))
+        #expect(session.exited == nil)
+
+        // Ctrl-C typed as a key: the terminal sends SIGINT to the program, which keeps running.
+        session.type("info")
+        try await session.waitFor("info typed") { $0.cursorLine == "chirper> info" }
+        session.type("\u{3}")
+        try await session.waitFor("the typed line dropped") {
+            $0.transcript.contains("chirper> info^C") && $0.cursorLine == "chirper>"
+        }
+        #expect(session.exited == nil)
+
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+        #expect(TerminalModes(session.modes()) == TerminalModes(session.initialModes))
+        await pulse.stop()
+    }
+}
+
+/// A line of the help text.
+private let helpMarker = "Ctrl-D or quit leaves"
+
+/// chirper-play on a terminal of its own, with its history under `home` and the demo catalog.
+private func startChirper(
+    _ arguments: [String],
+    home: String,
+    environment extra: [String: String] = [:],
+    columns: Int = 100
+) throws -> PTYSession {
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["XENO_CANTO_API_KEY", "NO_COLOR", "LC_ALL", "LC_CTYPE", "EDITRC"] {
+        environment[name] = nil
+    }
+    environment["HOME"] = home
+    environment["XDG_STATE_HOME"] = home + "/state"
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    environment["CHIRPER_DEMO_CATALOG"] = ChirperBinary.packageRoot.appendingPathComponent("assets/demo").path
+    environment.merge(extra) { _, new in new }
+    return try PTYSession(
+        executable: ChirperBinary.path, arguments: arguments, environment: environment, columns: columns)
+}
+
+/// Finds the 30-second demo recording and plays it; returns once the status line says it is playing.
+private func startLongPlayback(_ session: PTYSession) async throws {
+    session.type("search nr:DEMO-24\r")
+    try await session.waitFor("the one row of DEMO-24") { $0.transcript.contains { $0.contains("all listed") } }
+    try await session.waitForPrompt()
+    session.type("play 1\r")
+    try await session.waitFor("the status line saying it plays") { $0.lineAboveCursor.contains("▶ playing") }
+}
+
+/// The client side of the private PulseAudio server.
+private func pulseEnvironment(_ pulse: PulseHarness) -> [String: String] {
+    pulse.environment.filter { $0.key.hasPrefix("PULSE_") }
+}
+
+private func permissions(of path: String) throws -> Int? {
+    try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+}
+
+extension PTYSession {
+    /// Waits for an empty prompt with the cursor after it.
+    func waitForPrompt(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await waitFor("the prompt", sourceLocation: sourceLocation) {
+            $0.cursorLine == "chirper>" && $0.cursorColumn == 9
+        }
+    }
+}
+
+/// The parts of a terminal's modes that a program must put back.
+private struct TerminalModes: Equatable, CustomStringConvertible {
+    var input, output, control, local: UInt32
+    var characters: [UInt8]
+
+    init(_ modes: termios) {
+        input = modes.c_iflag
+        output = modes.c_oflag
+        control = modes.c_cflag
+        local = modes.c_lflag
+        characters = withUnsafeBytes(of: modes.c_cc) { Array($0) }
+    }
+
+    var description: String {
+        "iflag=\(String(input, radix: 8)) oflag=\(String(output, radix: 8)) cflag=\(String(control, radix: 8)) "
+            + "lflag=\(String(local, radix: 8)) cc=\(characters)"
+    }
+}
+
+/// A folder of its own; `remove` when done.
+private struct TemporaryFolder {
+    let path: String
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/chirper-terminal.XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw PTYError.system("mkdtemp", errno)
+        }
+        path = String(cString: made)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
