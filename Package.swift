@@ -64,6 +64,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make fuzz`: libFuzzer over the page decoder, the command and query parsers and the sanitiser.
+        .executableTarget(name: "chirper-fuzz", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
         // Test helpers: the loopback xeno-canto/audio server, the private PulseAudio harness.
         .target(
             name: "ChirperTestSupport",
@@ -83,7 +85,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperAudioTests",
-            dependencies: ["ChirperAudio", "ChirperTestSupport"],
+            dependencies: [
+                "ChirperAudio", "ChirperCore", "ChirperTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,67 @@
+/// Where decoded audio goes: the sound server, a WAV file, or nowhere.
+///
+/// A sink lives for the session (the PulseAudio sink keeps one connection); each track gets its own
+/// `AudioOutput` in the track's format.
+public protocol AudioSink: Sendable {
+    /// Gets ready to play, e.g. connects (or reconnects) to the sound server. Fails fast, with a
+    /// user-facing error, when that is impossible.
+    func prepare() async throws
+    /// Opens an output for one track. It starts silent: nothing is heard until `start()`.
+    ///
+    /// - Parameters:
+    ///   - bufferSeconds: how much audio the output may hold ahead of the listener before `write` waits.
+    ///   - onUnderrun: called (on any thread) when a started output runs out of audio.
+    func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput
+    /// Ends the session: closes any connection. Idempotent; `prepare` may connect again later.
+    func shutdown()
+}
+
+/// One track's output stream.
+///
+/// `stop()` may be called from any task at any time: it silences at once and wakes a waiting `write` or
+/// `drain` with `CancellationError`.
+public protocol AudioOutput: AnyObject, Sendable {
+    var format: PCMFormat { get }
+    /// Queues interleaved samples, waiting while the output holds `bufferSeconds` already.
+    func write(_ samples: [Int16]) async throws
+    /// Lets the output play.
+    func start() throws
+    /// Silences the output, keeping what is queued.
+    func pause() throws
+    /// Waits until everything queued has been played.
+    func drain() async throws
+    /// Drops what is queued, silences at once and closes. Idempotent.
+    func stop()
+    /// Seconds this output has played, if it can tell; `nil` to count what was written.
+    var playedSeconds: Double? { get }
+}
+
+/// Why the sound could not be played.
+public enum AudioSinkError: UserFacingError, Hashable {
+    /// No sound server answered.
+    case noSoundServer(detail: String)
+    /// The sound server went away or failed while playing.
+    case soundServerLost(detail: String)
+    /// The sound server refused something.
+    case soundServer(detail: String)
+    /// A WAV output file could not be written.
+    case file(path: String, reason: String)
+
+    public var userMessage: String {
+        switch self {
+        case .noSoundServer:
+            return "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)"
+        case .soundServerLost(let detail):
+            return "lost the sound server (\(detail)); play again to reconnect, or use --output wav:PATH"
+        case .soundServer(let detail):
+            return "sound server error: \(detail); play again, or use --output wav:PATH"
+        case .file(let path, let reason):
+            return "cannot write \(path): \(reason)"
+        }
+    }
+}

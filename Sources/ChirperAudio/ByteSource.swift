@@ -1,0 +1,73 @@
+import ChirperCore
+
+/// Where a recording's bytes come from: an HTTP(S) URL or a local file.
+///
+/// `open(from:)` may be called again with a later offset to resume after a dropped connection.
+public protocol ByteSource: Sendable {
+    /// Starts reading the recording at byte `offset` (0 for the start).
+    func open(from offset: Int64) async throws -> any ByteReader
+}
+
+/// One read of a source, in order, chunk by chunk. Used by one task; `read` gives back-pressure (nothing
+/// more is fetched until it is called again).
+public protocol ByteReader: AnyObject {
+    /// The length of the whole recording, if the server or file system says.
+    var totalLength: Int64? { get }
+    /// The next bytes, or `nil` at the end. Chunk sizes carry no meaning.
+    func read() async throws -> [UInt8]?
+}
+
+/// Why a recording's bytes could not be read.
+public enum ByteSourceError: UserFacingError, Hashable {
+    /// A recording without an audio URL (xeno-canto hides restricted species' files).
+    case noURL
+    /// A URL whose scheme is not http or https.
+    case unsupportedScheme(String)
+    /// A URL that cannot be parsed.
+    case badURL(String)
+    /// The server answered with an error status.
+    case httpStatus(Int, String)
+    /// The server answered a resumed request from the wrong place.
+    case badRange(String)
+    /// Could not connect, or the connection failed.
+    case network(String)
+    /// No bytes for the stall timeout.
+    case stalled(seconds: Double)
+    /// A local file could not be opened or read.
+    case file(path: String, reason: String)
+
+    public var userMessage: String {
+        switch self {
+        case .noURL:
+            return "no audio file for this recording (restricted species are not downloadable); pick another"
+        case .unsupportedScheme(let scheme):
+            return "refusing to fetch \(scheme): URLs; only http and https recordings are played"
+        case .badURL(let url):
+            return "bad audio URL \"\(url.prefix(80))\"; pick another recording"
+        case .httpStatus(let code, let reason):
+            return "the server answered HTTP \(code)\(reason.isEmpty ? "" : " \(reason)"); try again later"
+        case .badRange(let detail):
+            return "the server resumed the download wrongly (\(detail)); play it again"
+        case .network(let detail):
+            return "network error: \(detail); check the connection and play again"
+        case .stalled(let seconds):
+            let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+            return "network stalled: no data for \(shown) s; check the connection and play again"
+        case .file(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        }
+    }
+}
+
+/// Makes the byte source for a play item's location.
+public struct ByteSources: Sendable {
+    private let make: @Sendable (AudioLocation) throws -> any ByteSource
+
+    public init(_ make: @escaping @Sendable (AudioLocation) throws -> any ByteSource) {
+        self.make = make
+    }
+
+    public func source(for location: AudioLocation) throws -> any ByteSource {
+        try make(location)
+    }
+}

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Streams a recording over HTTP(S) with AsyncHTTPClient: the body arrives chunk by chunk with
+/// back-pressure, redirects are followed (xeno-canto's `file` URLs redirect), and a read can start at a byte
+/// offset with `Range: bytes=N-` (a server that ignores it and sends the whole body is handled by skipping).
+public struct HTTPByteSource: ByteSource {
+    public let url: String
+    private let client: HTTPClient
+    /// Time allowed until the response head arrives (the body has its own stall timeout in the player).
+    private let headTimeout: TimeAmount
+
+    /// Checks the URL: only `http` and `https` are accepted.
+    public init(url: String, client: HTTPClient = .shared, headTimeout: TimeAmount = .seconds(30)) throws {
+        try Self.validate(url)
+        self.url = url
+        self.client = client
+        self.headTimeout = headTimeout
+    }
+
+    /// Throws unless `url` is an absolute http(s) URL with a host.
+    public static func validate(_ url: String) throws {
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw ByteSourceError.noURL }
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
+            throw ByteSourceError.badURL(url)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ByteSourceError.unsupportedScheme(scheme)
+        }
+        guard let host = components.host, !host.isEmpty else { throw ByteSourceError.badURL(url) }
+    }
+
+    public func open(from offset: Int64) async throws -> any ByteReader {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: "chirper-play")
+        // Byte offsets must mean the file's bytes: no transfer compression.
+        request.headers.add(name: "Accept-Encoding", value: "identity")
+        if offset > 0 {
+            request.headers.add(name: "Range", value: "bytes=\(offset)-")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: headTimeout)
+        } catch {
+            throw Self.translate(error)
+        }
+        var skip: Int64 = 0
+        var total: Int64? = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        switch response.status.code {
+        case 200:
+            // The whole body: skip to the offset ourselves.
+            skip = offset
+        case 206:
+            guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init) else {
+                throw ByteSourceError.badRange("206 without a usable Content-Range")
+            }
+            guard range.start <= offset else {
+                throw ByteSourceError.badRange("asked for byte \(offset), got \(range.start)")
+            }
+            skip = offset - range.start
+            total = range.total ?? total.map { $0 + range.start }
+        case 416 where offset > 0:
+            // Asked past the end: the recording was already complete.
+            return EmptyByteReader(totalLength: offset)
+        default:
+            throw ByteSourceError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
+        }
+        return HTTPByteReader(body: response.body, skip: skip, totalLength: total)
+    }
+
+    static func translate(_ error: any Error) -> any Error {
+        if error is CancellationError { return error }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .cancelled: return CancellationError()
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                return ByteSourceError.network("the server did not answer in time")
+            case .remoteConnectionClosed:
+                return ByteSourceError.network("the server closed the connection")
+            case .redirectLimitReached, .redirectCycleDetected:
+                return ByteSourceError.network("too many redirects")
+            default:
+                return ByteSourceError.network(String(describing: error))
+            }
+        }
+        if let error = error as? ByteSourceError { return error }
+        return ByteSourceError.network(String(describing: error))
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+struct ContentRange: Hashable {
+    var start: Int64
+    var end: Int64
+    var total: Int64?
+
+    init?(_ header: String) {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-")
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), end >= start else {
+            return nil
+        }
+        self.start = start
+        self.end = end
+        self.total = Int64(parts[1])
+    }
+}
+
+final class HTTPByteReader: ByteReader {
+    private var iterator: HTTPClientResponse.Body.AsyncIterator
+    private var skip: Int64
+    let totalLength: Int64?
+
+    init(body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?) {
+        self.iterator = body.makeAsyncIterator()
+        self.skip = skip
+        self.totalLength = totalLength
+    }
+
+    func read() async throws -> [UInt8]? {
+        while true {
+            let next: ByteBuffer?
+            do {
+                next = try await iterator.next()
+            } catch {
+                throw HTTPByteSource.translate(error)
+            }
+            guard var buffer = next else { return nil }
+            if skip > 0 {
+                let dropped = min(Int64(buffer.readableBytes), skip)
+                buffer.moveReaderIndex(forwardBy: Int(dropped))
+                skip -= dropped
+            }
+            if buffer.readableBytes > 0 {
+                return buffer.readBytes(length: buffer.readableBytes)
+            }
+        }
+    }
+}
+
+final class EmptyByteReader: ByteReader {
+    let totalLength: Int64?
+    init(totalLength: Int64?) { self.totalLength = totalLength }
+    func read() async throws -> [UInt8]? { nil }
+}

@@ -1,0 +1,150 @@
+/// Decodes a recording's bytes, whatever their format and however they are split: sniffs the first
+/// bytes, then hands the stream to the MP3 or WAV decoder.
+///
+/// ID3v2 tags in front of an MP3 are skipped here, as they stream past, so a huge tag (cover art) never
+/// sits in memory. The output does not depend on how the input is chunked. Not thread-safe.
+public final class StreamDecoder {
+    private enum Stage {
+        /// Collecting the first bytes to decide the format.
+        case sniffing([UInt8])
+        /// MP3: looking at the next 10 bytes for an ID3v2 tag header.
+        case id3Header([UInt8])
+        /// MP3: skipping the rest of an ID3v2 tag.
+        case id3Skip(remaining: Int)
+        case mp3(MP3Decoder)
+        case wav(WAVDecoder)
+    }
+
+    private var stage: Stage = .sniffing([])
+    private let expectedLength: Int64?
+    private var bytesSeen: Int64 = 0
+    private var tagBytes: Int64 = 0
+
+    /// The format, once sniffed.
+    public private(set) var container: AudioContainer?
+
+    /// - Parameter expectedLength: the body's length if known (used to estimate an MP3's duration).
+    public init(expectedLength: Int64? = nil) {
+        self.expectedLength = expectedLength
+    }
+
+    /// The recording's length in seconds, once the decoder knows it.
+    public var duration: Double? {
+        switch stage {
+        case .mp3(let decoder): decoder.duration
+        case .wav(let decoder): decoder.duration
+        case .sniffing, .id3Header, .id3Skip: nil
+        }
+    }
+
+    /// Feeds the next bytes; returns the formats and samples they complete.
+    public func feed(_ bytes: [UInt8]) throws -> [DecodedAudio] {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Feeds the next bytes; returns the formats and samples they complete.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws -> [DecodedAudio] {
+        bytesSeen += Int64(bytes.count)
+        var output: [DecodedAudio] = []
+        try process(bytes[...], into: &output)
+        return output
+    }
+
+    /// Call at the end of the body: decides the format of a very short body, and reports a body that
+    /// is not audio or was cut short.
+    public func finish() throws -> [DecodedAudio] {
+        var output: [DecodedAudio] = []
+        switch stage {
+        case .sniffing(let prefix):
+            switch AudioSniffer.sniff(prefix, isComplete: true) {
+            case .container, .needMore:
+                // Too short to hold any audio; the machine reports "no audio".
+                return []
+            case .unsupported(let error):
+                throw error
+            }
+        case .id3Header(let pending):
+            // Fewer than 10 bytes after the tags: let the decoder have them.
+            if !pending.isEmpty {
+                let decoder = try startMP3()
+                output += try pending.withUnsafeBytes { try decoder.feed($0) }
+                try decoder.finish()
+            }
+        case .id3Skip:
+            break
+        case .mp3(let decoder):
+            try decoder.finish()
+        case .wav(let decoder):
+            try decoder.finish()
+        }
+        return output
+    }
+
+    private func process(_ input: Slice<UnsafeRawBufferPointer>, into output: inout [DecodedAudio]) throws {
+        var input = input
+        while !input.isEmpty {
+            switch stage {
+            case .sniffing(let held):
+                // Sniffing looks at no more than the first 64 bytes, so `combined` is kept only while short.
+                let combined = held + Array(input)
+                switch AudioSniffer.sniff(combined, isComplete: false) {
+                case .needMore:
+                    stage = .sniffing(combined)
+                case .unsupported(let error):
+                    throw error
+                case .container(let container):
+                    self.container = container
+                    switch container {
+                    case .mp3: stage = .id3Header([])
+                    case .wav: stage = .wav(WAVDecoder())
+                    }
+                    try combined.withUnsafeBytes { try process($0[...], into: &output) }
+                }
+                return
+            case .id3Header(var header):
+                let needed = 10 - header.count
+                header.append(contentsOf: input.prefix(needed))
+                input = input.dropFirst(min(needed, input.count))
+                if header.count < 10 {
+                    stage = .id3Header(header)
+                    return
+                }
+                if let tagSize = Self.id3TagSize(header) {
+                    tagBytes += Int64(tagSize)
+                    stage = .id3Skip(remaining: tagSize - 10)
+                } else {
+                    let decoder = try startMP3()
+                    output += try header.withUnsafeBytes { try decoder.feed($0) }
+                }
+            case .id3Skip(let remaining):
+                let skipped = min(remaining, input.count)
+                input = input.dropFirst(skipped)
+                stage = skipped < remaining ? .id3Skip(remaining: remaining - skipped) : .id3Header([])
+            case .mp3(let decoder):
+                output += try decoder.feed(UnsafeRawBufferPointer(rebasing: input))
+                return
+            case .wav(let decoder):
+                output += try decoder.feed(UnsafeRawBufferPointer(rebasing: input))
+                return
+            }
+        }
+    }
+
+    private func startMP3() throws -> MP3Decoder {
+        let length = expectedLength.map { max(0, $0 - tagBytes) }
+        let decoder = try MP3Decoder(streamLength: length)
+        stage = .mp3(decoder)
+        return decoder
+    }
+
+    /// The whole size of an ID3v2 tag (header, body, footer) if `header` opens one.
+    static func id3TagSize(_ header: [UInt8]) -> Int? {
+        guard header.count >= 10, header.starts(with: Array("ID3".utf8)),
+            header[3] != 0xFF, header[4] != 0xFF,
+            header[6] & 0x80 == 0, header[7] & 0x80 == 0, header[8] & 0x80 == 0, header[9] & 0x80 == 0
+        else { return nil }
+        let size = Int(header[6]) << 21 | Int(header[7]) << 14 | Int(header[8]) << 7 | Int(header[9])
+        let footer = header[5] & 0x10 != 0 ? 10 : 0
+        return 10 + size + footer
+    }
+}

@@ -1,0 +1,138 @@
+import Glibc
+import NIOConcurrencyHelpers
+
+/// Writes what would have been played to a WAV file (16-bit PCM), for `--output wav:PATH`.
+///
+/// Each track replaces the file. The header's sizes are kept right after every write, so the file is a
+/// valid WAV at any moment, including after `stop`. Tracks are written as fast as they decode.
+public final class WAVFileSink: AudioSink {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func prepare() async throws {}
+
+    public func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput {
+        try WAVFileOutput(path: path, format: format)
+    }
+
+    public func shutdown() {}
+}
+
+final class WAVFileOutput: AudioOutput {
+    let format: PCMFormat
+    private let path: String
+    private struct State {
+        var descriptor: Int32
+        var dataBytes: Int = 0
+    }
+    private let state: NIOLockedValueBox<State>
+
+    /// The largest data size a RIFF header can state.
+    private static let maximumDataBytes = Int(UInt32.max) - 36
+
+    init(path: String, format: PCMFormat) throws {
+        self.path = path
+        self.format = format
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw AudioSinkError.file(path: path, reason: String(cString: strerror(errno))) }
+        do {
+            try Self.writeAll(Self.header(format: format, dataBytes: 0), to: fd, at: 0, path: path)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        state = NIOLockedValueBox(State(descriptor: fd))
+    }
+
+    deinit {
+        stop()
+    }
+
+    func write(_ samples: [Int16]) async throws {
+        try Task.checkCancellation()
+        try state.withLockedValue { state in
+            guard state.descriptor >= 0 else { throw CancellationError() }
+            let room = Self.maximumDataBytes - state.dataBytes
+            let count = min(samples.count, room / 2)
+            guard count > 0 else { return }
+            var bytes = [UInt8](repeating: 0, count: count * 2)
+            for index in 0..<count {
+                let value = UInt16(bitPattern: samples[index])
+                bytes[2 * index] = UInt8(value & 0xFF)
+                bytes[2 * index + 1] = UInt8(value >> 8)
+            }
+            try Self.writeAll(bytes, to: state.descriptor, at: 44 + state.dataBytes, path: path)
+            state.dataBytes += bytes.count
+            try Self.writeAll(
+                Self.header(format: format, dataBytes: state.dataBytes), to: state.descriptor, at: 0, path: path)
+        }
+    }
+
+    func start() throws {}
+    func pause() throws {}
+
+    func drain() async throws {
+        try Task.checkCancellation()
+    }
+
+    func stop() {
+        state.withLockedValue { state in
+            if state.descriptor >= 0 {
+                Glibc.close(state.descriptor)
+                state.descriptor = -1
+            }
+        }
+    }
+
+    var playedSeconds: Double? {
+        format.seconds(ofSamples: state.withLockedValue { $0.dataBytes } / 2)
+    }
+
+    /// A 44-byte canonical header for 16-bit PCM.
+    static func header(format: PCMFormat, dataBytes: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(44)
+        func append32(_ value: Int) {
+            let value = UInt32(truncatingIfNeeded: value)
+            bytes += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24)]
+        }
+        func append16(_ value: Int) {
+            bytes += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
+        }
+        bytes += Array("RIFF".utf8)
+        append32(36 + dataBytes)
+        bytes += Array("WAVEfmt ".utf8)
+        append32(16)
+        append16(1)  // WAVE_FORMAT_PCM
+        append16(format.channels)
+        append32(format.sampleRate)
+        append32(format.bytesPerSecond)
+        append16(format.channels * 2)
+        append16(16)
+        bytes += Array("data".utf8)
+        append32(dataBytes)
+        return bytes
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, at offset: Int, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw AudioSinkError.file(path: path, reason: String(cString: strerror(errno)))
+            }
+            done += count
+        }
+    }
+}

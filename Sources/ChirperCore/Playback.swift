@@ -1,0 +1,105 @@
+/// What the listener is hearing, as the status line shows it: one value, rendered in one place.
+public enum PlaybackState: Sendable, Hashable {
+    /// Nothing is playing: before the first `play`, after a track has played to its end, or after `stop`.
+    /// Next: `buffering` (play).
+    case idle
+    /// A track is loading: fetching and decoding until enough audio is queued to play without a gap, at
+    /// the start or after the network fell behind (an underrun). The sink is silent.
+    /// Next: `playing` (enough is queued, or the recording ended), `paused`, `idle` (stop), `failed`,
+    /// `buffering` of another track (play).
+    case buffering(PlaybackProgress)
+    /// The track is audible; fetching and decoding continue ahead of the listener.
+    /// Next: `buffering` (underrun), `paused`, `idle` (played to the end, or stop), `failed`,
+    /// `buffering` of another track (play).
+    case playing(PlaybackProgress)
+    /// The user paused: the sink is silent and keeps its place; fetching continues until the sink is full.
+    /// Next: `playing` or `buffering` (resume, depending on how much is queued), `idle` (stop), `failed`,
+    /// `buffering` of another track (play).
+    case paused(PlaybackProgress)
+    /// The last track could not be played; the reason says why and what to do. Nothing is running.
+    /// Next: `buffering` (play again: the sound server is reconnected, the file fetched again), `idle` (stop).
+    case failed(PlaybackFailure)
+
+    /// The recording this state is about, if any.
+    public var item: PlayItem? {
+        switch self {
+        case .idle: nil
+        case .buffering(let progress), .playing(let progress), .paused(let progress): progress.item
+        case .failed(let failure): failure.item
+        }
+    }
+
+    /// Position and buffering figures while a track is loaded.
+    public var progress: PlaybackProgress? {
+        switch self {
+        case .idle, .failed: nil
+        case .buffering(let progress), .playing(let progress), .paused(let progress): progress
+        }
+    }
+
+    /// Whether a track is loaded (buffering, playing or paused).
+    public var isActive: Bool { progress != nil }
+}
+
+/// Where a loaded track stands.
+public struct PlaybackProgress: Sendable, Hashable {
+    public var item: PlayItem
+    /// Seconds of audio the listener has heard.
+    public var position: Double
+    /// Length in seconds when known: the decoder's figure once it has one, else the catalogue's.
+    public var duration: Double?
+    /// Seconds of decoded audio queued ahead of the listener.
+    public var buffered: Double
+
+    public init(item: PlayItem, position: Double = 0, duration: Double? = nil, buffered: Double = 0) {
+        self.item = item
+        self.position = position
+        self.duration = duration
+        self.buffered = buffered
+    }
+}
+
+/// Why a track could not be played: one line for the user, saying what to do.
+public struct PlaybackFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The recording that failed; `nil` if none was loaded.
+    public var item: PlayItem?
+    /// One line, e.g. "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)".
+    public var reason: String
+
+    public init(item: PlayItem?, reason: String) {
+        self.item = item
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let item { "\(item.label): \(reason)" } else { reason }
+    }
+}
+
+/// When to start (and restart) the sound, in seconds of decoded audio queued ahead of the listener.
+///
+/// Half a second to start: a first sound that feels immediate, yet about 20 MP3 frames of slack (8 KB at
+/// 128 kbit/s), so ordinary network jitter does not cause an underrun right away. One second to restart
+/// after an underrun: the network has shown it can fall behind, so a larger margin (hysteresis) avoids
+/// flapping between `buffering` and `playing`. The sink may hold `sinkBuffer` seconds ahead (that bounds
+/// memory and gives back-pressure); both thresholds are kept below it, or the sink would fill while silent
+/// and the start would never come.
+public struct BufferingPolicy: Sendable, Hashable {
+    /// Queued audio needed before the first sound.
+    public var startThreshold: Double
+    /// Queued audio needed to resume after an underrun.
+    public var rebufferThreshold: Double
+    /// How far ahead of the listener the sink may hold decoded audio.
+    public var sinkBuffer: Double
+
+    /// Thresholds are clamped to `0...sinkBuffer / 2` so that they can always be reached.
+    public init(startThreshold: Double = 0.5, rebufferThreshold: Double = 1.0, sinkBuffer: Double = 2.0) {
+        let sink = max(sinkBuffer, 0.05)
+        self.sinkBuffer = sink
+        self.startThreshold = min(max(startThreshold, 0), sink / 2)
+        self.rebufferThreshold = min(max(rebufferThreshold, 0), sink / 2)
+    }
+
+    /// 0.5 s to start, 1 s to resume after an underrun, 2 s held by the sink.
+    public static let `default` = BufferingPolicy()
+}

@@ -1,0 +1,340 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// The real recordings beside the repository (`../shared/xeno-canto/audio/` from the package root).
+enum Fixtures {
+    static let packageRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    static let audioDirectory: String = URL(fileURLWithPath: packageRoot)
+        .appendingPathComponent("../shared/xeno-canto/audio").standardized.path
+
+    /// File names of the MP3s, sorted; empty when the folder is absent.
+    static let mp3Names: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: audioDirectory)) ?? []
+        return names.filter { $0.hasSuffix(".mp3") }.sorted()
+    }()
+
+    /// The trait condition and the message shown when the real recordings are not there.
+    static let hasRecordings = !mp3Names.isEmpty
+    static let noRecordings: Comment = "skipped: ../shared/xeno-canto/audio/ (real recordings) is absent"
+
+    static let hasMPG123 = PulseHarness.executable(named: "mpg123") != nil
+    static let noMPG123: Comment = "skipped: mpg123 (the reference decoder) is not installed"
+
+    static func path(_ name: String) -> String { "\(audioDirectory)/\(name)" }
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name))))
+    }
+
+    /// The name of the recording whose file name contains `fragment` (e.g. "XC5168").
+    static func named(_ fragment: String) -> String? {
+        mp3Names.first { $0.contains(fragment + "-") }
+    }
+
+    /// `mpg123 -s` (raw native-endian s16 at the stream's own rate and channels) of a file.
+    static func referenceDecode(_ path: String) throws -> [Int16] {
+        guard let mpg123 = PulseHarness.executable(named: "mpg123") else { throw TestFailure("mpg123 missing") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: mpg123)
+        process.arguments = ["-q", "-s", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("mpg123 failed on \(path)") }
+        return data.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "/chirper-audio-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What a decode produced: every format announced and all samples, concatenated.
+struct Decoded: Equatable {
+    var formats: [PCMFormat] = []
+    var samples: [Int16] = []
+
+    mutating func append(_ output: [DecodedAudio]) {
+        for item in output {
+            switch item {
+            case .format(let format, _): formats.append(format)
+            case .samples(let samples): self.samples += samples
+            }
+        }
+    }
+}
+
+/// Decodes `bytes` with `StreamDecoder`, feeding them in pieces of the sizes `sizes` yields (cycled).
+/// Yields now and then, so a long decode does not keep a thread from the timing-sensitive tests.
+func decode(_ bytes: [UInt8], chunkSizes sizes: [Int]) async throws -> Decoded {
+    let decoder = StreamDecoder(expectedLength: Int64(bytes.count))
+    var result = Decoded()
+    var offset = 0
+    var index = 0
+    while offset < bytes.count {
+        let size = max(1, sizes[index % sizes.count])
+        index += 1
+        let end = min(offset + size, bytes.count)
+        result.append(try bytes[offset..<end].withUnsafeBytes { try decoder.feed($0) })
+        offset = end
+        if index % 512 == 0 { await Task.yield() }
+    }
+    result.append(try decoder.finish())
+    return result
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func randomSizes(count: Int, upTo maximum: Int, seed: UInt64) -> [Int] {
+    var generator = SeededGenerator(seed: seed)
+    return (0..<count).map { _ in Int.random(in: 1...maximum, using: &generator) }
+}
+
+func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    var generator = SeededGenerator(seed: seed)
+    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+}
+
+// MARK: - WAV fixtures
+
+/// Sample encodings a generated WAV can use.
+enum WAVEncoding: String, CaseIterable, CustomStringConvertible {
+    case unsigned8, signed16, signed24, signed32, float32, float64
+    case extensible24, extensibleFloat32
+
+    var description: String { rawValue }
+
+    var bytesPerSample: Int {
+        switch self {
+        case .unsigned8: 1
+        case .signed16: 2
+        case .signed24, .extensible24: 3
+        case .signed32, .float32, .extensibleFloat32: 4
+        case .float64: 8
+        }
+    }
+
+    var isFloat: Bool { self == .float32 || self == .float64 || self == .extensibleFloat32 }
+    var isExtensible: Bool { self == .extensible24 || self == .extensibleFloat32 }
+}
+
+/// A test signal: a rising chirp with a little noise, as 16-bit samples (interleaved, `channels` wide).
+func chirpSignal(frames: Int, sampleRate: Int, channels: Int, seed: UInt64 = 7) -> [Int16] {
+    var generator = SeededGenerator(seed: seed)
+    var samples: [Int16] = []
+    samples.reserveCapacity(frames * channels)
+    for frame in 0..<frames {
+        let t = Double(frame) / Double(sampleRate)
+        let frequency = 400 + 2000 * t
+        for channel in 0..<channels {
+            let phase = 2 * Double.pi * frequency * t + Double(channel) * 0.7
+            let noise = Double(Int.random(in: -200...200, using: &generator))
+            samples.append(Int16(max(-32768, min(32767, (sin(phase) * 20000 + noise).rounded()))))
+        }
+    }
+    return samples
+}
+
+/// Builds a WAV file holding `signal` in `encoding`, with extra chunks around the data to exercise the
+/// parser. Returns the bytes and the 16-bit samples a correct reader must produce.
+func makeWAV(
+    _ signal: [Int16],
+    encoding: WAVEncoding,
+    sampleRate: Int,
+    channels: Int,
+    declaredDataSize: UInt32? = nil,
+    extraChunks: Bool = true
+) -> (bytes: [UInt8], expected: [Int16]) {
+    var data: [UInt8] = []
+    var expected: [Int16] = []
+    var generator = SeededGenerator(seed: 11)
+    for sample in signal {
+        let value = Int32(sample)
+        switch encoding {
+        case .unsigned8:
+            data.append(UInt8(truncatingIfNeeded: (value >> 8) + 128))
+            expected.append(Int16(truncatingIfNeeded: (value >> 8) << 8))
+        case .signed16:
+            data += le(UInt32(bitPattern: value), bytes: 2)
+            expected.append(sample)
+        case .signed24, .extensible24:
+            let low = Int32.random(in: 0...255, using: &generator)
+            data += le(UInt32(bitPattern: value << 8 | low), bytes: 3)
+            expected.append(sample)
+        case .signed32:
+            let low = Int32.random(in: 0...65535, using: &generator)
+            data += le(UInt32(bitPattern: value << 16 | low), bytes: 4)
+            expected.append(sample)
+        case .float32, .extensibleFloat32:
+            data += le(Float(Double(sample) / 32768).bitPattern, bytes: 4)
+            expected.append(sample)
+        case .float64:
+            let bits = (Double(sample) / 32768).bitPattern
+            data +=
+                le(UInt32(truncatingIfNeeded: bits), bytes: 4) + le(UInt32(truncatingIfNeeded: bits >> 32), bytes: 4)
+            expected.append(sample)
+        }
+    }
+    let bits = encoding.bytesPerSample * 8
+    let tag: UInt32 = encoding.isExtensible ? 0xFFFE : (encoding.isFloat ? 3 : 1)
+    var format: [UInt8] = []
+    format += le(tag, bytes: 2)
+    format += le(UInt32(channels), bytes: 2)
+    format += le(UInt32(sampleRate), bytes: 4)
+    format += le(UInt32(sampleRate * channels * encoding.bytesPerSample), bytes: 4)
+    format += le(UInt32(channels * encoding.bytesPerSample), bytes: 2)
+    format += le(UInt32(bits), bytes: 2)
+    if encoding.isExtensible {
+        format += le(22, bytes: 2)  // cbSize
+        format += le(UInt32(bits), bytes: 2)  // valid bits
+        format += le(channels == 1 ? 0x4 : 0x3, bytes: 4)  // channel mask
+        // SubFormat GUID: the format tag, then the fixed tail 00000000-0010-8000-00AA00389B71.
+        format += le(encoding.isFloat ? 3 : 1, bytes: 4)
+        format += [0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+    }
+    var body: [UInt8] = Array("WAVE".utf8)
+    if extraChunks {
+        body += chunk("LIST", Array("INFOISFT\u{5}\0\0\0test\0\0".utf8))  // before fmt
+        body += chunk("junk", [1, 2, 3])  // odd size, padded
+    }
+    body += chunk("fmt ", format)
+    if extraChunks {
+        body += chunk("fact", le(UInt32(signal.count / channels), bytes: 4))
+    }
+    var dataChunk = chunk("data", data)
+    if let declaredDataSize {
+        dataChunk.replaceSubrange(4..<8, with: le(declaredDataSize, bytes: 4))
+    }
+    body += dataChunk
+    if extraChunks && declaredDataSize == nil {
+        body += chunk("id3 ", [9, 9, 9, 9, 9])  // after data, odd size
+    }
+    let riff = Array("RIFF".utf8) + le(UInt32(body.count), bytes: 4) + body
+    return (riff, expected)
+}
+
+func chunk(_ id: String, _ payload: [UInt8]) -> [UInt8] {
+    var bytes = Array(id.utf8) + le(UInt32(payload.count), bytes: 4) + payload
+    if payload.count % 2 == 1 { bytes.append(0) }
+    return bytes
+}
+
+func le(_ value: UInt32, bytes count: Int) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) }
+}
+
+// MARK: - Player helpers
+
+extension Player {
+    /// Waits (without sleeping) until the published state satisfies `predicate`; returns that state.
+    /// Fails after `seconds` so a broken player cannot hang the suite.
+    @discardableResult
+    func waitFor(
+        _ what: String,
+        seconds: Double = 30,
+        _ predicate: @escaping @Sendable (PlaybackState) -> Bool
+    ) async throws -> PlaybackState {
+        let updates = stateUpdates()
+        return try await withThrowingTaskGroup(of: PlaybackState?.self) { group in
+            group.addTask {
+                for await state in updates where predicate(state) { return state }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let state = first else {
+                throw TestFailure("timed out after \(seconds) s waiting for \(what); state is \(self.state)")
+            }
+            return state
+        }
+    }
+}
+
+extension PlaybackState {
+    var isIdle: Bool { self == .idle }
+    var isPlaying: Bool {
+        if case .playing = self { return true }
+        return false
+    }
+    var isPaused: Bool {
+        if case .paused = self { return true }
+        return false
+    }
+    var isBuffering: Bool {
+        if case .buffering = self { return true }
+        return false
+    }
+    var failureReason: String? {
+        if case .failed(let failure) = self { return failure.reason }
+        return nil
+    }
+}
+
+/// Collects every state a player publishes, in order.
+final class StateLog: Sendable {
+    private let states = NIOLockedValueBox<[PlaybackState]>([])
+    private let task: Task<Void, Never>
+
+    init(_ player: Player) {
+        let updates = player.stateUpdates()
+        let states = self.states
+        task = Task {
+            for await state in updates { states.withLockedValue { $0.append(state) } }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [PlaybackState] { states.withLockedValue { $0 } }
+
+    /// The kinds of state seen, with repeats collapsed: e.g. ["idle", "buffering", "playing", "idle"].
+    var kinds: [String] {
+        var result: [String] = []
+        for state in all {
+            let kind: String
+            switch state {
+            case .idle: kind = "idle"
+            case .buffering: kind = "buffering"
+            case .playing: kind = "playing"
+            case .paused: kind = "paused"
+            case .failed: kind = "failed"
+            }
+            if result.last != kind { result.append(kind) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,300 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import Testing
+
+/// Bodies served by one loopback server, by path.
+private func serve(_ bodies: [String: [UInt8]], chunkSize: Int = 16 * 1024) async throws -> LoopbackServer {
+    try await LoopbackServer.start { request in
+        guard let body = bodies[request.path] else { return .text("not found", status: 404) }
+        return .file(body, contentType: "audio/mpeg", for: request, chunkSize: chunkSize)
+    }
+}
+
+private func item(_ label: String, _ url: String) -> PlayItem {
+    PlayItem(label: label, location: .remote(url))
+}
+
+/// A short generated WAV, always available (no fixtures needed).
+private let shortWAV = makeWAV(
+    chirpSignal(frames: 22050, sampleRate: 22050, channels: 1),
+    encoding: .signed16,
+    sampleRate: 22050,
+    channels: 1
+)
+
+/// A long generated WAV (60 s of stereo audio) for tests that stop or pause mid-track.
+private let longWAV = makeWAV(
+    chirpSignal(frames: 60 * 8000, sampleRate: 8000, channels: 2),
+    encoding: .signed16,
+    sampleRate: 8000,
+    channels: 2,
+    extraChunks: false
+)
+
+@Suite("Player")
+struct PlayerTests {
+    @Test("a recording plays through to idle: idle → buffering → playing → idle, all samples to the sink")
+    func playsToIdle() async throws {
+        let server = try await serve(["/short.wav": shortWAV.bytes])
+        let sink = NullSink()
+        let player = Player(sink: sink)
+        let log = StateLog(player)
+        player.play(item("DEMO-1", server.baseURL + "/short.wav"))
+        try await player.waitFor("idle after playing") { $0.isIdle }
+        #expect(sink.totals.samples == shortWAV.expected.count)
+        #expect(sink.totals.outputs == 1)
+        #expect(player.runningPipelines == 0)
+        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" && log.kinds.count >= 4 }
+        #expect(log.kinds == ["idle", "buffering", "playing", "idle"])
+        // Each change is published once: no two consecutive states are equal.
+        let states = log.all
+        #expect(zip(states, states.dropFirst()).allSatisfy { $0 != $1 })
+        await server.shutdown()
+    }
+
+    @Test(
+        "real MP3s play from a local path and over HTTP, the decoder's duration is shown",
+        .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
+    )
+    func playsRealMP3() async throws {
+        guard let name = Fixtures.named("XC5168") else { return }
+        let bytes = try Fixtures.bytes(name)
+        let expected = try await decode(bytes, chunkSizes: [bytes.count]).samples.count
+        let server = try await serve(["/5168/download": bytes])
+        for location in [AudioLocation.local(path: Fixtures.path(name)), .remote(server.baseURL + "/5168/download")] {
+            let sink = NullSink()
+            let player = Player(sink: sink)
+            player.play(PlayItem(label: "XC5168", location: location, expectedDuration: 5))
+            let playing = try await player.waitFor("playing") { $0.isPlaying }
+            let duration = try #require(playing.progress?.duration)
+            #expect(abs(duration - 4.6) < 0.2, "duration \(duration)")
+            try await player.waitFor("idle") { $0.isIdle }
+            #expect(sink.totals.samples == expected)
+        }
+        await server.shutdown()
+    }
+
+    @Test(
+        "bad audio fails with a reason, nothing crashes, and the next play works",
+        .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
+    )
+    func badAudio() async throws {
+        guard let name = Fixtures.named("XC178978") else { return }
+        let mp3 = try Fixtures.bytes(name)
+        let server = try await serve([
+            "/empty": [],
+            "/page.html": Array("<!DOCTYPE html><html><body>Service unavailable</body></html>".utf8),
+            "/half.mp3": Array(mp3.prefix(mp3.count / 2)),
+            "/tag-only.mp3": Array(mp3.prefix(3000)),
+            "/random": randomBytes(50_000, seed: 99),
+            "/good.wav": shortWAV.bytes,
+        ])
+        let cases: [(PlayItem, String)] = [
+            (item("XC1", server.baseURL + "/empty"), "unsupported audio format: an empty body"),
+            (item("XC2", server.baseURL + "/page.html"), "unsupported audio format: an HTML page"),
+            (item("XC3", server.baseURL + "/half.mp3"), "recording cut short"),
+            (item("XC4", server.baseURL + "/tag-only.mp3"), "no audio in this recording"),
+            (item("XC5", server.baseURL + "/random"), "unsupported audio format: bytes"),
+            (item("XC6", server.baseURL + "/missing"), "HTTP 404"),
+            (PlayItem(label: "XC7", location: .remote("")), "no audio file for this recording"),
+            (item("XC8", "ftp://example.org/a.mp3"), "refusing to fetch ftp: URLs"),
+            (PlayItem(label: "XC9", location: .local(path: "/nonexistent/x.mp3")), "No such file or directory"),
+        ]
+        let sink = NullSink()
+        let player = Player(sink: sink)
+        for (badItem, expected) in cases {
+            player.play(badItem)
+            let state = try await player.waitFor("failure of \(badItem.label)") { $0.failureReason != nil }
+            let reason = try #require(state.failureReason)
+            #expect(reason.contains(expected), "\(badItem.label): \(reason)")
+            #expect(state.item == badItem)
+            #expect(!reason.contains("\n"))
+            // The next play works.
+            player.play(item("GOOD", server.baseURL + "/good.wav"))
+            try await player.waitFor("good play after \(badItem.label)") { $0.isIdle }
+            #expect(player.runningPipelines == 0)
+        }
+        await server.shutdown()
+    }
+
+    @Test("stop silences the output at once (well under 100 ms) and returns with nothing left running")
+    func stopIsPrompt() async throws {
+        let server = try await serve(["/long.wav": longWAV.bytes])
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(item("LONG", server.baseURL + "/long.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        output.play(seconds: 0.5)
+        let start = ContinuousClock.now
+        await player.stop()
+        let elapsed = ContinuousClock.now - start
+        // The output is silenced synchronously, before stop waits for the task to end; that wait depends
+        // on the machine's load (other tests keep both cores busy), so it only gets a sanity bound.
+        let silenced = try #require(output.stoppedAt)
+        #expect(start.duration(to: silenced) < .milliseconds(100), "silenced after \(start.duration(to: silenced))")
+        #expect(elapsed < .seconds(2), "stop returned after \(elapsed)")
+        #expect(output.isStopped)
+        #expect(player.state == .idle)
+        #expect(player.runningPipelines == 0)
+        await server.shutdown()
+    }
+
+    @Test("pause silences the output keeping its place; resume restarts it")
+    func pauseAndResume() async throws {
+        let server = try await serve(["/long.wav": longWAV.bytes])
+        let sink = GatedSink()
+        let player = Player(sink: sink, configuration: .init(progressInterval: .milliseconds(10)))
+        player.play(item("LONG", server.baseURL + "/long.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        output.play(seconds: 1.0)
+        try await player.waitFor("position 1 s") { ($0.progress?.position ?? 0) >= 1.0 }
+        player.pause()
+        let paused = try await player.waitFor("paused") { $0.isPaused }
+        #expect(output.log.last == "pause")
+        #expect(!output.isRunning)
+        output.play(seconds: 5)  // a paused speaker plays nothing
+        #expect(output.playedSeconds == 1.0)
+        #expect(paused.progress?.position == 1.0)
+        player.resume()
+        try await player.waitFor("playing again") { $0.isPlaying }
+        #expect(output.log.suffix(2) == ["pause", "start"])
+        await player.stop()
+        await server.shutdown()
+    }
+
+    @Test("an underrun shows buffering and playback restarts once 1 s is queued again")
+    func underrunRebuffers() async throws {
+        let server = try await serve(["/long.wav": longWAV.bytes])
+        let sink = GatedSink(capacity: 1.5)
+        let player = Player(sink: sink)
+        player.play(item("LONG", server.baseURL + "/long.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        output.underrun()
+        try await player.waitFor("buffering after the underrun") { $0.isBuffering }
+        #expect(output.log.last == "pause")
+        output.openGate()
+        let again = try await player.waitFor("playing after refilling") { $0.isPlaying }
+        #expect((again.progress?.buffered ?? 0) >= 1.0)
+        #expect(output.log.suffix(2) == ["pause", "start"])
+        await player.stop()
+        await server.shutdown()
+    }
+
+    @Test("play while playing stops the current track first, then plays the new one")
+    func playReplaces() async throws {
+        let server = try await serve(["/long.wav": longWAV.bytes, "/short.wav": shortWAV.bytes])
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(item("LONG", server.baseURL + "/long.wav"))
+        try await player.waitFor("playing the long one") { $0.isPlaying && $0.item?.label == "LONG" }
+        player.play(item("SHORT", server.baseURL + "/short.wav"))
+        try await player.waitFor("playing the short one") { $0.isPlaying && $0.item?.label == "SHORT" }
+        #expect(sink.outputs.count == 2)
+        #expect(sink.outputs[0].isStopped)
+        let second = sink.outputs[1]
+        second.play(seconds: 5)
+        await second.waitForLog("drain")
+        second.completeDrain()
+        try await player.waitFor("idle") { $0.isIdle }
+        #expect(player.runningPipelines == 0)
+        await server.shutdown()
+    }
+
+    @Test("the natural end drains the sink before going idle")
+    func drainsAtTheEnd() async throws {
+        let server = try await serve(["/short.wav": shortWAV.bytes])
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(item("SHORT", server.baseURL + "/short.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        await output.waitForLog("drain")
+        #expect(player.state.isPlaying)  // still audible while the sink drains
+        output.completeDrain()
+        try await player.waitFor("idle") { $0.isIdle }
+        #expect(output.log == ["start", "drain", "stop"])
+        await server.shutdown()
+    }
+
+    @Test("no bytes for the stall timeout (by the injected clock) fails with network stalled; the next play works")
+    func stallTimeout() async throws {
+        let body = longWAV.bytes
+        let server = try await LoopbackServer.start { request in
+            if request.path == "/stall.wav" {
+                return LoopbackResponse(
+                    chunks: [.init(Array(body.prefix(8000)))], ending: .stall(declaredLength: body.count))
+            }
+            return .file(shortWAV.bytes, for: request)
+        }
+        let clock = ManualClock()
+        let player = Player(sink: NullSink(), clock: clock, configuration: .init(stallTimeout: .seconds(5)))
+        player.play(item("STALL", server.baseURL + "/stall.wav"))
+        // Move the clock only while the watchdog sleeps on it; the test itself never sleeps.
+        let reason = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    await clock.waitForSleepers()
+                    if Task.isCancelled { break }
+                    clock.advance(by: .seconds(5))
+                }
+                return nil
+            }
+            group.addTask {
+                try await player.waitFor("stalled") { $0.failureReason != nil }.failureReason
+            }
+            var reason: String?
+            while reason == nil, let next = try await group.next() { reason = next }
+            group.cancelAll()
+            return reason
+        }
+        #expect(reason == "network stalled: no data for 5 s; check the connection and play again")
+        #expect(player.runningPipelines == 0)
+        player.play(item("GOOD", server.baseURL + "/good.wav"))
+        try await player.waitFor("good play") { $0.isIdle }
+        await server.shutdown()
+    }
+
+    @Test("a sound server that is missing fails with the plain hint; the next play tries again and works")
+    func missingSoundServerHint() async throws {
+        let server = try await serve(["/short.wav": shortWAV.bytes])
+        let sink = GatedSink()
+        sink.failNextPrepares(with: [AudioSinkError.noSoundServer(detail: "Connection refused")])
+        let player = Player(sink: sink)
+        player.play(item("SHORT", server.baseURL + "/short.wav"))
+        let failed = try await player.waitFor("failed") { $0.failureReason != nil }
+        #expect(
+            failed.failureReason == "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)")
+        player.play(item("SHORT", server.baseURL + "/short.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(sink.prepareCount == 2)
+        await player.stop()
+        await server.shutdown()
+    }
+
+    @Test(
+        "wav:PATH writes a valid WAV holding exactly what would have been played",
+        .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
+    )
+    func wavOutput() async throws {
+        guard let name = Fixtures.named("XC794002") else { return }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/out.wav"
+        let player = Player(output: try OutputChoice(parsing: "wav:" + path))
+        player.play(PlayItem(label: "XC794002", location: .local(path: Fixtures.path(name))))
+        try await player.waitFor("idle") { $0.isIdle }
+        let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let expected = try await decode(try Fixtures.bytes(name), chunkSizes: [1 << 20])
+        // The file is itself a WAV our reader accepts, with the right header sizes and the same samples.
+        let readBack = try await decode(written, chunkSizes: [4096])
+        #expect(readBack.formats == [PCMFormat(sampleRate: 48000, channels: 2)])
+        #expect(readBack.samples == expected.samples)
+        #expect(written.count == 44 + expected.samples.count * 2)
+        #expect(Array(written[4..<8]) == le(UInt32(36 + expected.samples.count * 2), bytes: 4))
+    }
+}

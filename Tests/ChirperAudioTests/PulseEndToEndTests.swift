@@ -1,0 +1,204 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import Testing
+
+/// Shown when the private PulseAudio server cannot run here.
+private let noPulse = Comment(rawValue: PulseHarness.unavailableReason ?? "")
+
+/// One recording to play end to end: its bytes, the reference samples and their format.
+private struct Case: Sendable {
+    var label: String
+    var bytes: [UInt8]
+    var reference: [Int16]
+    var format: PCMFormat
+
+    static func mp3(_ id: String) throws -> Case? {
+        guard let name = Fixtures.named(id) else { return nil }
+        let bytes = try Fixtures.bytes(name)
+        guard case .format(let format, _) = try StreamDecoder().feed(bytes).first else { return nil }
+        return Case(
+            label: id, bytes: bytes, reference: try Fixtures.referenceDecode(Fixtures.path(name)), format: format)
+    }
+
+    /// 2.5 s of stereo 24-bit PCM at 44.1 kHz.
+    static func wav() -> Case {
+        let signal = chirpSignal(frames: 44100 * 5 / 2, sampleRate: 44100, channels: 2)
+        let wav = makeWAV(signal, encoding: .signed24, sampleRate: 44100, channels: 2)
+        return Case(
+            label: "WAV", bytes: wav.bytes, reference: wav.expected, format: PCMFormat(sampleRate: 44100, channels: 2))
+    }
+}
+
+/// A private server, a loopback HTTP server with the bytes, and a player on a PulseAudio sink.
+private struct Rig {
+    var harness: PulseHarness
+    var http: LoopbackServer
+    var sink: PulseAudioSink
+    var player: Player
+
+    static func make(serving bytes: [UInt8], format: PCMFormat, startServer: Bool = true) async throws -> Rig {
+        let harness = try PulseHarness()
+        if startServer {
+            try await harness.start(sampleRate: format.sampleRate, channels: format.channels)
+        }
+        let http = try await LoopbackServer.start { request in
+            .file(bytes, contentType: "audio/mpeg", for: request)
+        }
+        let sink = PulseAudioSink(server: harness.serverAddress)
+        return Rig(harness: harness, http: http, sink: sink, player: Player(sink: sink))
+    }
+
+    var item: PlayItem { PlayItem(label: "XC-E2E", location: .remote(http.baseURL + "/download")) }
+
+    func tearDown() async {
+        await player.shutdown()
+        await http.shutdown()
+        await harness.stop()
+    }
+}
+
+@Suite(
+    "PulseAudio end to end",
+    .serialized,
+    .enabled(if: PulseHarness.unavailableReason == nil, noPulse)
+)
+struct PulseEndToEndTests {
+    @Test(
+        "recordings played over loopback HTTP reach a real PulseAudio sink intact (duration ±2 %, correlation ≥ 0.9)",
+        .enabled(if: Fixtures.hasMPG123, Fixtures.noMPG123),
+        arguments: ["XC5168", "XC178978", "WAV"]
+    )
+    func playsThroughPulse(id: String) async throws {
+        guard let test = try (id == "WAV" ? Case.wav() : Case.mp3(id)) else {
+            print("skipped \(id): ../shared/xeno-canto/audio/ is absent")
+            return
+        }
+        let rig = try await Rig.make(serving: test.bytes, format: test.format)
+        let recorder = try await rig.harness.startRecording(
+            sampleRate: test.format.sampleRate, channels: test.format.channels)
+        let start = ContinuousClock.now
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
+        try await rig.player.waitFor("idle after the drain", seconds: 60) { $0.isIdle || $0.failureReason != nil }
+        #expect(rig.player.state == .idle)
+        await recorder.waitForMore(seconds: 0.2)  // the monitor's own clock: the tail, without sleeping
+        let recording = await recorder.stop()
+        await rig.tearDown()
+
+        // CHIRPER_E2E_DUMP=1 keeps both signals in /tmp for a closer look when this fails.
+        if ProcessInfo.processInfo.environment["CHIRPER_E2E_DUMP"] != nil {
+            recording.samples.withUnsafeBytes {
+                try? Data($0).write(to: URL(fileURLWithPath: "/tmp/dbg-\(id)-rec.raw"))
+            }
+            test.reference.withUnsafeBytes { try? Data($0).write(to: URL(fileURLWithPath: "/tmp/dbg-\(id)-ref.raw")) }
+        }
+        let comparison = try #require(
+            SignalComparison(
+                recorded: recording.samples,
+                reference: test.reference,
+                channels: test.format.channels,
+                sampleRate: test.format.sampleRate
+            ),
+            "nothing audible was recorded"
+        )
+        // Time to first sound: from play() to the first audible sample arriving from the monitor, less
+        // where that sample sits in the recording (some recordings open with near-silence).
+        let firstSound = recording.firstSoundAt.map {
+            start.duration(to: $0) - .seconds(comparison.referenceFirstSound)
+        }
+        print(
+            "e2e \(test.label) \(test.format): \(comparison); play to first sound \(firstSound.map { "\($0)" } ?? "-")")
+        #expect(comparison.correlation >= 0.9, "\(comparison)")
+        #expect(comparison.durationError <= 0.02, "\(comparison)")
+        let covered = recording.samples.count / test.format.channels - comparison.lagFrames
+        #expect(covered >= test.reference.count / test.format.channels * 98 / 100, "the recording stops early")
+    }
+
+    @Test("a clip shorter than the sink's prebuffer (20 ms) still plays out and ends in idle")
+    func tinyClip() async throws {
+        let signal = chirpSignal(frames: 882, sampleRate: 44100, channels: 2)
+        let wav = makeWAV(signal, encoding: .signed16, sampleRate: 44100, channels: 2)
+        let rig = try await Rig.make(serving: wav.bytes, format: PCMFormat(sampleRate: 44100, channels: 2))
+        let recorder = try await rig.harness.startRecording(sampleRate: 44100, channels: 2)
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("idle", seconds: 10) { $0.isIdle || $0.failureReason != nil }
+        #expect(rig.player.state == .idle)
+        await recorder.waitForMore(seconds: 0.1)
+        let recording = await recorder.stop()
+        #expect(recording.firstSoundAt != nil, "the clip was not heard")
+        await rig.tearDown()
+    }
+
+    @Test(
+        "stop silences the sink within 100 ms, deletes the stream and leaves nothing running",
+        .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
+    )
+    func stopIsPrompt() async throws {
+        guard let name = Fixtures.named("XC34430") else { return }
+        let rig = try await Rig.make(
+            serving: try Fixtures.bytes(name), format: PCMFormat(sampleRate: 44100, channels: 1))
+        let recorder = try await rig.harness.startRecording(sampleRate: 44100, channels: 1)
+        rig.player.play(rig.item)
+        await recorder.waitForSound()
+        await recorder.waitForMore(seconds: 0.5)
+        #expect(await rig.harness.sinkInputCount() == 1)
+        let stopAt = ContinuousClock.now
+        await rig.player.stop()
+        let stopReturned = stopAt.duration(to: .now)
+        await recorder.waitForMore(seconds: 0.3)
+        let recording = await recorder.stop()
+        let silentAfter = try #require(recording.lastSoundAt).duration(to: stopAt) * -1
+        print("stop: returned after \(stopReturned), last sound at the monitor \(silentAfter) after stop")
+        #expect(stopReturned < .milliseconds(100))
+        #expect(silentAfter < .milliseconds(100), "sound continued \(silentAfter) after stop")
+        #expect(await rig.harness.sinkInputCount() == 0)
+        #expect(rig.player.runningPipelines == 0)
+        #expect(rig.player.state == .idle)
+        await rig.tearDown()
+    }
+
+    @Test("with no sound server the failure is the plain hint, fast; once a server exists the next play works")
+    func missingServerThenPresent() async throws {
+        let wav = Case.wav()
+        let rig = try await Rig.make(serving: wav.bytes, format: wav.format, startServer: false)
+        let start = ContinuousClock.now
+        rig.player.play(rig.item)
+        let failed = try await rig.player.waitFor("failed", seconds: 10) { $0.failureReason != nil }
+        let elapsed = start.duration(to: .now)
+        #expect(
+            failed.failureReason == "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)")
+        #expect(elapsed < .seconds(1), "failing took \(elapsed)")
+        #expect(rig.player.runningPipelines == 0)
+
+        try await rig.harness.start(sampleRate: 44100, channels: 2)
+        let started = ContinuousClock.now
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("playing after the server appeared", seconds: 10) { $0.isPlaying }
+        try await rig.player.waitFor("idle", seconds: 30) { $0.isIdle || $0.failureReason != nil }
+        // Played in real time (2.5 s), not rushed through.
+        #expect(started.duration(to: .now) > .seconds(2.3))
+        #expect(rig.player.state == .idle)
+        await rig.tearDown()
+    }
+
+    @Test("the sound server dying mid-play fails with a reason; after a restart the next play works")
+    func serverDiesMidPlay() async throws {
+        let wav = Case.wav()
+        let rig = try await Rig.make(serving: wav.bytes, format: wav.format)
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
+        await rig.harness.stop()
+        let failed = try await rig.player.waitFor("failed", seconds: 10) { $0.failureReason != nil }
+        let reason = try #require(failed.failureReason)
+        #expect(reason.hasPrefix("lost the sound server"), "\(reason)")
+        #expect(rig.player.runningPipelines == 0)
+
+        try await rig.harness.start(sampleRate: 44100, channels: 2)
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("idle after a full play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
+        #expect(rig.player.state == .idle)
+        await rig.tearDown()
+    }
+}

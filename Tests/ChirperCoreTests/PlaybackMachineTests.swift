@@ -1,0 +1,366 @@
+import ChirperCore
+import Testing
+
+private let bird = PlayItem(
+    label: "XC254462", location: .remote("https://xeno-canto.org/254462/download"), expectedDuration: 12)
+private let other = PlayItem(label: "XC5168", location: .local(path: "/demo/5168.mp3"))
+
+private typealias Action = PlaybackMachine.Action
+private typealias Ticket = PlaybackMachine.Ticket
+
+/// A machine that has been asked to play `bird` (its ticket is `activeTicket`).
+private func started(policy: BufferingPolicy = .default) -> PlaybackMachine {
+    var machine = PlaybackMachine(policy: policy)
+    _ = machine.playRequested(bird)
+    return machine
+}
+
+/// A machine playing `bird` with `queued` seconds handed to the sink.
+private func playing(queued: Double = 1.0) -> PlaybackMachine {
+    var machine = started()
+    _ = machine.pcmQueued(seconds: queued, ticket: machine.activeTicket!)
+    return machine
+}
+
+private func kind(_ state: PlaybackState) -> String {
+    switch state {
+    case .idle: "idle"
+    case .buffering: "buffering"
+    case .playing: "playing"
+    case .paused: "paused"
+    case .failed: "failed"
+    }
+}
+
+@Suite("PlaybackMachine")
+struct PlaybackMachineTests {
+    // MARK: idle
+
+    @Test("starts idle with nothing loaded")
+    func startsIdle() {
+        let machine = PlaybackMachine()
+        #expect(machine.playbackState == .idle)
+        #expect(machine.activeTicket == nil)
+        #expect(machine.bytesReceived == nil)
+    }
+
+    @Test("play from idle starts a pipeline and shows buffering with the catalogue duration")
+    func playFromIdle() {
+        var machine = PlaybackMachine()
+        let action = machine.playRequested(bird)
+        #expect(action == .startPipeline(bird, ticket: Ticket(1)))
+        #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, duration: 12)))
+        #expect(machine.activeTicket == Ticket(1))
+    }
+
+    @Test("stop, pause and resume while idle do nothing")
+    func commandsWhileIdle() {
+        var machine = PlaybackMachine()
+        #expect(machine.stopRequested() == .none)
+        #expect(machine.pauseRequested() == .none)
+        #expect(machine.resumeRequested() == .none)
+        #expect(machine.playbackState == .idle)
+    }
+
+    // MARK: buffering
+
+    @Test("bytes arriving are counted for a later resume, without changing what the user sees")
+    func bytesArrived() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        let before = machine.playbackState
+        #expect(machine.bytesArrived(4096, ticket: ticket) == .none)
+        #expect(machine.bytesArrived(100, ticket: ticket) == .none)
+        #expect(machine.bytesReceived == 4196)
+        #expect(machine.playbackState == before)
+    }
+
+    @Test("buffering stays silent below the start threshold and shows the buffered amount")
+    func belowThreshold() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket) == .none)
+        #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, duration: 12, buffered: 0.2)))
+    }
+
+    @Test("reaching the start threshold (0.5 s) starts the output and shows playing")
+    func reachThreshold() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        _ = machine.pcmQueued(seconds: 0.3, ticket: ticket)
+        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket) == .startOutput)
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.playbackState.progress?.buffered == 0.5)
+    }
+
+    @Test("an injected policy changes the start threshold")
+    func customPolicy() {
+        var machine = started(policy: BufferingPolicy(startThreshold: 0.1))
+        let ticket = machine.activeTicket!
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket) == .startOutput)
+    }
+
+    @Test("the policy keeps both thresholds below half the sink buffer so they can be reached")
+    func policyClamps() {
+        let policy = BufferingPolicy(startThreshold: 5, rebufferThreshold: -1, sinkBuffer: 2)
+        #expect(policy.startThreshold == 1)
+        #expect(policy.rebufferThreshold == 0)
+        #expect(BufferingPolicy.default == BufferingPolicy(startThreshold: 0.5, rebufferThreshold: 1, sinkBuffer: 2))
+    }
+
+    @Test("the decoder's duration replaces the catalogue's")
+    func durationKnown() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        #expect(machine.durationKnown(12.76, ticket: ticket) == .none)
+        #expect(machine.playbackState.progress?.duration == 12.76)
+    }
+
+    @Test("pausing while buffering needs no effect (the sink is silent) and shows paused")
+    func pauseWhileBuffering() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        _ = machine.pcmQueued(seconds: 0.1, ticket: ticket)
+        #expect(machine.pauseRequested() == .none)
+        #expect(kind(machine.playbackState) == "paused")
+        // Audio keeps arriving while paused, without starting the sink.
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .none)
+        #expect(kind(machine.playbackState) == "paused")
+    }
+
+    @Test("the end of a short recording while buffering starts the output and drains it")
+    func endWhileBuffering() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        _ = machine.pcmQueued(seconds: 0.2, ticket: ticket)
+        #expect(machine.endOfStream(ticket: ticket) == .startOutputAndDrain)
+        #expect(kind(machine.playbackState) == "playing")
+    }
+
+    @Test("the end of a body with no audio at all fails with a reason")
+    func endWithoutAudio() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        _ = machine.bytesArrived(4096, ticket: ticket)
+        #expect(machine.endOfStream(ticket: ticket) == .stopPipeline(ticket))
+        guard case .failed(let failure) = machine.playbackState else {
+            Issue.record("expected failed, got \(machine.playbackState)")
+            return
+        }
+        #expect(failure.item == bird)
+        #expect(failure.reason.contains("no audio"))
+    }
+
+    @Test("an underrun while buffering changes nothing")
+    func underrunWhileBuffering() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        #expect(machine.underrun(ticket: ticket) == .none)
+        #expect(kind(machine.playbackState) == "buffering")
+    }
+
+    // MARK: playing
+
+    @Test("position follows the sink, never backwards and never past what was queued")
+    func progressClamped() {
+        var machine = playing(queued: 2)
+        let ticket = machine.activeTicket!
+        #expect(machine.progress(playedSeconds: 0.5, ticket: ticket) == .none)
+        #expect(machine.playbackState.progress?.position == 0.5)
+        #expect(machine.playbackState.progress?.buffered == 1.5)
+        _ = machine.progress(playedSeconds: 0.4, ticket: ticket)
+        #expect(machine.playbackState.progress?.position == 0.5)
+        _ = machine.progress(playedSeconds: 9, ticket: ticket)
+        #expect(machine.playbackState.progress?.position == 2)
+        #expect(machine.playbackState.progress?.buffered == 0)
+    }
+
+    @Test("more audio queued while playing only raises the buffered amount")
+    func queuedWhilePlaying() {
+        var machine = playing(queued: 1)
+        let ticket = machine.activeTicket!
+        #expect(machine.pcmQueued(seconds: 0.5, ticket: ticket) == .none)
+        #expect(machine.playbackState.progress?.buffered == 1.5)
+        #expect(kind(machine.playbackState) == "playing")
+    }
+
+    @Test("an underrun silences the sink and buffers again until the larger rebuffer threshold")
+    func underrunRebuffers() {
+        var machine = playing(queued: 1)
+        let ticket = machine.activeTicket!
+        _ = machine.progress(playedSeconds: 1, ticket: ticket)
+        #expect(machine.underrun(ticket: ticket) == .pauseOutput)
+        #expect(kind(machine.playbackState) == "buffering")
+        #expect(machine.playbackState.progress?.position == 1)
+        #expect(machine.playbackState.progress?.buffered == 0)
+        #expect(machine.pcmQueued(seconds: 0.6, ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 0.4, ticket: ticket) == .startOutput)
+        #expect(kind(machine.playbackState) == "playing")
+    }
+
+    @Test("an underrun reported after enough was queued again is momentary: playback goes on")
+    func momentaryUnderrun() {
+        var machine = playing(queued: 1.5)
+        let ticket = machine.activeTicket!
+        _ = machine.progress(playedSeconds: 0.2, ticket: ticket)
+        #expect(machine.underrun(ticket: ticket) == .none)
+        #expect(kind(machine.playbackState) == "playing")
+        // The larger threshold applies from now on: a second underrun with 0.5 s queued rebuffers.
+        _ = machine.progress(playedSeconds: 1.0, ticket: ticket)
+        #expect(machine.underrun(ticket: ticket) == .pauseOutput)
+        #expect(machine.pcmQueued(seconds: 0.5, ticket: ticket) == .startOutput)
+    }
+
+    @Test("pause while playing silences the sink, resume restarts it")
+    func pauseResume() {
+        var machine = playing(queued: 1)
+        let ticket = machine.activeTicket!
+        _ = machine.progress(playedSeconds: 0.3, ticket: ticket)
+        #expect(machine.pauseRequested() == .pauseOutput)
+        #expect(
+            machine.playbackState == .paused(PlaybackProgress(item: bird, position: 0.3, duration: 12, buffered: 0.7)))
+        #expect(machine.pauseRequested() == .none)
+        #expect(machine.resumeRequested() == .startOutput)
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.resumeRequested() == .none)
+    }
+
+    @Test("resume with too little queued goes back to buffering without starting the sink")
+    func resumeIntoBuffering() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        _ = machine.pcmQueued(seconds: 0.1, ticket: ticket)
+        _ = machine.pauseRequested()
+        #expect(machine.resumeRequested() == .none)
+        #expect(kind(machine.playbackState) == "buffering")
+        #expect(machine.pcmQueued(seconds: 0.4, ticket: ticket) == .startOutput)
+    }
+
+    @Test("the end of the stream while playing drains; the drain ends the track in idle")
+    func drainToIdle() {
+        var machine = playing(queued: 3)
+        let ticket = machine.activeTicket!
+        #expect(machine.sinkDrained(ticket: ticket) == .none)  // not before the end of the stream
+        #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.endOfStream(ticket: ticket) == .none)  // reported once
+        #expect(machine.underrun(ticket: ticket) == .none)  // the queue running dry at the end is not a stall
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.playbackState == .idle)
+        #expect(machine.activeTicket == nil)
+    }
+
+    @Test("the end of the stream while paused drains (it completes after resume)")
+    func endWhilePaused() {
+        var machine = playing(queued: 1)
+        let ticket = machine.activeTicket!
+        _ = machine.pauseRequested()
+        #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
+        #expect(kind(machine.playbackState) == "paused")
+        #expect(machine.resumeRequested() == .startOutput)
+        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.playbackState == .idle)
+    }
+
+    @Test("stop from buffering, playing or paused stops the pipeline and shows idle")
+    func stopFromEachActiveState() {
+        var buffering = started()
+        let first = buffering.activeTicket!
+        #expect(buffering.stopRequested() == .stopPipeline(first))
+        #expect(buffering.playbackState == .idle)
+
+        var play = playing()
+        let second = play.activeTicket!
+        #expect(play.stopRequested() == .stopPipeline(second))
+        #expect(play.playbackState == .idle)
+
+        var paused = playing()
+        let third = paused.activeTicket!
+        _ = paused.pauseRequested()
+        #expect(paused.stopRequested() == .stopPipeline(third))
+        #expect(paused.playbackState == .idle)
+    }
+
+    @Test("a failure in any active state stops the pipeline and shows the reason")
+    func failFromEachActiveState() {
+        for setup in 0..<3 {
+            var machine = playing()
+            let ticket = machine.activeTicket!
+            if setup == 0 { _ = machine.underrun(ticket: ticket) }
+            if setup == 2 { _ = machine.pauseRequested() }
+            #expect(machine.failed("network stalled", ticket: ticket) == .stopPipeline(ticket))
+            #expect(machine.playbackState == .failed(PlaybackFailure(item: bird, reason: "network stalled")))
+            #expect(machine.activeTicket == nil)
+        }
+    }
+
+    // MARK: failed
+
+    @Test("after a failure, events of the failed track are ignored and play tries again")
+    func failedThenPlay() {
+        var machine = playing()
+        let ticket = machine.activeTicket!
+        _ = machine.failed("no sound server", ticket: ticket)
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.failed("again", ticket: ticket) == .none)
+        #expect(machine.pauseRequested() == .none)
+        #expect(machine.resumeRequested() == .none)
+        let action = machine.playRequested(bird)
+        #expect(action == .startPipeline(bird, ticket: Ticket(2)))
+        #expect(kind(machine.playbackState) == "buffering")
+    }
+
+    @Test("stop clears a failure back to idle")
+    func stopClearsFailure() {
+        var machine = playing()
+        let ticket = machine.activeTicket!
+        _ = machine.failed("boom", ticket: ticket)
+        #expect(machine.stopRequested() == .none)
+        #expect(machine.playbackState == .idle)
+    }
+
+    // MARK: replacing and stale events
+
+    @Test("play while a track is loaded replaces its pipeline with a new ticket")
+    func playReplaces() {
+        var machine = playing()
+        let ticket = machine.activeTicket!
+        let action = machine.playRequested(other)
+        #expect(action == .replacePipeline(stopping: ticket, item: other, ticket: Ticket(2)))
+        #expect(machine.playbackState == .buffering(PlaybackProgress(item: other)))
+    }
+
+    @Test("late events from a replaced or stopped track are ignored")
+    func staleEventsIgnored() {
+        var machine = playing()
+        let old = machine.activeTicket!
+        _ = machine.playRequested(other)
+        let fresh = machine.playbackState
+        #expect(machine.bytesArrived(10, ticket: old) == .none)
+        #expect(machine.pcmQueued(seconds: 5, ticket: old) == .none)
+        #expect(machine.progress(playedSeconds: 1, ticket: old) == .none)
+        #expect(machine.durationKnown(99, ticket: old) == .none)
+        #expect(machine.underrun(ticket: old) == .none)
+        #expect(machine.endOfStream(ticket: old) == .none)
+        #expect(machine.sinkDrained(ticket: old) == .none)
+        #expect(machine.failed("late", ticket: old) == .none)
+        #expect(machine.playbackState == fresh)
+
+        _ = machine.stopRequested()
+        #expect(machine.pcmQueued(seconds: 5, ticket: Ticket(2)) == .none)
+        #expect(machine.playbackState == .idle)
+    }
+
+    @Test("the state exposes the item and whether a track is active")
+    func stateAccessors() {
+        #expect(PlaybackState.idle.item == nil)
+        #expect(!PlaybackState.idle.isActive)
+        let failure = PlaybackFailure(item: bird, reason: "x")
+        #expect(PlaybackState.failed(failure).item == bird)
+        #expect(!PlaybackState.failed(failure).isActive)
+        #expect(failure.description == "XC254462: x")
+        #expect(PlaybackState.paused(PlaybackProgress(item: other)).isActive)
+    }
+}
