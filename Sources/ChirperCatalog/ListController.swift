@@ -44,9 +44,11 @@ public actor ListController {
     /// Feeds an event to the store, publishes the new state if it changed, runs the effects, and returns the
     /// refusals (they answer the caller, not the list).
     private func send(_ event: ListEvent) -> [String] {
-        let before = store.state
+        // Compared by revision, not by value: holding the old state here would make the store's in-place
+        // append copy every row.
+        let before = store.revision
         let effects = store.handle(event)
-        if store.state != before { continuation.yield(store.state) }
+        if store.revision != before { continuation.yield(store.state) }
         var refusals: [String] = []
         for effect in effects {
             if case .refuse(let line) = effect { refusals.append(line) } else { run(effect) }

@@ -49,34 +49,66 @@ public struct RetryNotice: Sendable, Hashable {
     }
 }
 
+/// The rows of a listing, numbered across pages. Stored page by page, so that appending a page never copies
+/// the rows before it, even while an older state (held by whoever rendered it) still shares them.
+public struct RowList: RandomAccessCollection, Sendable, Hashable {
+    private var pages: [[Recording]] = []
+    /// Index of each page's first row.
+    private var starts: [Int] = []
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(position: Int) -> Recording {
+        precondition(position >= 0 && position < count, "row index out of range")
+        // The last page whose first row is at or before `position`.
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= position { low = middle } else { high = middle - 1 }
+        }
+        return pages[low][position - starts[low]]
+    }
+
+    mutating func append(page rows: [Recording]) {
+        guard !rows.isEmpty else { return }
+        starts.append(count)
+        pages.append(rows)
+        count += rows.count
+    }
+}
+
 /// The rows of one search, gathered over the pages loaded so far.
 public struct Listing: Sendable, Hashable {
     public var query: SearchQuery
-    public private(set) var rows: [Recording]
+    public private(set) var rows = RowList()
     /// The last page loaded.
     public var pagesLoaded: Int
     /// `numPages` as the server last said it.
     public var numPages: Int
     public var totalRecordings: Int
-    private var ids: Set<String>
+    /// The ids of the last page, to skip rows that moved across a page boundary.
+    private var lastPageIDs: Set<String> = []
 
     public init(query: SearchQuery, page: Page) {
         self.query = query
-        self.rows = []
-        self.ids = []
         self.pagesLoaded = 0
         self.numPages = 0
         self.totalRecordings = 0
         append(page)
     }
 
-    /// Adds a page's recordings after the rows already shown, skipping any already listed (pages can shift
-    /// while recordings are uploaded).
+    /// Adds a page's recordings after the rows already shown, skipping any the previous page listed (pages
+    /// shift by a row or two while recordings are uploaded). Costs the size of the page, not of the list.
     mutating func append(_ page: Page) {
-        rows.reserveCapacity(rows.count + page.recordings.count)
-        for recording in page.recordings where ids.insert(recording.id).inserted {
-            rows.append(recording)
-        }
+        var seen = lastPageIDs
+        let fresh = page.recordings.filter { seen.insert($0.id).inserted }
+        rows.append(page: fresh)
+        lastPageIDs = Set(page.recordings.map(\.id))
         pagesLoaded = page.page
         numPages = max(page.numPages, page.page)
         totalRecordings = page.totalRecordings
@@ -119,8 +151,8 @@ public enum ListState: Sendable, Hashable {
 
     /// The rows the user can refer to by number: the current listing, or the previous one while a new search
     /// is loading or after it failed.
-    public var rows: [Recording] {
-        listing?.rows ?? []
+    public var rows: RowList {
+        listing?.rows ?? RowList()
     }
 
     /// The listing whose rows are shown.
@@ -167,7 +199,11 @@ public enum ListEffect: Sendable, Hashable {
 
 /// The pure reducer behind the list: events in, a new state and effects out. No I/O.
 public struct ListStore: Sendable {
-    public private(set) var state: ListState = .idle
+    public private(set) var state: ListState = .idle {
+        didSet { revision &+= 1 }
+    }
+    /// Changes whenever `state` is set, so an owner can tell a change without keeping the old state.
+    public private(set) var revision = 0
     /// Bumped by every search, so replies to older searches are dropped.
     private var generation = 0
     private var inFlight: FetchID?

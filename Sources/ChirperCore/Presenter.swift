@@ -138,7 +138,8 @@ public struct Presenter: Sendable {
     // MARK: - Rows
 
     /// Rows `from`… of `recordings`, numbered from 1 across all pages.
-    public func rows(_ recordings: [Recording], from start: Int) -> [String] {
+    public func rows<Rows: RandomAccessCollection<Recording>>(_ recordings: Rows, from start: Int) -> [String]
+    where Rows.Index == Int {
         let slice = recordings[start...].enumerated().map { (start + $0.offset + 1, $0.element) }
         if isScript {
             return slice.map { number, recording in
@@ -150,9 +151,10 @@ public struct Presenter: Sendable {
             }
         }
         // Widths come from the rows printed now (a page, or the whole list for `list`), so printing a page
-        // costs the same however many pages came before; each block gets its own header.
+        // costs the same however many pages came before; each block gets its own header. One column is left
+        // free: a line that fills the last column makes some terminals wrap early.
         let table = RowTable(
-            width: width, recordings: Array(recordings[start...]), numberWidth: String(recordings.count).count)
+            width: width - 1, recordings: Array(recordings[start...]), numberWidth: String(recordings.count).count)
         var lines = [bold(table.header)]
         lines += slice.map { number, recording in
             let line = table.line(number: number, recording: recording)
@@ -368,6 +370,17 @@ struct RowTable {
         var minimum: Int
         var flexible: Bool
         var rightAligned = false
+        /// Every column shrinks to this before any goes further, down to `minimum`.
+        var comfortable: Int
+
+        init(_ title: String, width: Int, minimum: Int, comfortable: Int? = nil, rightAligned: Bool = false) {
+            self.title = title
+            self.width = width
+            self.minimum = minimum
+            self.comfortable = comfortable ?? minimum
+            self.flexible = comfortable != nil
+            self.rightAligned = rightAligned
+        }
     }
 
     var columns: [Column]
@@ -379,28 +392,26 @@ struct RowTable {
             min(cap, recordings.reduce(title.count) { max($0, TerminalText.sanitize(value($1)).count) })
         }
         var columns = [
-            Column(title: "#", width: numberWidth, minimum: 1, flexible: false, rightAligned: true),
-            Column(title: "ID", width: widest(\.label, title: "ID", cap: 12), minimum: 7, flexible: false),
+            Column("#", width: numberWidth, minimum: 1, rightAligned: true),
+            Column("ID", width: widest(\.label, title: "ID", cap: 12), minimum: 7),
             Column(
-                title: "English name", width: widest(Self.name, title: "English name", cap: 34), minimum: 10,
-                flexible: true),
+                "English name", width: widest(Self.name, title: "English name", cap: 34), minimum: 10, comfortable: 22),
             Column(
-                title: "Scientific name", width: widest(\.scientificName, title: "Scientific name", cap: 30),
-                minimum: 10, flexible: true),
-            Column(title: "Type", width: widest(\.soundType, title: "Type", cap: 18), minimum: 4, flexible: true),
-            Column(title: "Q", width: 1, minimum: 1, flexible: false),
-            Column(
-                title: "Len", width: widest(\.length, title: "Len", cap: 8), minimum: 4, flexible: false,
-                rightAligned: true),
-            Column(title: "Country", width: widest(\.country, title: "Country", cap: 18), minimum: 6, flexible: true),
-            Column(
-                title: "Recordist", width: widest(\.recordist, title: "Recordist", cap: 24), minimum: 6, flexible: true),
+                "Scientific name", width: widest(\.scientificName, title: "Scientific name", cap: 30), minimum: 10,
+                comfortable: 22),
+            Column("Type", width: widest(\.soundType, title: "Type", cap: 18), minimum: 4, comfortable: 10),
+            Column("Q", width: 1, minimum: 1),
+            Column("Len", width: widest(\.length, title: "Len", cap: 8), minimum: 4, rightAligned: true),
+            Column("Country", width: widest(\.country, title: "Country", cap: 18), minimum: 6, comfortable: 10),
+            Column("Recordist", width: widest(\.recordist, title: "Recordist", cap: 24), minimum: 6, comfortable: 12),
         ]
         func total(_ columns: [Column]) -> Int { columns.reduce(0) { $0 + $1.width } + 2 * (columns.count - 1) }
+        func widestAbove(_ floor: (Column) -> Int) -> Int? {
+            columns.indices.filter { columns[$0].flexible && columns[$0].width > floor(columns[$0]) }
+                .max { columns[$0].width < columns[$1].width }
+        }
         while total(columns) > width {
-            if let index = columns.indices.filter({ columns[$0].flexible && columns[$0].width > columns[$0].minimum })
-                .max(by: { columns[$0].width < columns[$1].width })
-            {
+            if let index = widestAbove(\.comfortable) ?? widestAbove(\.minimum) {
                 columns[index].width -= 1
             } else if columns.count > 3 {
                 // Drop from the right: recordist, country, length, quality, type, scientific name.

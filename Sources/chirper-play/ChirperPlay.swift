@@ -80,6 +80,10 @@ struct ChirperPlay: AsyncParsableCommand {
             try? await http.shutdown()
             throw ValidationError(error.description)
         }
+        if source is XenoCantoClient<ContinuousClock>, let perPage, perPage < 50 {
+            try? await http.shutdown()
+            throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
+        }
         let choice = try OutputChoice(parsing: output)
         let player = Player(sink: choice.makeSink(), sources: .live(httpClient: http))
         let console = Self.console(interactive: interactive)

@@ -237,3 +237,38 @@ struct ListStoreTests {
         #expect(store.state.rows.count == 3)
     }
 }
+
+@Suite("Row lists")
+struct RowListTests {
+    @Test("rows are numbered across pages of any size, in order")
+    func indexing() {
+        var list = RowList()
+        var expected: [String] = []
+        var next = 0
+        for size in [3, 1, 0, 7, 2, 5] {
+            let page = (0..<size).map { _ in
+                next += 1
+                return Recording(id: String(next))
+            }
+            expected += page.map(\.id)
+            list.append(page: page)
+        }
+        #expect(list.count == expected.count)
+        #expect(list.map(\.id) == expected)
+        #expect((0..<list.count).map { list[$0].id } == expected)
+    }
+
+    @Test("a state kept by a renderer is not changed when the store appends the next page")
+    func valueSemantics() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 2, ids: 1...10))))
+        let shown = store.state
+        let revision = store.revision
+        _ = store.handle(.nextPageRequested)
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 2, ids: 11...20))))
+        #expect(shown.rows.count == 10)
+        #expect(store.state.rows.count == 20)
+        #expect(store.revision > revision)
+    }
+}
