@@ -41,6 +41,13 @@ deps-test:
 deps-bench:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 
+## Benchmark chirper-play against mpg123 side by side (loopback HTTP server, private PulseAudio null sink):
+## prints a table and writes the figures, with the machine, into BENCH.md. About 6 minutes plus the build.
+BENCH_ARGS ?=
+bench: deps-bench
+	$(SWIFT) build -c release --scratch-path .build-bench --product chirper-play
+	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --write BENCH.md $(BENCH_ARGS)
+
 clean:
 	rm -rf .build
 
