@@ -10,7 +10,7 @@ ARGS ?=
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run
-	$(SWIFT) build -c release --product chirper-play
+	$(SWIFT) build -c release --static-swift-stdlib --product chirper-play
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
@@ -45,7 +45,7 @@ deps-bench:
 ## prints a table and writes the figures, with the machine, into BENCH.md. About 6 minutes plus the build.
 BENCH_ARGS ?=
 bench: deps-bench
-	$(SWIFT) build -c release --scratch-path .build-bench --product chirper-play
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-bench --product chirper-play
 	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --write BENCH.md $(BENCH_ARGS)
 
 clean:
