@@ -6,6 +6,13 @@ import ChirperCore
 public protocol ByteSource: Sendable {
     /// Starts reading the recording at byte `offset` (0 for the start).
     func open(from offset: Int64) async throws -> any ByteReader
+    /// Whether a read that ends early is worth resuming with `open(from:)` (a network source), or is
+    /// simply the end (a local file).
+    var canResume: Bool { get }
+}
+
+extension ByteSource {
+    public var canResume: Bool { false }
 }
 
 /// One read of a source, in order, chunk by chunk. Used by one task; `read` gives back-pressure (nothing

@@ -8,6 +8,8 @@ import NIOHTTP1
 /// offset with `Range: bytes=N-` (a server that ignores it and sends the whole body is handled by skipping).
 public struct HTTPByteSource: ByteSource {
     public let url: String
+    /// A dropped connection is resumed with `Range: bytes=N-`.
+    public var canResume: Bool { true }
     private let client: HTTPClient
     /// Time allowed until the response head arrives (the body has its own stall timeout in the player).
     private let headTimeout: TimeAmount

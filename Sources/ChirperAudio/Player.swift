@@ -17,17 +17,30 @@ public final class Player: Sendable {
         public var progressInterval: Duration
         /// Largest piece of input fed to the decoder at once (bounds the PCM produced per step).
         public var decodeChunkBytes: Int
+        /// How many dropped connections a track survives (each resumed with `Range: bytes=N-`).
+        public var maxReconnects: Int
+        /// The wait before the first reconnect; it doubles for each further one (on the injected clock).
+        public var reconnectBackoff: Duration
 
         public init(
             policy: BufferingPolicy = .default,
             stallTimeout: Duration = .seconds(20),
             progressInterval: Duration = .milliseconds(250),
-            decodeChunkBytes: Int = 16 * 1024
+            decodeChunkBytes: Int = 16 * 1024,
+            maxReconnects: Int = 3,
+            reconnectBackoff: Duration = .milliseconds(500)
         ) {
             self.policy = policy
             self.stallTimeout = stallTimeout
             self.progressInterval = progressInterval
             self.decodeChunkBytes = max(1, decodeChunkBytes)
+            self.maxReconnects = max(0, maxReconnects)
+            self.reconnectBackoff = reconnectBackoff
+        }
+
+        /// The wait before reconnect number `attempt` (1, 2, …): the back-off, doubled per earlier attempt.
+        public func backoff(attempt: Int) -> Duration {
+            reconnectBackoff * (1 << min(max(attempt - 1, 0), 16))
         }
     }
 
@@ -51,7 +64,7 @@ public final class Player: Sendable {
     /// - Parameters:
     ///   - sink: where the sound goes (kept for the session).
     ///   - sources: how locations become byte sources (HTTP(S) and local files by default).
-    ///   - clock: the clock for the stall timeout (tests inject a manual one).
+    ///   - clock: the clock for the stall timeout and the reconnect back-off (tests inject their own).
     public init(
         sink: any AudioSink,
         sources: ByteSources = .live(),
@@ -62,7 +75,8 @@ public final class Player: Sendable {
         self.sources = sources
         self.clock = clock
         self.configuration = configuration
-        self.locked = NIOLockedValueBox(Locked(machine: PlaybackMachine(policy: configuration.policy)))
+        self.locked = NIOLockedValueBox(
+            Locked(machine: PlaybackMachine(policy: configuration.policy, maxReconnects: configuration.maxReconnects)))
     }
 
     /// A player for an `--output` choice.
@@ -196,7 +210,7 @@ public final class Player: Sendable {
 
     private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
         switch action {
-        case .none, .drainOutput:
+        case .none, .drainOutput, .giveUp:
             return .none
         case .startPipeline(let item, let ticket):
             let pipeline = Pipeline(ticket: ticket)
@@ -213,6 +227,9 @@ public final class Player: Sendable {
             return .setRunning(locked.machine.activeTicket.flatMap { locked.pipelines[$0] }, true)
         case .pauseOutput:
             return .setRunning(locked.machine.activeTicket.flatMap { locked.pipelines[$0] }, false)
+        case .reconnect(let ticket, _, _):
+            // The sink is silenced here; the reconnect itself belongs to the pipeline, which gets the action.
+            return .setRunning(locked.pipelines[ticket], false)
         }
     }
 
@@ -288,6 +305,10 @@ public final class Player: Sendable {
     }
 
     /// Fetches, decodes and queues the whole recording, then drains the sink.
+    ///
+    /// When a resumable source's body ends early (closed before its length, or a read error), the machine
+    /// decides: reconnect after a back-off from the bytes received so far, feeding the same decoder (so the
+    /// sink gets exactly what an uninterrupted read gives), or fail once the drops are used up.
     private func stream(
         _ source: any ByteSource,
         item: PlayItem,
@@ -296,13 +317,51 @@ public final class Player: Sendable {
     ) async throws -> Outcome {
         let ticket = pipeline.ticket
         monitor.waiting()
-        let reader = try await source.open(from: 0)
-        let decoder = StreamDecoder(expectedLength: reader.totalLength)
+        var reader: (any ByteReader)? = try await source.open(from: 0)
+        let total = reader?.totalLength
+        let decoder = StreamDecoder(expectedLength: total)
         let limit = configuration.decodeChunkBytes
+        var received: Int64 = 0
         while true {
+            guard let current = reader else {
+                // The connection dropped: reconnect, or stop if the machine failed the track.
+                monitor.notWaiting()
+                let offset: Int64
+                let attempt: Int
+                switch send({ $0.connectionDropped(ticket: ticket) }) {
+                case .reconnect(_, let from, let number):
+                    (offset, attempt) = (from, number)
+                case .giveUp(_, let reason):
+                    return .failed(reason)
+                default:
+                    return .ended
+                }
+                try await clock.sleep(for: configuration.backoff(attempt: attempt))
+                monitor.waiting()
+                do {
+                    reader = try await source.open(from: offset)
+                } catch  where Self.isDrop(error) {
+                    reader = nil
+                }
+                continue
+            }
             monitor.waiting()
-            guard let chunk = try await reader.read() else { break }
+            let next: [UInt8]?
+            do {
+                next = try await current.read()
+            } catch  where source.canResume && Self.isDrop(error) {
+                reader = nil
+                continue
+            }
+            guard let chunk = next else {
+                if source.canResume, let total, received < total {
+                    reader = nil
+                    continue
+                }
+                break
+            }
             monitor.notWaiting()
+            received += Int64(chunk.count)
             send { $0.bytesArrived(chunk.count, ticket: ticket) }
             var start = 0
             while start < chunk.count {
@@ -322,6 +381,12 @@ public final class Player: Sendable {
         default:
             return .ended
         }
+    }
+
+    /// A failure of the connection (not of the server's answer, the audio or the task): worth a reconnect.
+    private static func isDrop(_ error: any Error) -> Bool {
+        if case .network = error as? ByteSourceError { return true }
+        return false
     }
 
     /// Hands decoded audio to the sink, opening an output per format, in pieces small enough that the

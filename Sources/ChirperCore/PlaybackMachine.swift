@@ -32,6 +32,13 @@ public struct PlaybackMachine: Sendable {
         case startOutputAndDrain
         /// The track ended normally: close the sink's stream for this track.
         case finishPipeline(Ticket)
+        /// The connection dropped before the whole recording arrived: silence the sink (keeping its queue),
+        /// wait the back-off for this `attempt` (1, 2, …), then fetch again from byte `offset` and go on
+        /// feeding the same decoder.
+        case reconnect(Ticket, from: Int64, attempt: Int)
+        /// The connection dropped once too often: end the pipeline, then report `failed(reason)` (so whoever
+        /// sees the failure finds nothing left running).
+        case giveUp(Ticket, reason: String)
     }
 
     private struct Session: Sendable {
@@ -47,6 +54,8 @@ public struct PlaybackMachine: Sendable {
         var sourceFinished = false
         /// The sink ran dry once, so a restart waits for the larger threshold.
         var hadUnderrun = false
+        /// How many times the connection dropped during this track.
+        var drops = 0
 
         var buffered: Double { max(0, queued - played) }
 
@@ -62,8 +71,9 @@ public struct PlaybackMachine: Sendable {
         /// Loading; the sink is silent until the threshold is queued. Next: `playing` (threshold reached or
         /// source finished), `paused`, `idle` (stop), `failed`, `buffering` of a new session (play).
         case buffering(Session)
-        /// The sink plays; when `sourceFinished` it is draining. Next: `buffering` (underrun), `paused`,
-        /// `idle` (drained or stop), `failed`, `buffering` of a new session (play).
+        /// The sink plays; when `sourceFinished` it is draining. Next: `buffering` (underrun, or a dropped
+        /// connection being resumed), `paused`, `idle` (drained or stop), `failed`, `buffering` of a new
+        /// session (play).
         case playing(Session)
         /// Silenced by the user. Next: `playing`/`buffering` (resume), `idle` (stop), `failed`,
         /// `buffering` of a new session (play).
@@ -75,9 +85,12 @@ public struct PlaybackMachine: Sendable {
     private var state: State = .idle
     private var lastTicket: UInt64 = 0
     public let policy: BufferingPolicy
+    /// How many dropped connections a track survives; the next drop fails it.
+    public let maxReconnects: Int
 
-    public init(policy: BufferingPolicy = .default) {
+    public init(policy: BufferingPolicy = .default, maxReconnects: Int = 3) {
         self.policy = policy
+        self.maxReconnects = max(0, maxReconnects)
     }
 
     /// What the user must see now.
@@ -247,6 +260,26 @@ public struct PlaybackMachine: Sendable {
         session.played = session.queued
         state = .idle
         return .finishPipeline(ticket)
+    }
+
+    /// The connection ended before the whole recording arrived (closed early, or a read error). Up to
+    /// `maxReconnects` times a track goes back to `buffering` (unless the user paused it) and the owner is
+    /// told to fetch again from `bytesReceived`; after that the owner is told to give up.
+    public mutating func connectionDropped(ticket: Ticket) -> Action {
+        guard var session = session, session.ticket == ticket, !session.sourceFinished else { return .none }
+        session.drops += 1
+        if session.drops > maxReconnects {
+            update(ticket) { $0.drops = session.drops }
+            let times = session.drops == 1 ? "once" : "\(session.drops) times"
+            return .giveUp(ticket, reason: "the connection dropped \(times); play again to retry")
+        }
+        switch state {
+        case .paused:
+            state = .paused(session)
+        case .buffering, .playing, .idle, .failed:
+            state = .buffering(session)
+        }
+        return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
     }
 
     /// Something went wrong in the pipeline; `reason` is the user-facing line.

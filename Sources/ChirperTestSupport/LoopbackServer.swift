@@ -194,13 +194,15 @@ public final class LoopbackServer: Sendable {
             state.closed = true
             return Array(state.responders.values)
         }
-        for responder in responders {
-            responder.cancel()
-            await responder.value
-        }
+        for responder in responders { responder.cancel() }
+        // Connections are closed before the responders are awaited: a responder blocked writing to a client
+        // that stopped reading only returns once its connection is gone.
         let open = state.withLockedValue { Array($0.connections.values) }
         for connection in open {
             try? await connection.close()
+        }
+        for responder in responders {
+            await responder.value
         }
         try? await group.shutdownGracefully()
     }

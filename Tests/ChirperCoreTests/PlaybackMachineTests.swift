@@ -363,4 +363,49 @@ struct PlaybackMachineTests {
         #expect(failure.description == "XC254462: x")
         #expect(PlaybackState.paused(PlaybackProgress(item: other)).isActive)
     }
+
+    // MARK: dropped connections
+
+    @Test("a dropped connection while playing silences the sink, shows buffering and asks to resume at the offset")
+    func dropWhilePlaying() {
+        var machine = playing()
+        let ticket = machine.activeTicket!
+        _ = machine.bytesArrived(4000, ticket: ticket)
+        #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 4000, attempt: 1))
+        #expect(kind(machine.playbackState) == "buffering")
+        // Resumed bytes count on from the offset, and queued audio starts the sound again.
+        _ = machine.bytesArrived(1000, ticket: ticket)
+        #expect(machine.bytesReceived == 5000)
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .startOutput)
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 5000, attempt: 2))
+    }
+
+    @Test("a drop while paused keeps the track paused; a drop of an old or finished track is ignored")
+    func dropWhilePausedOrStale() {
+        var machine = playing()
+        let ticket = machine.activeTicket!
+        _ = machine.pauseRequested()
+        #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 0, attempt: 1))
+        #expect(kind(machine.playbackState) == "paused")
+        #expect(machine.connectionDropped(ticket: Ticket(99)) == .none)
+        _ = machine.endOfStream(ticket: ticket)
+        #expect(machine.connectionDropped(ticket: ticket) == .none)
+    }
+
+    @Test("after maxReconnects drops the next one gives up with the count; the failure follows; play works again")
+    func dropsExhausted() {
+        var machine = PlaybackMachine(maxReconnects: 2)
+        _ = machine.playRequested(bird)
+        let ticket = machine.activeTicket!
+        #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 0, attempt: 1))
+        #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 0, attempt: 2))
+        let reason = "the connection dropped 3 times; play again to retry"
+        #expect(machine.connectionDropped(ticket: ticket) == .giveUp(ticket, reason: reason))
+        #expect(machine.failed(reason, ticket: ticket) == .stopPipeline(ticket))
+        #expect(
+            machine.playbackState
+                == .failed(PlaybackFailure(item: bird, reason: "the connection dropped 3 times; play again to retry")))
+        #expect(machine.playRequested(bird) == .startPipeline(bird, ticket: Ticket(2)))
+    }
 }

@@ -1,0 +1,502 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+// MARK: - Fixtures
+
+/// The MP3 the resume tests serve: a real recording when `../shared/xeno-canto/audio/` is there, else a demo
+/// asset from `assets/demo/audio/` (generated, always in the repository).
+private let resumeMP3: (name: String, bytes: [UInt8])? = {
+    if let name = Fixtures.named("XC5168"), let bytes = try? Fixtures.bytes(name) {
+        return (name, bytes)
+    }
+    let demo = Fixtures.packageRoot + "/assets/demo/audio/demo-01.mp3"
+    guard let data = FileManager.default.contents(atPath: demo) else { return nil }
+    return ("demo-01.mp3", [UInt8](data))
+}()
+
+private let noMP3: Comment = "skipped: neither ../shared/xeno-canto/audio/ nor assets/demo/audio/demo-01.mp3 is present"
+
+/// A generated WAV (2 s, 11025 Hz mono), always available.
+private let resumeWAV = makeWAV(
+    chirpSignal(frames: 22050, sampleRate: 11025, channels: 1, seed: 11),
+    encoding: .signed16,
+    sampleRate: 11025,
+    channels: 1
+)
+
+/// The size of a leading ID3v2 tag (header included), or 0.
+private func id3Size(_ bytes: [UInt8]) -> Int {
+    guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return 0 }
+    let size = bytes[6...9].reduce(0) { ($0 << 7) | Int($1 & 0x7f) }
+    return 10 + size
+}
+
+/// Cut points for an MP3: inside the ID3 tag (or the first frame when there is none), mid-frame in the
+/// middle, and near the end.
+private func mp3Cuts(_ bytes: [UInt8]) -> (insideTag: Int, midFrame: Int, nearEnd: Int) {
+    let tag = id3Size(bytes)
+    return (tag > 0 ? tag / 2 : 200, bytes.count / 2 + 37, bytes.count - 300)
+}
+
+// MARK: - A server that drops connections
+
+/// How the test server answers: honouring `Range` with 206, or ignoring it with 200 and the whole file.
+private enum RangeSupport { case honoured, ignored }
+
+/// Serves `bytes`, closing the connection (before its Content-Length) the first time each of `cuts` (absolute
+/// file offsets) is reached; later requests go on from where they ask.
+private func droppingServer(
+    _ bytes: [UInt8],
+    cuts: [Int],
+    range: RangeSupport = .honoured,
+    contentType: String = "audio/mpeg"
+) async throws -> LoopbackServer {
+    let pending = NIOLockedValueBox(cuts.sorted())
+    return try await LoopbackServer.start { request in
+        let start: Int
+        switch range {
+        case .honoured:
+            start = request.header("range").flatMap(rangeStart) ?? 0
+        case .ignored:
+            start = 0
+        }
+        let cut = pending.withLockedValue { cuts -> Int? in
+            guard let index = cuts.firstIndex(where: { $0 > start }) else { return nil }
+            return cuts.remove(at: index)
+        }
+        var served = request
+        if range == .ignored { served.headers["range"] = nil }
+        guard let cut else { return .file(bytes, contentType: contentType, for: served, chunkSize: 4096) }
+        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")]
+        var status = 200
+        if start > 0 {
+            status = 206
+            headers.append(("Content-Range", "bytes \(start)-\(bytes.count - 1)/\(bytes.count)"))
+        }
+        return LoopbackResponse(
+            status: status,
+            headers: headers,
+            chunks: LoopbackResponse.chunked(Array(bytes[start..<cut]), size: 4096),
+            ending: .cut(declaredLength: bytes.count - start)
+        )
+    }
+}
+
+/// N of `bytes=N-`.
+private func rangeStart(_ header: String) -> Int? {
+    guard header.hasPrefix("bytes="), header.hasSuffix("-") else { return nil }
+    return Int(header.dropFirst(6).dropLast())
+}
+
+// MARK: - Test doubles
+
+/// A clock whose short sleeps (the reconnect back-off) return at once and are recorded, and whose long
+/// sleeps (the stall watchdog, given an hour) wait until cancelled: no stall can fire, no test waits.
+private final class BackoffClock: Clock, Sendable {
+    struct Instant: InstantProtocol, Sendable {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let state = NIOLockedValueBox<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
+
+    var now: Instant { state.withLockedValue { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// The short sleeps asked for, in order.
+    var sleeps: [Duration] { state.withLockedValue { $0.sleeps } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        let length = state.withLockedValue { $0.now.duration(to: deadline) }
+        if length >= .seconds(60) {
+            // The stall watchdog's hour: in effect only cancellation ends it.
+            try await Task.sleep(for: .seconds(86_400))
+            throw CancellationError()
+        }
+        state.withLockedValue { value in
+            value.sleeps.append(length)
+            if value.now < deadline { value.now = deadline }
+        }
+    }
+}
+
+/// Keeps every sample written, across all outputs, with the formats opened.
+private final class CapturingSink: AudioSink {
+    private let captured = NIOLockedValueBox<(formats: [PCMFormat], samples: [Int16])>(([], []))
+
+    var formats: [PCMFormat] { captured.withLockedValue { $0.formats } }
+    var samples: [Int16] { captured.withLockedValue { $0.samples } }
+
+    func prepare() async throws {}
+
+    func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput {
+        captured.withLockedValue { $0.formats.append(format) }
+        return CapturingOutput(format: format, captured: captured)
+    }
+
+    func shutdown() {}
+}
+
+private final class CapturingOutput: AudioOutput {
+    let format: PCMFormat
+    private let captured: NIOLockedValueBox<(formats: [PCMFormat], samples: [Int16])>
+    private let written = NIOLockedValueBox<(count: Int, stopped: Bool)>((0, false))
+
+    init(format: PCMFormat, captured: NIOLockedValueBox<(formats: [PCMFormat], samples: [Int16])>) {
+        self.format = format
+        self.captured = captured
+    }
+
+    func write(_ samples: [Int16]) async throws {
+        try Task.checkCancellation()
+        let stopped = written.withLockedValue { state in
+            if !state.stopped { state.count += samples.count }
+            return state.stopped
+        }
+        if stopped { throw CancellationError() }
+        captured.withLockedValue { $0.samples += samples }
+    }
+
+    func start() throws {}
+    func pause() throws {}
+    func drain() async throws { try Task.checkCancellation() }
+    func stop() { written.withLockedValue { $0.stopped = true } }
+    var playedSeconds: Double? { format.seconds(ofSamples: written.withLockedValue { $0.count }) }
+}
+
+/// Plays in real time (by the wall clock) while started, like a sound card: `write` waits while the output
+/// holds `bufferSeconds`, and running dry while started reports an underrun. For the slow-server test, whose
+/// server is slow in real time too.
+private final class RealTimeSink: AudioSink {
+    let captured = NIOLockedValueBox<[Int16]>([])
+
+    func prepare() async throws {}
+
+    func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput {
+        RealTimeOutput(format: format, bufferSeconds: bufferSeconds, onUnderrun: onUnderrun, captured: captured)
+    }
+
+    func shutdown() {}
+}
+
+private final class RealTimeOutput: AudioOutput {
+    let format: PCMFormat
+    private let bufferSeconds: Double
+    private let onUnderrun: @Sendable () -> Void
+    private let captured: NIOLockedValueBox<[Int16]>
+    private struct State {
+        var written: Double = 0
+        var playedBefore: Double = 0
+        var startedAt: ContinuousClock.Instant?
+        var stopped = false
+        var underrunReported = false
+    }
+    private let state = NIOLockedValueBox(State())
+    private let watcher: Task<Void, Never>
+
+    init(
+        format: PCMFormat,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void,
+        captured: NIOLockedValueBox<[Int16]>
+    ) {
+        self.format = format
+        self.bufferSeconds = bufferSeconds
+        self.onUnderrun = onUnderrun
+        self.captured = captured
+        // The sound card's interrupt: notices running dry while started.
+        let state = self.state
+        watcher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+                let report = state.withLockedValue { state -> Bool in
+                    guard !state.stopped, let since = state.startedAt else { return false }
+                    let played = state.playedBefore + Self.seconds(ContinuousClock.now - since)
+                    guard played >= state.written, !state.underrunReported else { return false }
+                    state.underrunReported = true
+                    return true
+                }
+                if report { onUnderrun() }
+            }
+        }
+    }
+
+    deinit { watcher.cancel() }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static func played(_ state: State) -> Double {
+        guard let since = state.startedAt else { return state.playedBefore }
+        return min(state.written, state.playedBefore + seconds(ContinuousClock.now - since))
+    }
+
+    func write(_ samples: [Int16]) async throws {
+        while true {
+            try Task.checkCancellation()
+            let (stopped, full) = state.withLockedValue { state in
+                (state.stopped, state.written - Self.played(state) >= bufferSeconds)
+            }
+            if stopped { throw CancellationError() }
+            if !full { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        captured.withLockedValue { $0 += samples }
+        let seconds = format.seconds(ofSamples: samples.count)
+        state.withLockedValue { state in
+            // Playing dry stopped the clock at what was written; go on from there.
+            if let since = state.startedAt,
+                state.playedBefore + Self.seconds(ContinuousClock.now - since) > state.written
+            {
+                state.playedBefore = state.written
+                state.startedAt = .now
+            }
+            state.written += seconds
+            state.underrunReported = false
+        }
+    }
+
+    func start() throws {
+        state.withLockedValue { state in
+            if state.startedAt == nil { state.startedAt = .now }
+        }
+    }
+
+    func pause() throws {
+        state.withLockedValue { state in
+            state.playedBefore = Self.played(state)
+            state.startedAt = nil
+        }
+    }
+
+    func drain() async throws {
+        while true {
+            try Task.checkCancellation()
+            let (stopped, done) = state.withLockedValue { state in (state.stopped, Self.played(state) >= state.written)
+            }
+            if stopped { throw CancellationError() }
+            if done { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func stop() {
+        state.withLockedValue { $0.stopped = true }
+        watcher.cancel()
+    }
+
+    var playedSeconds: Double? { state.withLockedValue { Self.played($0) } }
+}
+
+// MARK: - Helpers
+
+/// Plays `url` to the end through a capturing sink; returns the sink, the clock and the states seen.
+private func playToEnd(
+    _ url: String,
+    configuration: Player.Configuration = Player.Configuration(stallTimeout: .seconds(3600))
+) async throws -> (sink: CapturingSink, clock: BackoffClock, kinds: [String]) {
+    let sink = CapturingSink()
+    let clock = BackoffClock()
+    let player = Player(sink: sink, clock: clock, configuration: configuration)
+    let log = StateLog(player)
+    player.play(PlayItem(label: "XC1", location: .remote(url)))
+    let end = try await player.waitFor("the end of the track") { $0.isIdle || $0.failureReason != nil }
+    if let reason = end.failureReason { throw TestFailure("failed: \(reason)") }
+    try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" && log.kinds.count >= 3 }
+    await player.shutdown()
+    return (sink, clock, log.kinds)
+}
+
+/// The `Range` headers the server saw, in order (`nil` for a request without one).
+private func ranges(_ server: LoopbackServer) -> [String?] {
+    server.requests.map { $0.header("range") }
+}
+
+/// One request without `Range`, then one `Range: bytes=N-` per cut, each N past the last and at most the cut.
+///
+/// N is what the player had received, which can be less than the server sent before closing (the HTTP
+/// client drops body parts it had not handed over when the connection fails). That N is exactly right is
+/// proven by the byte-identical PCM: one byte too few or too many would shift or repeat the stream.
+private func expectResumed(_ server: LoopbackServer, cuts: [Int], sourceLocation: SourceLocation = #_sourceLocation) {
+    let seen = ranges(server)
+    #expect(seen.count == cuts.count + 1, "requests: \(seen)", sourceLocation: sourceLocation)
+    #expect(seen.first == .some(nil), "the first request has no Range: \(seen)", sourceLocation: sourceLocation)
+    var previous = 0
+    for (cut, header) in zip(cuts, seen.dropFirst()) {
+        let start = header.flatMap(rangeStart) ?? -1
+        #expect(
+            start > previous && start <= cut, "Range \(header ?? "none") for a cut at \(cut)",
+            sourceLocation: sourceLocation)
+        previous = start
+    }
+}
+
+@Suite("Resume after a dropped connection")
+struct ResumeTests {
+    @Test(
+        "an MP3 cut once (inside the ID3 tag, mid-frame, near the end) resumes from the received byte: identical PCM",
+        .enabled(if: resumeMP3 != nil, noMP3)
+    )
+    func mp3CutOnce() async throws {
+        let mp3 = try #require(resumeMP3)
+        let reference = try await uninterrupted(mp3.bytes)
+        #expect(reference == (try await decode(mp3.bytes, chunkSizes: [mp3.bytes.count]).samples))
+        let cuts = mp3Cuts(mp3.bytes)
+        for cut in [cuts.insideTag, cuts.midFrame, cuts.nearEnd] {
+            let server = try await droppingServer(mp3.bytes, cuts: [cut])
+            let played = try await playToEnd(server.baseURL + "/a.mp3")
+            #expect(played.sink.samples == reference, "\(mp3.name) cut at \(cut)")
+            #expect(played.sink.formats.count == 1)
+            expectResumed(server, cuts: [cut])
+            #expect(played.clock.sleeps == [.milliseconds(500)])
+            #expect(played.kinds.first(where: { $0 == "failed" }) == nil)
+            await server.shutdown()
+        }
+    }
+
+    @Test(
+        "an MP3 cut twice resumes twice, with a doubling back-off, and plays identical PCM",
+        .enabled(if: resumeMP3 != nil, noMP3)
+    )
+    func mp3CutTwice() async throws {
+        let mp3 = try #require(resumeMP3)
+        let reference = try await uninterrupted(mp3.bytes)
+        let cuts = mp3Cuts(mp3.bytes)
+        for pair in [[cuts.insideTag, cuts.midFrame], [cuts.midFrame, cuts.nearEnd]] {
+            let server = try await droppingServer(mp3.bytes, cuts: pair)
+            let played = try await playToEnd(server.baseURL + "/a.mp3")
+            #expect(played.sink.samples == reference, "\(mp3.name) cut at \(pair)")
+            expectResumed(server, cuts: pair)
+            #expect(played.clock.sleeps == [.milliseconds(500), .seconds(1)])
+            await server.shutdown()
+        }
+    }
+
+    @Test(
+        "a server that ignores Range (200 with the whole file) still gives identical PCM",
+        .enabled(if: resumeMP3 != nil, noMP3)
+    )
+    func rangeIgnored() async throws {
+        let mp3 = try #require(resumeMP3)
+        let reference = try await uninterrupted(mp3.bytes)
+        let cuts = mp3Cuts(mp3.bytes)
+        let server = try await droppingServer(mp3.bytes, cuts: [cuts.insideTag, cuts.midFrame], range: .ignored)
+        let played = try await playToEnd(server.baseURL + "/a.mp3")
+        #expect(played.sink.samples == reference)
+        // The client still asked from the right place; the server answered from 0 and the skip did the rest.
+        expectResumed(server, cuts: [cuts.insideTag, cuts.midFrame])
+        await server.shutdown()
+    }
+
+    @Test("a WAV cut in its header, mid-sample and near the end, once and twice, plays identical PCM")
+    func wavCuts() async throws {
+        let bytes = resumeWAV.bytes
+        let reference = try await uninterrupted(bytes, contentType: "audio/wav")
+        #expect(reference == resumeWAV.expected)
+        let cutSets = [[20], [bytes.count / 2 + 1], [bytes.count - 99], [21, bytes.count / 3 + 1]]
+        for cuts in cutSets {
+            for range in [RangeSupport.honoured, .ignored] {
+                let server = try await droppingServer(bytes, cuts: cuts, range: range, contentType: "audio/wav")
+                let played = try await playToEnd(server.baseURL + "/a.wav")
+                #expect(played.sink.samples == reference, "cuts \(cuts), \(range)")
+                expectResumed(server, cuts: cuts)
+                await server.shutdown()
+            }
+        }
+    }
+
+    @Test("when the retries run out the track fails with the count, and the next play works")
+    func retriesExhausted() async throws {
+        let bytes = resumeWAV.bytes
+        // Every answer is cut 1000 bytes after where it starts: 4 drops are more than 3 reconnects.
+        let server = try await droppingServer(bytes, cuts: [1000, 2000, 3000, 4000])
+        let good = try await LoopbackServer.start { .file(bytes, contentType: "audio/wav", for: $0) }
+        let sink = CapturingSink()
+        let clock = BackoffClock()
+        let player = Player(
+            sink: sink, clock: clock, configuration: Player.Configuration(stallTimeout: .seconds(3600)))
+        player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/a.wav")))
+        let failed = try await player.waitFor("the failure") { $0.failureReason != nil }
+        #expect(failed.failureReason == "the connection dropped 4 times; play again to retry")
+        #expect(server.requests.count == 4, "the first try and 3 reconnects: \(ranges(server))")
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1), .seconds(2)])
+        #expect(player.runningPipelines == 0)
+
+        player.play(PlayItem(label: "XC2", location: .remote(good.baseURL + "/b.wav")))
+        try await player.waitFor("the next play to finish") { $0.isIdle }
+        #expect(sink.samples.suffix(resumeWAV.expected.count) == resumeWAV.expected[...])
+        await player.shutdown()
+        await server.shutdown()
+        await good.shutdown()
+    }
+
+    @Test("a reconnect shows buffering while it waits, then plays on")
+    func buffersWhileReconnecting() async throws {
+        let bytes = resumeWAV.bytes
+        let server = try await droppingServer(bytes, cuts: [bytes.count * 3 / 4])
+        // A tiny start threshold: the first bytes of audio start the sound, so the drop comes while playing.
+        let policy = BufferingPolicy(startThreshold: 0.01, rebufferThreshold: 0.02, sinkBuffer: 2)
+        let played = try await playToEnd(
+            server.baseURL + "/a.wav",
+            configuration: Player.Configuration(policy: policy, stallTimeout: .seconds(3600)))
+        // Playing before the drop, buffering while reconnecting, playing again, then the end.
+        #expect(played.kinds == ["idle", "buffering", "playing", "buffering", "playing", "idle"])
+        #expect(played.clock.sleeps == [.milliseconds(500)])
+        await server.shutdown()
+    }
+
+    @Test("a server slower than the bit rate gives buffering ⇄ playing cycles and the full PCM, no failure")
+    func slowServer() async throws {
+        // 1.5 s of 8 kHz mono (16 000 bytes/s) sent at 10 000 bytes/s: the sound must wait for it.
+        let wav = makeWAV(
+            chirpSignal(frames: 12000, sampleRate: 8000, channels: 1, seed: 5),
+            encoding: .signed16, sampleRate: 8000, channels: 1)
+        let server = try await LoopbackServer.start { request in
+            .file(wav.bytes, contentType: "audio/wav", for: request, chunkSize: 800, chunkDelay: .milliseconds(80))
+        }
+        let sink = RealTimeSink()
+        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 0.5)
+        let player = Player(
+            sink: sink,
+            configuration: Player.Configuration(policy: policy, progressInterval: .milliseconds(20)))
+        let log = StateLog(player)
+        player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/slow.wav")))
+        let end = try await player.waitFor("the end", seconds: 20) { $0.isIdle || $0.failureReason != nil }
+        #expect(end == .idle)
+        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        let kinds = log.kinds
+        let cycles = zip(kinds, kinds.dropFirst()).filter { $0 == ("playing", "buffering") }.count
+        #expect(cycles >= 2, "states: \(kinds)")
+        #expect(!kinds.contains("failed"))
+        #expect(sink.captured.withLockedValue { $0 } == wav.expected)
+        await player.shutdown()
+        await server.shutdown()
+    }
+}
+
+/// What an uninterrupted play over HTTP hands the sink.
+private func uninterrupted(_ bytes: [UInt8], contentType: String = "audio/mpeg") async throws -> [Int16] {
+    let server = try await LoopbackServer.start { .file(bytes, contentType: contentType, for: $0) }
+    let played = try await playToEnd(server.baseURL + "/whole")
+    await server.shutdown()
+    #expect(played.clock.sleeps.isEmpty)
+    return played.sink.samples
+}
