@@ -1,4 +1,5 @@
 import CPulse
+import Dispatch
 import NIOConcurrencyHelpers
 
 /// Plays through PulseAudio (or PipeWire's PulseAudio server), the default output.
@@ -595,8 +596,16 @@ final class PulseOutput: AudioOutput, @unchecked Sendable {
                 }
             }
         } onCancel: {
-            connection.locked {
-                state.failAll(CancellationError())
+            // Not here: the cancel handler runs with the task's status lock held, while the mainloop thread,
+            // holding the mainloop lock, may be resuming this very task (which needs the status lock).
+            // Taking the mainloop lock from another thread breaks that cycle; it also orders this after any
+            // registration in progress, so a continuation registered just before cancellation is still failed.
+            let connection = self.connection
+            let state = self.state
+            DispatchQueue.global().async {
+                connection.locked {
+                    state.failAll(CancellationError())
+                }
             }
         }
     }

@@ -126,7 +126,7 @@ actor REPL {
 
     private func interrupt() async -> Flow {
         console.interrupted()
-        if playback.isActive {
+        if player.state.isActive {
             await player.stop()
             if blocker == .playbackEnds { blocker = nil }
             return await drain()
@@ -205,23 +205,26 @@ actor REPL {
             case .refused(let reason):
                 console.print([presenter.refusal("row \(row) (\(recording.label)) cannot be played: \(reason)")])
             }
+        // Commands decide on the player's state now, not on the rendered copy, which lags by the events
+        // still queued (a `stop` right after `play` must stop it).
         case .stop:
-            if playback.isActive {
+            if player.state.isActive {
                 await player.stop()
             } else {
                 console.print([presenter.refusal("nothing is playing")])
             }
         case .pause:
-            switch playback {
+            switch player.state {
             case .playing, .buffering: player.pause()
             case .paused: console.print([presenter.refusal("already paused; resume continues")])
             default: console.print([presenter.refusal("nothing is playing")])
             }
         case .resume:
-            if case .paused = playback {
+            let state = player.state
+            if case .paused = state {
                 player.resume()
             } else {
-                console.print([presenter.refusal(playback.isActive ? "not paused" : "nothing is paused")])
+                console.print([presenter.refusal(state.isActive ? "not paused" : "nothing is paused")])
             }
         case .wait:
             if player.state.isActive { blocker = .playbackEnds }
