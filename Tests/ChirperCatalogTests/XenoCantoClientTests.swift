@@ -29,7 +29,8 @@ func pageJSON(page: Int, numPages: Int, first: Int, count: Int, total: Int = 120
 
 /// Runs `body` with a client (recording clock, short timeout) against a loopback server answering `handler`.
 func withClient(
-    timeout: Duration = .seconds(5),
+    // Generous: the suite shares two cores with builds and audio tests; only the timeout test wants it short.
+    timeout: Duration = .seconds(20),
     maxRetries: Int = 3,
     handler: @escaping LoopbackServer.Handler,
     _ body: (XenoCantoClient<RecordingClock>, LoopbackServer, RecordingClock) async throws -> Void
