@@ -370,11 +370,6 @@ final class ChildProcess: @unchecked Sendable {
         onOutput: (@Sendable ([UInt8]) -> Void)? = nil
     ) throws {
         let capture = captureOutput || onOutput != nil
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pipeEnds: [Int32] = [-1, -1]
         if capture {
             guard pipe(&pipeEnds) == 0 else {
@@ -382,36 +377,24 @@ final class ChildProcess: @unchecked Sendable {
             }
             // Neither end may leak into other children (the write end would keep the pipe open).
             for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        // Threads of the Swift runtime block most signals, and a spawned child inherits the mask: unblock
-        // everything and restore default handlers, or SIGTERM would never end the child.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        if capture { close(pipeEnds[1]) }
-        guard result == 0 else {
+        let pid: pid_t
+        do {
+            pid = try spawnChild(executable, arguments: arguments, environment: environment) { actions in
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                if capture {
+                    posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+                } else {
+                    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                }
+            }
+        } catch {
             if capture { close(pipeEnds[0]) }
-            throw HarnessError.failed("cannot start \(executable): \(String(cString: strerror(result)))")
+            if capture { close(pipeEnds[1]) }
+            throw HarnessError.failed(error.description)
         }
+        if capture { close(pipeEnds[1]) }
         self.pid = pid
         if capture {
             // A plain thread doing blocking reads: simple, and it sees the end of the output for certain.

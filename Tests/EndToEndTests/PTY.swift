@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -49,44 +50,18 @@ final class PTYSession: @unchecked Sendable {
         var modes = termios()
         tcgetattr(slave, &modes)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // Opened after setsid, so the terminal becomes the child's controlling terminal.
-        posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        // Nothing else is inherited: another test's pipe or Foundation's process-exit socket held open by this
-        // child would keep that test waiting for an end of file.
-        closeInheritedDescriptors(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU] {
-            sigaddset(&defaults, signal)
-        }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        let setSession: Int32 = 0x80  // POSIX_SPAWN_SETSID, which Swift's Glibc module does not export
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setSession))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
+        let child: pid_t
+        do {
+            child = try spawnChild(executable, arguments: arguments, environment: environment, newSession: true) {
+                // Opened after setsid, so the terminal becomes the child's controlling terminal.
+                posix_spawn_file_actions_addopen(&$0, 0, slavePath, O_RDWR, 0)
+                posix_spawn_file_actions_adddup2(&$0, 0, 1)
+                posix_spawn_file_actions_adddup2(&$0, 0, 2)
+            }
+        } catch {
             Glibc.close(master)
             Glibc.close(slave)
-            throw PTYError.system("posix_spawn \(executable)", spawned)
+            throw PTYError.system("posix_spawn \(executable)", error.code)
         }
         self.pid = child
         self.master = master
@@ -234,20 +209,6 @@ final class PTYSession: @unchecked Sendable {
                 return
             }
         }
-    }
-}
-
-/// Adds "close every descriptor from 3 up" to `actions`: glibc's posix_spawn_file_actions_addclosefrom_np (2.34),
-/// looked up at run time because Swift's Glibc module does not declare GNU extensions; else each descriptor open now.
-private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-        let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
-        if closeFrom(&actions, 3) == 0 { return }
-    }
-    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-        posix_spawn_file_actions_addclose(&actions, descriptor)
     }
 }
 
