@@ -94,39 +94,6 @@ private func rangeStart(_ header: String) -> Int? {
 
 // MARK: - Test doubles
 
-/// A clock whose short sleeps (the reconnect back-off) return at once and are recorded, and whose long
-/// sleeps (the stall watchdog, given an hour) wait until cancelled: no stall can fire, no test waits.
-private final class BackoffClock: Clock, Sendable {
-    struct Instant: InstantProtocol, Sendable {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let state = NIOLockedValueBox<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
-
-    var now: Instant { state.withLockedValue { $0.now } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    /// The short sleeps asked for, in order.
-    var sleeps: [Duration] { state.withLockedValue { $0.sleeps } }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        let length = state.withLockedValue { $0.now.duration(to: deadline) }
-        if length >= .seconds(60) {
-            // The stall watchdog's hour: in effect only cancellation ends it.
-            try await Task.sleep(for: .seconds(86_400))
-            throw CancellationError()
-        }
-        state.withLockedValue { value in
-            value.sleeps.append(length)
-            if value.now < deadline { value.now = deadline }
-        }
-    }
-}
-
 /// Keeps every sample written, across all outputs, with the formats opened.
 private final class CapturingSink: AudioSink {
     private let captured = NIOLockedValueBox<(formats: [PCMFormat], samples: [Int16])>(([], []))
@@ -312,9 +279,9 @@ private final class RealTimeOutput: AudioOutput {
 private func playToEnd(
     _ url: String,
     configuration: Player.Configuration = Player.Configuration(stallTimeout: .seconds(3600))
-) async throws -> (sink: CapturingSink, clock: BackoffClock, kinds: [String]) {
+) async throws -> (sink: CapturingSink, clock: RecordingClock, kinds: [String]) {
     let sink = CapturingSink()
-    let clock = BackoffClock()
+    let clock = RecordingClock(holdingSleepsFrom: .seconds(60))
     let player = Player(sink: sink, clock: clock, configuration: configuration)
     let log = StateLog(player)
     player.play(PlayItem(label: "XC1", location: .remote(url)))
@@ -430,7 +397,7 @@ struct ResumeTests {
         let server = try await droppingServer(bytes, cuts: [1000, 2000, 3000, 4000])
         let good = try await LoopbackServer.start { .file(bytes, contentType: "audio/wav", for: $0) }
         let sink = CapturingSink()
-        let clock = BackoffClock()
+        let clock = RecordingClock(holdingSleepsFrom: .seconds(60))
         let player = Player(
             sink: sink, clock: clock, configuration: Player.Configuration(stallTimeout: .seconds(3600)))
         player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/a.wav")))
