@@ -125,9 +125,4 @@ enum StudySignals {
         else { return nil }
         return referenceOnset - onset
     }
-
-    /// The largest jump between neighbouring samples: a click shows as a jump above what the tone allows.
-    static func largestStep(_ samples: [Int16]) -> Int {
-        zip(samples, samples.dropFirst()).reduce(0) { max($0, abs(Int($1.1) - Int($1.0))) }
-    }
 }
