@@ -29,14 +29,22 @@ struct SeekTests {
 
     /// Encodes the stepped tone with `options`, decodes it straight, then again with a seek after feeding
     /// `feedFraction` of it; returns the seek point and where the output really starts.
-    static func seekInMP3(options: [String], feedFraction: Double = 0.1, targetSeconds: Double = target) throws -> (
+    static func seekInMP3(
+        options: [String], feedFraction: Double = 0.1, targetSeconds: Double = target, id3Bytes: Int = 0
+    ) throws -> (
         point: StreamSeekPoint, start: Int, fed: Int64
     ) {
         let signal = StudySignals.steppedTone(seconds: seconds, sampleRate: rate)
-        let mp3 = try StudySignals.encodeMP3(signal, sampleRate: rate, options: options)
+        var mp3 = try StudySignals.encodeMP3(signal, sampleRate: rate, options: options)
+        if id3Bytes > 0 {
+            // An ID3v2.4 tag of `id3Bytes` zero bytes in front (as cover art would be): sizes are syncsafe.
+            let size = (0..<4).map { UInt8((id3Bytes >> (7 * (3 - $0))) & 0x7F) }
+            mp3 = Array("ID3".utf8) + [4, 0, 0] + size + [UInt8](repeating: 0, count: id3Bytes) + mp3
+        }
+        let id3Bytes = id3Bytes > 0 ? id3Bytes + 10 : 0
         let reference = try feed(StreamDecoder(expectedLength: Int64(mp3.count)), mp3, from: 0)
         let decoder = StreamDecoder(expectedLength: Int64(mp3.count))
-        _ = try feed(decoder, mp3, from: 0, to: Int(Double(mp3.count) * feedFraction))
+        _ = try feed(decoder, mp3, from: 0, to: id3Bytes + Int(Double(mp3.count - id3Bytes) * feedFraction))
         let fed = decoder.bodyBytesFed
         let point = try #require(
             try decoder.seekMP3(toFrame: SeekPlan(sampleRate: rate).frame(atSeconds: targetSeconds)))
@@ -60,6 +68,16 @@ struct SeekTests {
         #expect(abs(result.start - targetFrame) <= 1152, "landed at \(result.start), wanted \(targetFrame)")
         #expect(abs(result.point.frame - targetFrame) <= 1152)
         #expect(!result.point.accurate)
+    }
+
+    @Test(
+        "an ID3v2 tag in front: the offset counts it, so Range fetches the right byte",
+        .enabled(if: StudySignals.hasLame, StudySignals.noLame))
+    func behindTag() throws {
+        let result = try Self.seekInMP3(options: ["-b", "128"], id3Bytes: 70_000)
+        let targetFrame = Int(Self.target) * Self.rate
+        #expect(result.point.bodyOffset > 70_010 + 400_000)
+        #expect(abs(result.start - targetFrame) <= 1152, "landed at \(result.start), wanted \(targetFrame)")
     }
 
     @Test(
