@@ -121,3 +121,22 @@ public struct LoopSection: Sendable, Hashable {
         return .success(LoopSection(start: start, end: end))
     }
 }
+
+extension LoopSection {
+    /// The loop's ends as frames at `sampleRate` (start rounded down, end rounded to nearest).
+    public func frames(sampleRate: Int) -> Range<Int> {
+        let start = Int((start * Double(sampleRate)).rounded(.down))
+        let end = max(start + 1, Int((end * Double(sampleRate)).rounded()))
+        return start..<end
+    }
+
+    /// How much of a decoded chunk to play: `frames` frames starting at recording frame `first`. Returns the
+    /// frames to keep (from the chunk's start) and whether the loop end was reached, i.e. the Player plays
+    /// the kept part, then seeks to `start` (inside what is held: no request) and drops nothing more, so the
+    /// seam is gap-free and exact to the frame on WAV and on MP3 inside the frame index.
+    public func cut(first: Int, frames: Int, sampleRate: Int) -> (keep: Int, wrap: Bool) {
+        let end = self.frames(sampleRate: sampleRate).upperBound
+        if first + frames < end { return (frames, false) }
+        return (max(0, end - first), true)
+    }
+}

@@ -128,4 +128,29 @@ struct StudyTests {
         #expect(resume.count == header.count)
         #expect(WAVDataLocation(header: Array("RIFX".utf8) + header.dropFirst(4)) == nil)
     }
+
+    @Test("a loop cuts the chunk that crosses its end to the frame, and asks to wrap")
+    func cutsAtTheLoopEnd() {
+        let loop = LoopSection(start: 12, end: 15)
+        #expect(loop.frames(sampleRate: 1000) == 12000..<15000)
+        #expect(loop.cut(first: 13000, frames: 1152, sampleRate: 1000) == (1152, false))
+        #expect(loop.cut(first: 14500, frames: 1152, sampleRate: 1000) == (500, true))
+        #expect(loop.cut(first: 13848, frames: 1152, sampleRate: 1000) == (1152, true))
+        #expect(loop.cut(first: 15100, frames: 1152, sampleRate: 1000) == (0, true))
+    }
+
+    @Test("held bytes serve a seek back without a request, stay bounded, and restart after a new request")
+    func holdsBytes() {
+        var held = HeldBytes(limit: 100)
+        held.append(Array(0..<80).map { UInt8($0) })
+        #expect(held.bytes(from: 10)?.first == 10)
+        #expect(SeekPlan.fetch(target: 10, received: held.end, heldFrom: held.heldFrom) == .refeedHeld(from: 10))
+        held.append(Array(80..<130).map { UInt8($0) })
+        #expect(held.heldFrom == 30 && held.end == 130)
+        #expect(held.bytes(from: 10) == nil)
+        #expect(held.bytes(from: 30)?.count == 100)
+        held.restart(at: 5000)
+        held.append([1, 2, 3])
+        #expect(held.bytes(from: 5001) == [2, 3])
+    }
 }
