@@ -40,6 +40,17 @@ let package = Package(
             name: "CPulse",
             providers: [.apt(["libpulse-dev"])]
         ),
+        // libsyn123 ships with libmpg123 (same -dev package): its resampler does `speed … tape`.
+        .systemLibrary(
+            name: "CSyn123",
+            pkgConfig: "libsyn123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+        // libsonic (Apache-2.0): the pitch-keeping time-stretch of `speed … keep`.
+        .systemLibrary(
+            name: "CSonic",
+            providers: [.apt(["libsonic-dev"])]
+        ),
         .systemLibrary(
             name: "CEditLine",
             pkgConfig: "libedit",
@@ -49,7 +60,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "CMPG123", "CPulse",
+                "ChirperCore", "CMPG123", "CPulse", "CSonic", "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

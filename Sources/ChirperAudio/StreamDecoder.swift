@@ -148,3 +148,31 @@ public final class StreamDecoder {
         return 10 + size + footer
     }
 }
+
+// MARK: - Seeking
+
+/// Where to feed a `StreamDecoder` from after a seek, in body bytes (what `Range: bytes=` counts).
+public struct StreamSeekPoint: Sendable, Hashable {
+    /// The body byte to feed from next.
+    public var bodyOffset: Int64
+    /// The frame the first output will be (exact for WAV and for MP3 inside what was fed).
+    public var frame: Int
+    /// False when `frame` is libmpg123's estimate (a fuzzy MP3 seek).
+    public var accurate: Bool
+}
+
+extension StreamDecoder {
+    /// Body bytes fed so far: the next byte of the current body is this offset.
+    public var bodyBytesFed: Int64 { bytesSeen }
+
+    /// Prepares an MP3 seek to `frame`; nil before the MP3 decoder exists (feed on, or seek from 0) or for
+    /// WAV (use `WAVDataLocation` and a fresh decoder: a WAV seek is pure arithmetic). The offset counts the
+    /// ID3v2 tags skipped in front, so it is a body offset for `Range`.
+    public func seekMP3(toFrame frame: Int) throws -> StreamSeekPoint? {
+        guard case .mp3(let decoder) = stage else { return nil }
+        let point = try decoder.seek(toFrame: frame)
+        // Bytes fed again from here are counted again from the body offset.
+        bytesSeen = tagBytes + point.inputOffset
+        return StreamSeekPoint(bodyOffset: tagBytes + point.inputOffset, frame: point.frame, accurate: point.accurate)
+    }
+}
