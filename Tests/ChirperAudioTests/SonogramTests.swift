@@ -202,3 +202,32 @@ struct SonogramMemoryTests {
             (0..<picture.columns).allSatisfy { picture.brightestRow(column: $0) == picture.row(forFrequency: 1000) })
     }
 }
+
+/// `CHIRPER_MEASURE=1 swift test --filter SonogramMeasure`: the wall time of `sono` on a 5-minute MP3
+/// beside `mpg123 -w` then `sox -n spectrogram` on the same file (printed, never asserted: figures belong in the bench).
+@Suite(
+    "SonogramMeasure",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["CHIRPER_MEASURE"] != nil && SonoFixtures.hasTools,
+        "skipped: set CHIRPER_MEASURE=1 to measure (needs sox and lame)"))
+struct SonogramMeasure {
+    @Test("Prints the time to draw a 5-minute 44.1 kHz stereo MP3, and sox's")
+    func fiveMinutes() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/long.mp3"
+        try SonoFixtures.shell(
+            "sox -q -r 44100 -c 2 -n -b 16 -t wav - synth 300 pinknoise vol 0.3 | lame --quiet -b 128 - \(path)")
+        let clock = ContinuousClock()
+        let ours = try await clock.measure {
+            _ = try await SonoFixtures.sonogram(path: path, columns: 100, rows: 64)
+        }
+        let sox = try clock.measure {
+            // Debian's sox reads MP3 only with libsox-fmt-mp3; mpg123 decodes for it instead (both decode).
+            try SonoFixtures.shell(
+                "mpg123 -q -w \(directory)/long.wav \(path) && sox \(directory)/long.wav -n spectrogram -r -m -l -x 100 -y 65 -o \(directory)/sox.png"
+            )
+        }
+        print("sono 5-minute MP3: chirper-play \(ours), sox spectrogram \(sox)")
+    }
+}
