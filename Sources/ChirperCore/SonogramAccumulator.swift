@@ -87,19 +87,31 @@ public final class SonogramAccumulator {
     public func feed(_ samples: [Int16], channels: Int) {
         let channels = max(1, channels)
         let scale = 1 / (32768 * Float(channels))
-        var index = 0
-        while index + channels <= samples.count {
-            var sum: Int32 = 0
-            for channel in 0..<channels { sum += Int32(samples[index + channel]) }
-            index += channels
-            pending[pendingCount] = Float(sum) * scale
-            pendingCount += 1
-            samplesSeen += 1
-            if pendingCount == size {
-                analyseFrame()
-                // Keep the second half: the next window overlaps this one by half.
-                for i in 0..<(size - hop) { pending[i] = pending[i + hop] }
-                pendingCount = size - hop
+        let frames = samples.count / channels
+        var frame = 0
+        samples.withUnsafeBufferPointer { input in
+            while frame < frames {
+                // Fill the window as far as this chunk goes, then analyse it if it is full.
+                let take = min(size - pendingCount, frames - frame)
+                pending.withUnsafeMutableBufferPointer { pending in
+                    for offset in 0..<take {
+                        let base = (frame + offset) * channels
+                        var sum: Int32 = 0
+                        for channel in 0..<channels { sum += Int32(input[base + channel]) }
+                        pending[pendingCount + offset] = Float(sum) * scale
+                    }
+                }
+                pendingCount += take
+                samplesSeen += take
+                frame += take
+                if pendingCount == size {
+                    analyseFrame()
+                    // Keep the second half: the next window overlaps this one by half.
+                    pending.withUnsafeMutableBufferPointer { pending in
+                        for i in 0..<(size - hop) { pending[i] = pending[i + hop] }
+                    }
+                    pendingCount = size - hop
+                }
             }
         }
     }
@@ -126,7 +138,13 @@ public final class SonogramAccumulator {
     }
 
     private func analyseFrame() {
-        for i in 0..<size { frame[i] = pending[i] * window[i] }
+        pending.withUnsafeBufferPointer { pending in
+            window.withUnsafeBufferPointer { window in
+                frame.withUnsafeMutableBufferPointer { frame in
+                    for i in 0..<size { frame[i] = pending[i] * window[i] }
+                }
+            }
+        }
         frame.withUnsafeBufferPointer { input in
             spectrum.withUnsafeMutableBufferPointer { output in transform.power(of: input, into: output) }
         }
