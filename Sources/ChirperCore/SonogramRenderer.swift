@@ -87,26 +87,67 @@ public struct SonogramRenderer: Sendable {
     }
 
     /// One text line of picture whose lowest pixel row is `bottomRow`.
-    func pictureLine(_ sonogram: Sonogram, bottomRow: Int) -> String {
+    /// One text line of picture whose lowest pixel row is `bottomRow`; `marker` is a column drawn as the
+    /// play position (`│` in shade mode, tinted red in colour).
+    func pictureLine(_ sonogram: Sonogram, bottomRow: Int, marker: Int? = nil) -> String {
         let columns = 0..<sonogram.columns
         switch mode {
         case .shade:
-            return String(columns.map { Self.shade(sonogram.level(row: bottomRow, column: $0)) })
+            return String(
+                columns.map { $0 == marker ? "│" : Self.shade(sonogram.level(row: bottomRow, column: $0)) })
         case .trueColor, .palette256:
             var text = ""
-            var last: (Int, Int)?
+            var last: (Int, Int, Bool)?
             for column in columns {
                 let top = bottomRow + 1 < sonogram.rows ? sonogram.level(row: bottomRow + 1, column: column) : 0
                 let bottom = sonogram.level(row: bottomRow, column: column)
-                let colours = (colour(top), colour(bottom))
+                let colours = (colour(top), colour(bottom), column == marker)
                 // Only a change of colour costs an escape.
                 if last.map({ $0 != colours }) ?? true {
-                    text += escape(foreground: colours.0, background: colours.1)
+                    text += escape(foreground: colours.0, background: colours.1, marked: colours.2)
                     last = colours
                 }
                 text += "▀"
             }
             return text + "\u{1B}[0m"
+        }
+    }
+
+    /// The live strip: `lines` text lines `width` characters wide (gutter included) showing the part of
+    /// `sonogram` around `position` seconds, the position marked. The window scrolls with the position (kept
+    /// at the middle, clamped at the recording's ends); the gutter names the top and bottom frequencies.
+    public func stripLines(_ sonogram: Sonogram, position: Double, width: Int, lines: Int) -> [String] {
+        let lines = max(1, lines)
+        let visible = max(1, min(sonogram.columns, width - Self.gutterWidth))
+        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
+        let positionColumn = min(sonogram.columns - 1, max(0, Int(position / perColumn)))
+        let start = min(max(0, positionColumn - visible / 2), sonogram.columns - visible)
+        // The window's cells, at the strip's own height (rows merged by max, or repeated).
+        let rows = lines * rowsPerLine
+        var levels = [Float](repeating: 0, count: rows * visible)
+        for row in 0..<rows {
+            let first = row * sonogram.rows / rows
+            let end = max(first + 1, (row + 1) * sonogram.rows / rows)
+            for column in 0..<visible {
+                var peak: Float = 0
+                for source in first..<end { peak = max(peak, sonogram.level(row: source, column: start + column)) }
+                levels[row * visible + column] = peak
+            }
+        }
+        let window = Sonogram(
+            rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
+            duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
+        return (0..<lines).map { line in
+            let gutter: String
+            if line == 0 {
+                gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
+            } else if line == lines - 1 {
+                gutter = "0.0".leftPadded(to: Self.gutterWidth - 2) + "k┘"
+            } else {
+                gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
+            }
+            let bottomRow = (lines - 1 - line) * rowsPerLine
+            return gutter + pictureLine(window, bottomRow: bottomRow, marker: positionColumn - start)
         }
     }
 
@@ -122,13 +163,16 @@ public struct SonogramRenderer: Sendable {
         }
     }
 
-    private func escape(foreground: Int, background: Int) -> String {
+    private func escape(foreground: Int, background: Int, marked: Bool = false) -> String {
         switch mode {
         case .trueColor, .shade:
-            return
-                "\u{1B}[38;2;\(foreground);\(foreground);\(foreground)m\u{1B}[48;2;\(background);\(background);\(background)m"
+            // The play position keeps its grey in green and blue under full red: a red line over the picture.
+            let red = { (grey: Int) in marked ? 255 : grey }
+            return "\u{1B}[38;2;\(red(foreground));\(foreground);\(foreground)m"
+                + "\u{1B}[48;2;\(red(background));\(background);\(background)m"
         case .palette256:
-            return "\u{1B}[38;5;\(foreground)m\u{1B}[48;5;\(background)m"
+            let pick = { (grey: Int) in marked ? (grey < 244 ? 160 : 210) : grey }
+            return "\u{1B}[38;5;\(pick(foreground))m\u{1B}[48;5;\(pick(background))m"
         }
     }
 

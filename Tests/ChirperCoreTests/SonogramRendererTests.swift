@@ -69,3 +69,32 @@ struct SonogramRendererTests {
         #expect(SonogramRenderer(mode: .shade).shape(terminalWidth: 80, lines: 12).rows == 12)
     }
 }
+
+@Suite("Sonogram live strip")
+struct SonogramStripTests {
+    /// 2 rows × 20 columns over 10 s: column c is loud in the bottom row when c is even.
+    let long = Sonogram(
+        rows: 2, columns: 20,
+        levels: (0..<20).map { $0 % 2 == 0 ? Float(1) : 0 } + Array(repeating: 0, count: 20),
+        maxFrequency: 4000, duration: 10, sampleRate: 8000)
+
+    @Test("The strip keeps the play position in the middle, marked, with the axis ends in the gutter")
+    func scrollsWithPosition() {
+        let lines = SonogramRenderer(mode: .shade).stripLines(long, position: 5.2, width: 7 + 8, lines: 2)
+        // Column 10 (5.0-5.5 s) is the position: the window is columns 6-13, the marker its fifth column.
+        #expect(lines == ["  4.0k┐    │   ", "  0.0k┘█ █ │ █ "])
+    }
+
+    @Test("At the start and the end the window stops at the recording's edge; the marker moves instead")
+    func clampsAtEnds() {
+        let renderer = SonogramRenderer(mode: .shade)
+        #expect(renderer.stripLines(long, position: 0, width: 15, lines: 1)[0] == "  4.0k┐│ █ █ █ ")
+        #expect(renderer.stripLines(long, position: 9.9, width: 15, lines: 1)[0] == "  4.0k┐█ █ █ █│")
+    }
+
+    @Test("In colour the position is a red line: the grey kept in green and blue, red at full")
+    func colourMarker() {
+        let line = SonogramRenderer(mode: .trueColor).stripLines(long, position: 0, width: 15, lines: 1)[0]
+        #expect(line.contains("\u{1B}[38;2;255;255;255m\u{1B}[48;2;255;0;0m▀"))
+    }
+}
