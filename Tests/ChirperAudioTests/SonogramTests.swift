@@ -51,7 +51,7 @@ private enum SonoFixtures {
 
 @Suite("Sonogram", .enabled(if: SonoFixtures.hasTools, SonoFixtures.noTools))
 struct SonogramTests {
-    static let rates = [11_025, 22_050, 44_100, 48_000]
+    static let rates = [8000, 11_025, 22_050, 44_100, 48_000]
 
     @Test(
         "Stepped tones 1, 2, 4, 8 kHz: every column's brightest row is the tone's, within one row",
@@ -229,5 +229,22 @@ struct SonogramMeasure {
             )
         }
         print("sono 5-minute MP3: chirper-play \(ours), sox spectrogram \(sox)")
+    }
+}
+
+@Suite("Sonogram of real recordings", .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings))
+struct SonogramRecordingTests {
+    @Test(
+        "Every real recording draws: axis to its Nyquist, its length, birds above the floor",
+        arguments: Fixtures.mp3Names)
+    func draws(_ name: String) async throws {
+        let sonogram = try await SonoFixtures.sonogram(path: Fixtures.path(name), columns: 72, rows: 16, label: name)
+        let lines = SonogramRenderer.scriptLines(sonogram, label: String(name.prefix(8)))
+        if ProcessInfo.processInfo.environment["CHIRPER_SHOW_SONO"] != nil { print(lines.joined(separator: "\n")) }
+        #expect(sonogram.maxFrequency == Double(sonogram.sampleRate) / 2)
+        #expect(sonogram.columns > 36 && sonogram.columns <= 72)
+        #expect(sonogram.duration > 1)
+        #expect(sonogram.levels.contains { $0 > 0.3 })
+        #expect(lines.count == 17)
     }
 }
