@@ -1,8 +1,8 @@
 # chirper-play: `make run` and `make test` are the two commands; each installs what it needs first.
 SHELL := /bin/bash
 SWIFT ?= swift
-RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev pkg-config
-TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame
+RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev pkg-config
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox time
 ARGS ?=
 

@@ -51,6 +51,11 @@ let package = Package(
             name: "CSonic",
             providers: [.apt(["libsonic-dev"])]
         ),
+        // kissfft (BSD-3-Clause), float build: the real FFT of the sonogram (`sono`).
+        .systemLibrary(
+            name: "CKissFFT",
+            providers: [.apt(["libkissfft-dev"])]
+        ),
         .systemLibrary(
             name: "CEditLine",
             pkgConfig: "libedit",
@@ -60,7 +65,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "CKissFFT", "CMPG123", "CPulse", "CSonic", "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

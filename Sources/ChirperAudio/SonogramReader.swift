@@ -1,0 +1,103 @@
+import ChirperCore
+
+/// Why a sonogram could not be computed: one line naming the recording and what to do.
+public struct SonogramError: UserFacingError, Hashable {
+    public var label: String
+    /// Seconds decoded before the failure (0 if it never started).
+    public var secondsDecoded: Double
+    public var reason: String
+
+    public var userMessage: String {
+        let label = TerminalText.sanitize(label)
+        if secondsDecoded > 0 {
+            return "sono: \(label) failed after \(formatSeconds(secondsDecoded)) s of audio: \(reason)"
+        }
+        return "sono: cannot draw \(label): \(reason)"
+    }
+
+    private func formatSeconds(_ seconds: Double) -> String {
+        String(Double((seconds * 10).rounded()) / 10)
+    }
+}
+
+/// Decodes a recording without playing it and draws its sonogram: the same `ByteSources` and
+/// `StreamDecoder` the player uses, feeding a `SonogramAccumulator` instead of a sink.
+///
+/// Memory is the picture's size plus one network chunk and one window. Cancelling the calling task stops it
+/// at the next chunk (`CancellationError`).
+public struct SonogramReader: Sendable {
+    private let sources: ByteSources
+    private let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
+
+    public init(
+        sources: ByteSources = .live(),
+        makeTransform: @escaping @Sendable (Int) throws -> any PowerSpectrumTransform = { try RealFFT(size: $0) }
+    ) {
+        self.sources = sources
+        self.makeTransform = makeTransform
+    }
+
+    /// The sonogram of `item`, `shape.columns` wide (fewer if the length was unknown), `shape.rows` high.
+    /// Throws `SonogramError` (one line, for the user) or `CancellationError`.
+    public func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
+        var accumulator: SonogramAccumulator?
+        do {
+            let source = try sources.source(for: item.location)
+            let reader = try await source.open(from: 0)
+            let decoder = StreamDecoder(expectedLength: reader.totalLength)
+            var channels = 1
+            func take(_ outputs: [DecodedAudio]) throws {
+                for output in outputs {
+                    switch output {
+                    case .format(let format, let duration):
+                        channels = format.channels
+                        if let accumulator {
+                            // A stream that changes rate part-way would smear the frequency axis.
+                            guard accumulator.sampleRate == format.sampleRate else {
+                                throw SonogramStop.rateChanged(from: accumulator.sampleRate, to: format.sampleRate)
+                            }
+                        } else {
+                            let transform = try makeTransform(SonogramShape.fftSize(forSampleRate: format.sampleRate))
+                            accumulator = SonogramAccumulator(
+                                shape: shape, sampleRate: format.sampleRate,
+                                expectedDuration: duration ?? item.expectedDuration, transform: transform)
+                        }
+                    case .samples(let samples):
+                        accumulator?.feed(samples, channels: channels)
+                    }
+                }
+            }
+            while let chunk = try await reader.read() {
+                try Task.checkCancellation()
+                try take(try decoder.feed(chunk))
+            }
+            try take(try decoder.finish())
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SonogramError(
+                label: item.label, secondsDecoded: accumulator?.secondsFed ?? 0, reason: Self.reason(error))
+        }
+        guard let accumulator, accumulator.secondsFed > 0 else {
+            throw SonogramError(label: item.label, secondsDecoded: 0, reason: "no audio in the recording")
+        }
+        return accumulator.picture()
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let stop = error as? SonogramStop { return stop.description }
+        return userMessage(for: error)
+    }
+}
+
+/// Why the reader stopped on its own.
+private enum SonogramStop: Error, CustomStringConvertible {
+    case rateChanged(from: Int, to: Int)
+
+    var description: String {
+        switch self {
+        case .rateChanged(let from, let to):
+            "the sample rate changes part-way (\(from) Hz to \(to) Hz); a sonogram needs one rate"
+        }
+    }
+}

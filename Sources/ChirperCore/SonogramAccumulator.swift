@@ -1,0 +1,183 @@
+import Foundation
+
+/// Builds a `Sonogram` from PCM chunks as they are decoded: a short-time FFT (Hann window, half-window
+/// hop), power reduced to the picture's rows (max over the bins of a row) and frames to its columns (max
+/// over the frames of a column, so a brief call is never averaged away).
+///
+/// Memory is the picture's size plus one window, whatever the recording's length. Columns are assigned by
+/// time from the expected duration; when it is unknown, or the audio runs past it, the columns fill up and
+/// are then merged pairwise (each column covering twice the time), so the picture always spans what was
+/// heard, never less than half its width. Not thread-safe: one task feeds it.
+public final class SonogramAccumulator {
+    public let shape: SonogramShape
+    public let sampleRate: Int
+    /// The top of the frequency axis in Hz (the requested maximum, or Nyquist).
+    public let maxFrequency: Double
+
+    private let transform: any PowerSpectrumTransform
+    private let size: Int
+    private let hop: Int
+    private let window: [Float]
+    // The last `size` mono samples, oldest first from `filled - size`.
+    private var pending: [Float]
+    private var pendingCount = 0
+    private var frame: [Float]
+    private var spectrum: [Float]
+    // Which bins make each row: `rowBins[row]` is a half-open range of bins.
+    private let rowBins: [Range<Int>]
+    // dB per cell, column-major (`cells[column * rows + row]`); NaN where no frame has landed yet.
+    private var cells: [Float]
+    private var secondsPerColumn: Double
+    private var framesDone = 0
+    private var samplesSeen = 0
+    // dB of a full-scale sine's peak bin under a Hann window: (N/4)².
+    private let referencePower: Float
+
+    /// - Parameters:
+    ///   - expectedDuration: the recording's length in seconds if known; columns are laid out over it.
+    ///   - transform: a real FFT of `SonogramShape.fftSize(forSampleRate:)` points.
+    public init(
+        shape: SonogramShape, sampleRate: Int, expectedDuration: Double?, transform: any PowerSpectrumTransform
+    ) {
+        self.shape = shape
+        self.sampleRate = max(1, sampleRate)
+        self.transform = transform
+        let size = transform.size
+        self.size = size
+        hop = size / 2
+        let nyquist = Double(self.sampleRate) / 2
+        maxFrequency = min(nyquist, shape.maxFrequency.map { max(1, $0) } ?? nyquist)
+        window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        pending = [Float](repeating: 0, count: size)
+        frame = [Float](repeating: 0, count: size)
+        spectrum = [Float](repeating: 0, count: size / 2 + 1)
+        let binWidth = Double(self.sampleRate) / Double(size)
+        let rows = shape.rows
+        let maxFrequency = maxFrequency
+        rowBins = (0..<rows).map { row in
+            let low = Double(row) * maxFrequency / Double(rows)
+            let high = Double(row + 1) * maxFrequency / Double(rows)
+            let first = Int((low / binWidth).rounded(.up))
+            let end = Int((high / binWidth).rounded(.up))
+            // A row narrower than a bin takes the bin nearest its centre.
+            if end <= first {
+                let nearest = min(size / 2, Int(((low + high) / 2 / binWidth).rounded()))
+                return nearest..<(nearest + 1)
+            }
+            return first..<min(end, size / 2 + 1)
+        }
+        cells = [Float](repeating: .nan, count: shape.columns * rows)
+        let hopSeconds = Double(hop) / Double(self.sampleRate)
+        if let expectedDuration, expectedDuration > 0 {
+            secondsPerColumn = max(hopSeconds, expectedDuration / Double(shape.columns))
+        } else {
+            // Unknown length: start at one frame per column and merge as the audio goes on.
+            secondsPerColumn = hopSeconds
+        }
+        referencePower = Float(size) * Float(size) / 16
+    }
+
+    /// Floats held, all told: constant for a given shape and FFT size (the memory bound the tests check).
+    public var storageCount: Int { cells.count + pending.count + frame.count + spectrum.count + window.count }
+
+    /// Seconds of audio fed so far.
+    public var secondsFed: Double { Double(samplesSeen) / Double(sampleRate) }
+
+    /// Feeds interleaved 16-bit samples (whole frames of `channels` samples), mixed to mono.
+    public func feed(_ samples: [Int16], channels: Int) {
+        let channels = max(1, channels)
+        let scale = 1 / (32768 * Float(channels))
+        let frames = samples.count / channels
+        var frame = 0
+        samples.withUnsafeBufferPointer { input in
+            while frame < frames {
+                // Fill the window as far as this chunk goes, then analyse it if it is full.
+                let take = min(size - pendingCount, frames - frame)
+                pending.withUnsafeMutableBufferPointer { pending in
+                    for offset in 0..<take {
+                        let base = (frame + offset) * channels
+                        var sum: Int32 = 0
+                        for channel in 0..<channels { sum += Int32(input[base + channel]) }
+                        pending[pendingCount + offset] = Float(sum) * scale
+                    }
+                }
+                pendingCount += take
+                samplesSeen += take
+                frame += take
+                if pendingCount == size {
+                    analyseFrame()
+                    // Keep the second half: the next window overlaps this one by half.
+                    pending.withUnsafeMutableBufferPointer { pending in
+                        for i in 0..<(size - hop) { pending[i] = pending[i + hop] }
+                    }
+                    pendingCount = size - hop
+                }
+            }
+        }
+    }
+
+    /// The picture of what was fed: the columns that hold audio (all of them when the duration was right).
+    public func picture() -> Sonogram {
+        let rows = shape.rows
+        let used = min(shape.columns, max(1, Int((secondsFed / secondsPerColumn).rounded(.up))))
+        var levels = [Float](repeating: 0, count: rows * used)
+        let range = shape.ceilingDB - shape.floorDB
+        var previous = [Float](repeating: shape.floorDB, count: rows)
+        for column in 0..<used {
+            for row in 0..<rows {
+                var db = cells[column * rows + row]
+                // A column no frame landed in (a picture wider than the frames) repeats its left neighbour.
+                if db.isNaN { db = previous[row] }
+                previous[row] = db
+                levels[row * used + column] = min(1, max(0, (db - shape.floorDB) / range))
+            }
+        }
+        return Sonogram(
+            rows: rows, columns: used, levels: levels, maxFrequency: maxFrequency,
+            duration: secondsFed, sampleRate: sampleRate)
+    }
+
+    private func analyseFrame() {
+        pending.withUnsafeBufferPointer { pending in
+            window.withUnsafeBufferPointer { window in
+                frame.withUnsafeMutableBufferPointer { frame in
+                    for i in 0..<size { frame[i] = pending[i] * window[i] }
+                }
+            }
+        }
+        frame.withUnsafeBufferPointer { input in
+            spectrum.withUnsafeMutableBufferPointer { output in transform.power(of: input, into: output) }
+        }
+        // The frame's centre decides its column.
+        let centre = (Double(framesDone * hop) + Double(size) / 2) / Double(sampleRate)
+        framesDone += 1
+        var column = Int(centre / secondsPerColumn)
+        while column >= shape.columns {
+            mergeColumnsPairwise()
+            column = Int(centre / secondsPerColumn)
+        }
+        let rows = shape.rows
+        for row in 0..<rows {
+            var peak: Float = 0
+            for bin in rowBins[row] where spectrum[bin] > peak { peak = spectrum[bin] }
+            let db = peak > 0 ? 10 * log10(peak / referencePower) : -Float.infinity
+            let cell = column * rows + row
+            let old = cells[cell]
+            cells[cell] = old.isNaN ? db : max(old, db)
+        }
+    }
+
+    // Halves the time resolution: column i becomes the max of columns 2i and 2i+1.
+    private func mergeColumnsPairwise() {
+        let rows = shape.rows
+        let columns = shape.columns
+        for target in 0..<columns {
+            for row in 0..<rows {
+                let left = 2 * target < columns ? cells[2 * target * rows + row] : .nan
+                let right = 2 * target + 1 < columns ? cells[(2 * target + 1) * rows + row] : .nan
+                cells[target * rows + row] = left.isNaN ? right : (right.isNaN ? left : max(left, right))
+            }
+        }
+        secondsPerColumn *= 2
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// Draws a `Sonogram` as text, greyscale like xeno-canto's (dark on light: loud is dark).
+///
+/// Three looks: Unicode upper half-blocks `▀` with 24-bit or 256-colour foreground and background (two
+/// pixel rows per text line), and shade characters ` ░▒▓█` (one pixel row per line) for `NO_COLOR`,
+/// dumb terminals and pipes. Terminal pictures carry kHz ticks on the left (each label is the frequency at
+/// the lower edge of its line) and seconds ticks below; the pipe form is `sono:` lines (see README).
+public struct SonogramRenderer: Sendable {
+    public enum Mode: Sendable, Hashable {
+        /// `▀` with 24-bit colour escapes.
+        case trueColor
+        /// `▀` with the 256-colour palette's grey ramp.
+        case palette256
+        /// ` ░▒▓█`, no escapes.
+        case shade
+    }
+
+    public var mode: Mode
+
+    public init(mode: Mode) {
+        self.mode = mode
+    }
+
+    /// Characters left of the picture in terminal form (`" 11.0k┤"`).
+    public static let gutterWidth = 7
+    /// The shade characters from silence to loudest.
+    public static let shades: [Character] = [" ", "░", "▒", "▓", "█"]
+
+    /// Pixel rows one text line holds in this mode.
+    public var rowsPerLine: Int { mode == .shade ? 1 : 2 }
+
+    /// The shape to compute for a terminal `width` columns wide and `lines` text lines high.
+    public func shape(terminalWidth width: Int, lines: Int, maxFrequency: Double? = nil) -> SonogramShape {
+        SonogramShape(
+            columns: max(8, width - Self.gutterWidth - 1), rows: max(1, lines) * rowsPerLine,
+            maxFrequency: maxFrequency)
+    }
+
+    /// The picture for a terminal: picture lines with kHz ticks, then the time axis and its labels.
+    public func terminalLines(_ sonogram: Sonogram) -> [String] {
+        let textLines = (sonogram.rows + rowsPerLine - 1) / rowsPerLine
+        var lines: [String] = []
+        for line in 0..<textLines {
+            // Line 0 is the top; its lowest pixel row is `bottomRow`.
+            let bottomRow = (textLines - 1 - line) * rowsPerLine
+            let fromBottom = textLines - 1 - line
+            let gutter: String
+            if fromBottom % 4 == 0 {
+                let hz = sonogram.maxFrequency * Double(bottomRow) / Double(sonogram.rows)
+                gutter = Self.kHz(hz).leftPadded(to: Self.gutterWidth - 2) + "k┤"
+            } else {
+                gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
+            }
+            lines.append(gutter + pictureLine(sonogram, bottomRow: bottomRow))
+        }
+        let ticks = timeTicks(sonogram)
+        var axis = [Character](repeating: "─", count: sonogram.columns)
+        var labels = [Character](repeating: " ", count: sonogram.columns + 8)
+        var free = 0
+        for (column, label) in ticks {
+            axis[column] = "┬"
+            guard column >= free else { continue }
+            for (offset, character) in label.enumerated() where column + offset < labels.count {
+                labels[column + offset] = character
+            }
+            free = column + label.count + 1
+        }
+        let pad = String(repeating: " ", count: Self.gutterWidth - 1)
+        lines.append(pad + "└" + String(axis))
+        lines.append(pad + " " + String(labels).trimmingTrailingSpaces())
+        return lines
+    }
+
+    /// The pipe form: a header line with the axes, then one `sono:` line per pixel row, top (highest
+    /// frequency) first, each exactly `cols` shade characters.
+    public static func scriptLines(_ sonogram: Sonogram, label: String) -> [String] {
+        let cleanLabel = TerminalText.sanitize(label).split(whereSeparator: \.isWhitespace).joined(separator: "_")
+        let header =
+            "sono: \(cleanLabel.isEmpty ? "-" : cleanLabel) 0-\(kHz(sonogram.maxFrequency))kHz"
+            + " 0.0-\(String(format: "%.1f", sonogram.duration))s cols=\(sonogram.columns) rows=\(sonogram.rows)"
+        var lines = [header]
+        for row in stride(from: sonogram.rows - 1, through: 0, by: -1) {
+            lines.append("sono: " + String((0..<sonogram.columns).map { shade(sonogram.level(row: row, column: $0)) }))
+        }
+        return lines
+    }
+
+    /// One text line of picture whose lowest pixel row is `bottomRow`.
+    /// One text line of picture whose lowest pixel row is `bottomRow`; `marker` is a column drawn as the
+    /// play position (`│` in shade mode, tinted red in colour).
+    func pictureLine(_ sonogram: Sonogram, bottomRow: Int, marker: Int? = nil) -> String {
+        let columns = 0..<sonogram.columns
+        switch mode {
+        case .shade:
+            return String(
+                columns.map { $0 == marker ? "│" : Self.shade(sonogram.level(row: bottomRow, column: $0)) })
+        case .trueColor, .palette256:
+            var text = ""
+            var last: (Int, Int, Bool)?
+            for column in columns {
+                let top = bottomRow + 1 < sonogram.rows ? sonogram.level(row: bottomRow + 1, column: column) : 0
+                let bottom = sonogram.level(row: bottomRow, column: column)
+                let colours = (colour(top), colour(bottom), column == marker)
+                // Only a change of colour costs an escape.
+                if last.map({ $0 != colours }) ?? true {
+                    text += escape(foreground: colours.0, background: colours.1, marked: colours.2)
+                    last = colours
+                }
+                text += "▀"
+            }
+            return text + "\u{1B}[0m"
+        }
+    }
+
+    /// The live strip: `lines` text lines `width` characters wide (gutter included) showing the part of
+    /// `sonogram` around `position` seconds, the position marked. The window scrolls with the position (kept
+    /// at the middle, clamped at the recording's ends); the gutter names the top and bottom frequencies.
+    public func stripLines(_ sonogram: Sonogram, position: Double, width: Int, lines: Int) -> [String] {
+        let lines = max(1, lines)
+        let visible = max(1, min(sonogram.columns, width - Self.gutterWidth))
+        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
+        let positionColumn = min(sonogram.columns - 1, max(0, Int(position / perColumn)))
+        let start = min(max(0, positionColumn - visible / 2), sonogram.columns - visible)
+        // The window's cells, at the strip's own height (rows merged by max, or repeated).
+        let rows = lines * rowsPerLine
+        var levels = [Float](repeating: 0, count: rows * visible)
+        for row in 0..<rows {
+            let first = row * sonogram.rows / rows
+            let end = max(first + 1, (row + 1) * sonogram.rows / rows)
+            for column in 0..<visible {
+                var peak: Float = 0
+                for source in first..<end { peak = max(peak, sonogram.level(row: source, column: start + column)) }
+                levels[row * visible + column] = peak
+            }
+        }
+        let window = Sonogram(
+            rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
+            duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
+        return (0..<lines).map { line in
+            let gutter: String
+            if line == 0 {
+                gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
+            } else if line == lines - 1 {
+                gutter = "0.0".leftPadded(to: Self.gutterWidth - 2) + "k┘"
+            } else {
+                gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
+            }
+            let bottomRow = (lines - 1 - line) * rowsPerLine
+            return gutter + pictureLine(window, bottomRow: bottomRow, marker: positionColumn - start)
+        }
+    }
+
+    /// The colour value for a level: 0–255 grey in 24-bit mode, a 256-palette index otherwise.
+    func colour(_ level: Float) -> Int {
+        let level = min(1, max(0, level))
+        switch mode {
+        case .trueColor, .shade:
+            return Int((255 * (1 - level)).rounded())
+        case .palette256:
+            // 255 (lightest grey of the ramp) … 232 (darkest).
+            return 255 - Int((level * 23).rounded())
+        }
+    }
+
+    private func escape(foreground: Int, background: Int, marked: Bool = false) -> String {
+        switch mode {
+        case .trueColor, .shade:
+            // The play position keeps its grey in green and blue under full red: a red line over the picture.
+            let red = { (grey: Int) in marked ? 255 : grey }
+            return "\u{1B}[38;2;\(red(foreground));\(foreground);\(foreground)m"
+                + "\u{1B}[48;2;\(red(background));\(background);\(background)m"
+        case .palette256:
+            let pick = { (grey: Int) in marked ? (grey < 244 ? 160 : 210) : grey }
+            return "\u{1B}[38;5;\(pick(foreground))m\u{1B}[48;5;\(pick(background))m"
+        }
+    }
+
+    static func shade(_ level: Float) -> Character {
+        shades[min(4, max(0, Int((level * 4).rounded())))]
+    }
+
+    static func kHz(_ hz: Double) -> String {
+        let khz = hz / 1000
+        return khz >= 100 ? String(Int(khz.rounded())) : String(format: "%.1f", khz)
+    }
+
+    /// Tick columns and their labels: a round step giving at least 10 columns between ticks.
+    func timeTicks(_ sonogram: Sonogram) -> [(Int, String)] {
+        guard sonogram.duration > 0, sonogram.columns > 0 else { return [(0, "0s")] }
+        let secondsPerColumn = sonogram.duration / Double(sonogram.columns)
+        let steps: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600]
+        let step = steps.first { $0 / secondsPerColumn >= 10 } ?? 3600
+        var ticks: [(Int, String)] = []
+        var time = 0.0
+        while time < sonogram.duration {
+            let column = Int((time / secondsPerColumn).rounded())
+            if column < sonogram.columns { ticks.append((column, Self.timeLabel(time, step: step))) }
+            time += step
+        }
+        return ticks
+    }
+
+    static func timeLabel(_ seconds: Double, step: Double) -> String {
+        if step >= 60 || seconds >= 120 {
+            let whole = Int(seconds.rounded())
+            return "\(whole / 60):" + String(format: "%02d", whole % 60)
+        }
+        return step < 1 ? String(format: "%.1fs", seconds) : "\(Int(seconds.rounded()))s"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,100 @@
+import ChirperCore
+import Testing
+
+@Suite("Sonogram rendering")
+struct SonogramRendererTests {
+    /// 2 rows × 4 columns, 0–8 kHz over 2 s: the bottom row rises from silence to full, the top row falls.
+    let tiny = Sonogram(
+        rows: 2, columns: 4, levels: [0, 0.25, 0.5, 1, 1, 0.75, 0, 0], maxFrequency: 8000, duration: 2,
+        sampleRate: 16000)
+
+    @Test("Pipe form: a header with the axes, then one shade line per row, highest frequency first")
+    func scriptLines() {
+        #expect(
+            SonogramRenderer.scriptLines(tiny, label: "XC1") == [
+                "sono: XC1 0-8.0kHz 0.0-2.0s cols=4 rows=2",
+                "sono: █▓  ",
+                "sono:  ░▒█",
+            ])
+    }
+
+    @Test("A label from the API is sanitised and cannot break the header's fields")
+    func labelSanitised() {
+        let header = SonogramRenderer.scriptLines(tiny, label: "XC 1\u{1B}[31m").first
+        #expect(header == "sono: XC_1 0-8.0kHz 0.0-2.0s cols=4 rows=2")
+    }
+
+    @Test("Shade terminal form: kHz ticks on the left, the time axis and seconds below")
+    func shadeTerminal() {
+        #expect(
+            SonogramRenderer(mode: .shade).terminalLines(tiny) == [
+                "      │█▓  ",
+                "  0.0k┤ ░▒█",
+                "      └┬───",
+                "       0s",
+            ])
+    }
+
+    @Test("Seconds ticks fall every round step at least 10 columns apart, labels never overlap")
+    func secondsTicks() {
+        let wide = Sonogram(
+            rows: 1, columns: 60, levels: Array(repeating: 0, count: 60), maxFrequency: 4000, duration: 30,
+            sampleRate: 8000)
+        let lines = SonogramRenderer(mode: .shade).terminalLines(wide)
+        let axis = String(repeating: "┬" + String(repeating: "─", count: 9), count: 6)
+        #expect(lines[1] == "      └" + axis)
+        #expect(lines[2] == "       0s        5s        10s       15s       20s       25s")
+    }
+
+    @Test("24-bit colour: upper half-blocks, top pixel as foreground, bottom as background, loud is dark")
+    func trueColour() {
+        let line = SonogramRenderer(mode: .trueColor).terminalLines(tiny)[0]
+        #expect(line.hasPrefix("  0.0k┤\u{1B}[38;2;0;0;0m\u{1B}[48;2;255;255;255m▀"))
+        #expect(line.hasSuffix("\u{1B}[0m"))
+        #expect(line.filter { $0 == "▀" }.count == 4)
+    }
+
+    @Test("256 colours: the grey ramp from 255 (silence) to 232 (loudest)")
+    func palette() {
+        let line = SonogramRenderer(mode: .palette256).terminalLines(tiny)[0]
+        #expect(line.hasPrefix("  0.0k┤\u{1B}[38;5;232m\u{1B}[48;5;255m▀"))
+        #expect(line.contains("\u{1B}[38;5;255m\u{1B}[48;5;232m▀"))
+    }
+
+    @Test("The shape for a terminal leaves room for the kHz gutter and holds two rows per line in colour")
+    func shapeForTerminal() {
+        #expect(
+            SonogramRenderer(mode: .trueColor).shape(terminalWidth: 80, lines: 12)
+                == SonogramShape(columns: 72, rows: 24))
+        #expect(SonogramRenderer(mode: .shade).shape(terminalWidth: 80, lines: 12).rows == 12)
+    }
+}
+
+@Suite("Sonogram live strip")
+struct SonogramStripTests {
+    /// 2 rows × 20 columns over 10 s: column c is loud in the bottom row when c is even.
+    let long = Sonogram(
+        rows: 2, columns: 20,
+        levels: (0..<20).map { $0 % 2 == 0 ? Float(1) : 0 } + Array(repeating: 0, count: 20),
+        maxFrequency: 4000, duration: 10, sampleRate: 8000)
+
+    @Test("The strip keeps the play position in the middle, marked, with the axis ends in the gutter")
+    func scrollsWithPosition() {
+        let lines = SonogramRenderer(mode: .shade).stripLines(long, position: 5.2, width: 7 + 8, lines: 2)
+        // Column 10 (5.0-5.5 s) is the position: the window is columns 6-13, the marker its fifth column.
+        #expect(lines == ["  4.0k┐    │   ", "  0.0k┘█ █ │ █ "])
+    }
+
+    @Test("At the start and the end the window stops at the recording's edge; the marker moves instead")
+    func clampsAtEnds() {
+        let renderer = SonogramRenderer(mode: .shade)
+        #expect(renderer.stripLines(long, position: 0, width: 15, lines: 1)[0] == "  4.0k┐│ █ █ █ ")
+        #expect(renderer.stripLines(long, position: 9.9, width: 15, lines: 1)[0] == "  4.0k┐█ █ █ █│")
+    }
+
+    @Test("In colour the position is a red line: the grey kept in green and blue, red at full")
+    func colourMarker() {
+        let line = SonogramRenderer(mode: .trueColor).stripLines(long, position: 0, width: 15, lines: 1)[0]
+        #expect(line.contains("\u{1B}[38;2;255;255;255m\u{1B}[48;2;255;0;0m▀"))
+    }
+}
