@@ -137,7 +137,7 @@ final class PulseConnection: @unchecked Sendable {
         // No autospawn: a missing server must fail now, not start one (or hang trying).
         let flags = pa_context_flags_t(rawValue: PA_CONTEXT_NOAUTOSPAWN.rawValue)
         if pa_context_connect(context, server, flags, nil) < 0 {
-            let detail = String(cString: pa_strerror(pa_context_errno(context)))
+            let detail = PulseError.message(of: context)
             state.phase = .failed(.noSoundServer(detail: detail))
         }
         guard pa_threaded_mainloop_start(mainloop) >= 0 else {
@@ -213,7 +213,7 @@ final class PulseConnection: @unchecked Sendable {
                 state.resumeWaiters(with: .success(()))
             }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            let detail = String(cString: pa_strerror(pa_context_errno(context)))
+            let detail = PulseError.message(of: context)
             switch state.phase {
             case .connecting:
                 let error = AudioSinkError.noSoundServer(detail: detail)
@@ -250,7 +250,7 @@ final class PulseConnection: @unchecked Sendable {
                 throw AudioSinkError.soundServer(detail: "the sound server cannot play \(format)")
             }
             guard let stream = pa_stream_new(context, name, &spec, nil) else {
-                throw AudioSinkError.soundServer(detail: String(cString: pa_strerror(pa_context_errno(context))))
+                throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
             }
             let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
             let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
@@ -281,7 +281,7 @@ final class PulseConnection: @unchecked Sendable {
                     | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
             )
             if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
-                let detail = String(cString: pa_strerror(pa_context_errno(context)))
+                let detail = PulseError.message(of: context)
                 pa_stream_set_state_callback(stream, nil, nil)
                 pa_stream_set_write_callback(stream, nil, nil)
                 pa_stream_set_underflow_callback(stream, nil, nil)
@@ -370,7 +370,7 @@ final class PulseStreamState: @unchecked Sendable {
                 pa_stream_write(stream, raw.baseAddress! + queueStart, count, nil, 0, PA_SEEK_RELATIVE)
             }
             if status < 0 {
-                phase = .failed(.soundServerLost(detail: String(cString: pa_strerror(status))))
+                phase = .failed(.soundServerLost(detail: PulseError.message(status)))
                 failAll(blockingError ?? CancellationError())
                 return
             }
@@ -396,7 +396,7 @@ final class PulseStreamState: @unchecked Sendable {
             state.readyWaiter?.resume()
             state.readyWaiter = nil
         case PA_STREAM_FAILED:
-            let detail = String(cString: pa_strerror(pa_context_errno(pa_stream_get_context(stream))))
+            let detail = PulseError.message(of: pa_stream_get_context(stream))
             if case .closed = state.phase {
             } else {
                 state.phase = .failed(.soundServerLost(detail: detail))
