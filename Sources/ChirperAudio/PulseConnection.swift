@@ -15,10 +15,16 @@ final class ContextState: @unchecked Sendable {
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
 
+    /// Resumes every waiter (from a libpulse callback, which runs with the lock held: there is no later
+    /// point on the main loop's thread at which the lock is released).
     func resumeWaiters(with result: Result<Void, any Error>) {
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.resume(with: result) }
+        for waiter in takeWaiters() { waiter.resume(with: result) }
+    }
+
+    /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
+    func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
+        defer { waiters.removeAll() }
+        return waiters
     }
 }
 
@@ -101,29 +107,36 @@ final class PulseConnection: @unchecked Sendable {
 
     func waitUntilReady() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            locked {
+            // Decided under the lock, resumed outside it.
+            let decided: Result<Void, any Error>? = locked {
                 switch state.phase {
-                case .ready: continuation.resume()
-                case .failed(let error): continuation.resume(throwing: error)
-                case .closed: continuation.resume(throwing: CancellationError())
-                case .connecting: state.waiters.append(continuation)
+                case .ready: return .success(())
+                case .failed(let error): return .failure(error)
+                case .closed: return .failure(CancellationError())
+                case .connecting:
+                    state.waiters.append(continuation)
+                    return nil
                 }
             }
+            if let decided { continuation.resume(with: decided) }
         }
     }
 
     /// Disconnects and stops the main loop thread. Idempotent.
     func close() {
-        let wasRunning = locked {
+        let (wasRunning, waiters) = locked {
+            var waiters: [CheckedContinuation<Void, any Error>] = []
             if case .closed = state.phase {
+                // Closed before: nothing more to do (close is idempotent).
             } else {
                 state.phase = .closed
-                state.resumeWaiters(with: .failure(CancellationError()))
+                waiters = state.takeWaiters()
                 pa_context_disconnect(context)
             }
             defer { running = false }
-            return running
+            return (running, waiters)
         }
+        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
         if wasRunning {
             pa_threaded_mainloop_stop(mainloop)
         }

@@ -281,17 +281,15 @@ final class PulseOutput: AudioOutput, Sendable {
     ) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                connection.locked {
-                    if let error = state.blockingError {
-                        continuation.resume(throwing: error)
-                    } else if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else if ready(state) {
-                        continuation.resume()
-                    } else {
-                        register(state, continuation)
-                    }
+                // Decided under the lock, resumed outside it (`register` may still resume at once).
+                let decided: Result<Void, any Error>? = connection.locked {
+                    if let error = state.blockingError { return .failure(error) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if ready(state) { return .success(()) }
+                    register(state, continuation)
+                    return nil
                 }
+                if let decided { continuation.resume(with: decided) }
             }
         } onCancel: {
             // Not here: the cancel handler runs with the task's status lock held, while the mainloop thread,
