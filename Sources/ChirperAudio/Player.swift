@@ -4,8 +4,10 @@ import NIOConcurrencyHelpers
 
 /// Plays one recording at a time: source → sniff → decoder → sink, driven by `PlaybackMachine`.
 ///
-/// Every event goes through the machine under one lock; the effects it names are run outside the lock.
-/// The pipeline runs in its own task; `stop` silences at once and returns when that task has ended.
+/// Every event goes through the machine under one lock; the effect it names is decided inside the lock and
+/// run outside it, by one runner (`run`). The pipeline runs in its own task and gets its work (reconnect,
+/// give up, drain, stop) as messages in its mailbox; `stop` silences at once and returns when that task
+/// has ended.
 /// State changes are published once each, in order, to every `stateUpdates()` stream.
 public final class Player: Sendable {
     public struct Configuration: Sendable {
@@ -44,36 +46,75 @@ public final class Player: Sendable {
         }
     }
 
+    /// The clocks the player waits on, each injectable on its own so tests can drive one without the others.
+    public struct Clocks: Sendable {
+        /// Times the stall watchdog (`Configuration.stallTimeout`).
+        public var stall: any Clock<Duration>
+        /// Times the wait before each reconnect (`Configuration.backoff(attempt:)`).
+        public var backoff: any Clock<Duration>
+        /// Times the position reads (`Configuration.progressInterval`) and the publish throttle.
+        public var progress: any Clock<Duration>
+
+        public init(
+            stall: any Clock<Duration> = ContinuousClock(),
+            backoff: any Clock<Duration> = ContinuousClock(),
+            progress: any Clock<Duration> = ContinuousClock()
+        ) {
+            self.stall = stall
+            self.backoff = backoff
+            self.progress = progress
+        }
+    }
+
     private struct Locked {
         var machine: PlaybackMachine
         var published: PlaybackState = .idle
         var subscribers: [Int: AsyncStream<PlaybackState>.Continuation] = [:]
         var nextSubscriber = 0
         /// When only the position or buffered figures last changed the published state.
-        var figuresPublishedAt: ContinuousClock.Instant?
+        var figuresPublishedAt: Duration?
         /// Pipelines whose task has not finished yet (the current one and any being torn down).
         var pipelines: [PlaybackMachine.Ticket: Pipeline] = [:]
     }
 
     private let sink: any AudioSink
     private let sources: ByteSources
-    private let clock: any Clock<Duration>
+    private let clocks: Clocks
+    /// Time on the progress clock since the player was made (for the publish throttle).
+    private let progressElapsed: @Sendable () -> Duration
     private let configuration: Configuration
     private let locked: NIOLockedValueBox<Locked>
 
     /// - Parameters:
     ///   - sink: where the sound goes (kept for the session).
     ///   - sources: how locations become byte sources (HTTP(S) and local files by default).
-    ///   - clock: the clock for the stall timeout and the reconnect back-off (tests inject their own).
-    public init(
+    ///   - clock: the clock for the stall timeout and the reconnect back-off (tests inject their own); the
+    ///     progress reads keep the continuous clock.
+    public convenience init(
         sink: any AudioSink,
         sources: ByteSources = .live(),
         clock: any Clock<Duration> = ContinuousClock(),
         configuration: Configuration = Configuration()
     ) {
+        self.init(
+            sink: sink, sources: sources, clocks: Clocks(stall: clock, backoff: clock),
+            configuration: configuration)
+    }
+
+    /// - Parameters:
+    ///   - sink: where the sound goes (kept for the session).
+    ///   - sources: how locations become byte sources (HTTP(S) and local files by default).
+    ///   - clocks: the stall, back-off and progress clocks (tests inject their own, separately).
+    public init(
+        sink: any AudioSink,
+        sources: ByteSources = .live(),
+        clocks: Clocks,
+        configuration: Configuration = Configuration()
+    ) {
         self.sink = sink
         self.sources = sources
-        self.clock = clock
+        self.clocks = clocks
+        self.progressElapsed = elapsedTime(on: clocks.progress)
         self.configuration = configuration
         self.locked = NIOLockedValueBox(
             Locked(machine: PlaybackMachine(policy: configuration.policy, maxReconnects: configuration.maxReconnects)))
@@ -153,28 +194,26 @@ public final class Player: Sendable {
 
     // MARK: - Events and effects
 
-    /// Feeds one event to the machine, publishes the state, and runs the effect (except draining, which
-    /// belongs to the pipeline and is returned to it).
-    @discardableResult
-    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> PlaybackMachine.Action {
-        let (action, effect) = locked.withLockedValue { locked -> (PlaybackMachine.Action, Effect) in
+    /// Feeds one event to the machine and publishes the state under the lock, deciding there what the
+    /// action means for which pipeline; then runs it outside the lock.
+    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) {
+        let now = progressElapsed()
+        let effect = locked.withLockedValue { locked -> Effect in
             let action = event(&locked.machine)
             let effect = Self.effect(for: action, in: &locked)
-            let now = locked.machine.playbackState
-            if now != locked.published, shouldPublish(now, in: &locked) {
-                locked.published = now
-                for subscriber in locked.subscribers.values { subscriber.yield(now) }
+            let state = locked.machine.playbackState
+            if state != locked.published, shouldPublish(state, at: now, in: &locked) {
+                locked.published = state
+                for subscriber in locked.subscribers.values { subscriber.yield(state) }
             }
-            return (action, effect)
+            return effect
         }
         run(effect)
-        return action
     }
 
     /// A change of state, track or duration is published at once; a change of position or buffered
     /// seconds alone at most once per `progressInterval`, so a fast decode does not flood the status line.
-    private func shouldPublish(_ next: PlaybackState, in locked: inout Locked) -> Bool {
-        let now = ContinuousClock.now
+    private func shouldPublish(_ next: PlaybackState, at now: Duration, in locked: inout Locked) -> Bool {
         guard let old = locked.published.progress, let new = next.progress,
             Self.kind(of: locked.published) == Self.kind(of: next),
             old.item == new.item, old.duration == new.duration
@@ -199,19 +238,32 @@ public final class Player: Sendable {
         }
     }
 
-    /// What to do outside the lock; pipelines are registered inside it so that a concurrent command
-    /// always finds the pipeline it must stop.
+    /// An action with the pipelines it concerns, looked up under the lock; pipelines are registered inside
+    /// it so that a concurrent command always finds the pipeline it must stop.
     private enum Effect {
         case none
         case start(Pipeline, item: PlayItem, after: Pipeline?)
         case stop(Pipeline?)
         case setRunning(Pipeline?, Bool)
+        /// Work for the pipeline task: silence (or start) the sink first when `running` says so, then post
+        /// `command` to its mailbox.
+        case tell(Pipeline?, PipelineCommand, running: Bool?)
     }
 
     private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
+        let active = locked.machine.activeTicket.flatMap { locked.pipelines[$0] }
         switch action {
-        case .none, .drainOutput, .giveUp:
+        case .none:
             return .none
+        case .drainOutput:
+            return .tell(active, .drain, running: nil)
+        case .startOutputAndDrain:
+            return .tell(active, .drain, running: true)
+        case .giveUp(let ticket, let reason):
+            return .tell(locked.pipelines[ticket], .giveUp(reason), running: nil)
+        case .reconnect(let ticket, let offset, let attempt):
+            // The sink is silenced at once (keeping its queue); the pipeline waits the back-off and fetches.
+            return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: false)
         case .startPipeline(let item, let ticket):
             let pipeline = Pipeline(ticket: ticket)
             locked.pipelines[ticket] = pipeline
@@ -223,16 +275,14 @@ public final class Player: Sendable {
             return .start(pipeline, item: item, after: old)
         case .stopPipeline(let ticket), .finishPipeline(let ticket):
             return .stop(locked.pipelines[ticket])
-        case .startOutput, .startOutputAndDrain:
-            return .setRunning(locked.machine.activeTicket.flatMap { locked.pipelines[$0] }, true)
+        case .startOutput:
+            return .setRunning(active, true)
         case .pauseOutput:
-            return .setRunning(locked.machine.activeTicket.flatMap { locked.pipelines[$0] }, false)
-        case .reconnect(let ticket, _, _):
-            // The sink is silenced here; the reconnect itself belongs to the pipeline, which gets the action.
-            return .setRunning(locked.pipelines[ticket], false)
+            return .setRunning(active, false)
         }
     }
 
+    /// The one effect runner: every action the machine names is performed here, outside the lock.
     private func run(_ effect: Effect) {
         switch effect {
         case .none:
@@ -262,6 +312,9 @@ public final class Player: Sendable {
             pipeline?.stop()
         case .setRunning(let pipeline, let running):
             pipeline?.output.setRunning(running)
+        case .tell(let pipeline, let command, let running):
+            if let running { pipeline?.output.setRunning(running) }
+            pipeline?.post(command)
         }
     }
 
@@ -282,7 +335,7 @@ public final class Player: Sendable {
             try Task.checkCancellation()
             try await sink.prepare()
             let source = try sources.source(for: item.location)
-            let monitor = makeStallMonitor(clock: clock, timeout: configuration.stallTimeout)
+            let monitor = makeStallMonitor(clock: clocks.stall, timeout: configuration.stallTimeout)
             return try await withThrowingTaskGroup(of: Outcome?.self) { group in
                 group.addTask {
                     try await monitor.run()
@@ -307,8 +360,9 @@ public final class Player: Sendable {
     /// Fetches, decodes and queues the whole recording, then drains the sink.
     ///
     /// When a resumable source's body ends early (closed before its length, or a read error), the machine
-    /// decides: reconnect after a back-off from the bytes received so far, feeding the same decoder (so the
-    /// sink gets exactly what an uninterrupted read gives), or fail once the drops are used up.
+    /// decides and the runner posts its decision to the mailbox: reconnect after a back-off from the bytes
+    /// received so far, feeding the same decoder (so the sink gets exactly what an uninterrupted read
+    /// gives), or fail once the drops are used up.
     private func stream(
         _ source: any ByteSource,
         item: PlayItem,
@@ -316,6 +370,7 @@ public final class Player: Sendable {
         monitor: any StallMonitor
     ) async throws -> Outcome {
         let ticket = pipeline.ticket
+        var mailbox = pipeline.mailbox.makeAsyncIterator()
         monitor.waiting()
         var reader: (any ByteReader)? = try await source.open(from: 0)
         let total = reader?.totalLength
@@ -328,15 +383,19 @@ public final class Player: Sendable {
                 monitor.notWaiting()
                 let offset: Int64
                 let attempt: Int
-                switch send({ $0.connectionDropped(ticket: ticket) }) {
-                case .reconnect(_, let from, let number):
+                send { $0.connectionDropped(ticket: ticket) }
+                switch await mailbox.next() {
+                case .reconnect(let from, let number):
                     (offset, attempt) = (from, number)
-                case .giveUp(_, let reason):
+                case .giveUp(let reason):
                     return .failed(reason)
-                default:
+                case .stop, nil:
                     return .ended
+                case .drain:
+                    // Drains are only posted after `endOfStream`, which this loop has not sent yet.
+                    preconditionFailure("drain posted to a pipeline still reading")
                 }
-                try await clock.sleep(for: configuration.backoff(attempt: attempt))
+                try await clocks.backoff.sleep(for: configuration.backoff(attempt: attempt))
                 monitor.waiting()
                 do {
                     reader = try await source.open(from: offset)
@@ -374,12 +433,17 @@ public final class Player: Sendable {
         monitor.notWaiting()
         try await deliver(try decoder.finish(), item: item, pipeline: pipeline)
 
-        switch send({ $0.endOfStream(ticket: ticket) }) {
-        case .drainOutput, .startOutputAndDrain:
+        send { $0.endOfStream(ticket: ticket) }
+        switch await mailbox.next() {
+        case .drain:
             try await pipeline.output.current?.drain()
             return .drained
-        default:
+        case .stop, nil:
+            // Stopped, replaced, or failed by the machine (e.g. "no audio"): it already decided.
             return .ended
+        case .reconnect, .giveUp:
+            // Reconnects and give-ups answer `connectionDropped`, which is never sent after `endOfStream`.
+            preconditionFailure("reconnect posted to a pipeline that has read everything")
         }
     }
 
@@ -446,7 +510,7 @@ public final class Player: Sendable {
     private func reportProgress(_ pipeline: Pipeline) async throws {
         let ticket = pipeline.ticket
         while true {
-            try await ContinuousClock().sleep(for: configuration.progressInterval)
+            try await clocks.progress.sleep(for: configuration.progressInterval)
             if let played = pipeline.output.playedSeconds {
                 send { $0.progress(playedSeconds: played, ticket: ticket) }
             }
@@ -466,12 +530,33 @@ extension ByteSources {
     }
 }
 
+/// Time elapsed on `clock` since this call (opens the existential so its instants can be kept).
+private func elapsedTime(on clock: some Clock<Duration>) -> @Sendable () -> Duration {
+    let start = clock.now
+    return { start.duration(to: clock.now) }
+}
+
 // MARK: - Pipeline bookkeeping
 
-/// One play request's task and its output, shared by the player's commands and the task itself.
+/// Work the effect runner hands to a pipeline task, in its mailbox.
+private enum PipelineCommand: Sendable {
+    /// Wait the back-off for reconnect number `attempt`, then fetch again from byte `from`.
+    case reconnect(from: Int64, attempt: Int)
+    /// The connection dropped once too often: end with `failed(reason)`.
+    case giveUp(String)
+    /// Everything is queued: wait until the sink has played it, then end as drained.
+    case drain
+    /// Stopped, replaced or failed: end without a last event.
+    case stop
+}
+
+/// One play request's task, its output and its mailbox, shared by the player's commands and the task.
 private final class Pipeline: Sendable {
     let ticket: PlaybackMachine.Ticket
     let output = OutputControl()
+    /// Commands for the pipeline task, read only by that task.
+    let mailbox: AsyncStream<PipelineCommand>
+    private let postbox: AsyncStream<PipelineCommand>.Continuation
     private struct State {
         var task: Task<Void, Never>?
         var stopped = false
@@ -483,6 +568,12 @@ private final class Pipeline: Sendable {
 
     init(ticket: PlaybackMachine.Ticket) {
         self.ticket = ticket
+        (mailbox, postbox) = AsyncStream.makeStream(of: PipelineCommand.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Hands `command` to the pipeline task (dropped once the pipeline is stopped).
+    func post(_ command: PipelineCommand) {
+        postbox.yield(command)
     }
 
     var isStopped: Bool { state.withLockedValue { $0.stopped } }
@@ -509,6 +600,8 @@ private final class Pipeline: Sendable {
             return state.task
         }
         output.close()
+        postbox.yield(.stop)
+        postbox.finish()
         task?.cancel()
     }
 

@@ -12,13 +12,8 @@ public final class RecordingClock: Clock, Sendable {
     }
 
     private let state = NIOLockedValueBox<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
-    private let holdFrom: Duration?
 
-    /// - Parameter holdFrom: sleeps at least this long are not recorded and end only when their task is
-    ///   cancelled (e.g. a watchdog that must never fire while short back-offs are being checked).
-    public init(holdingSleepsFrom holdFrom: Duration? = nil) {
-        self.holdFrom = holdFrom
-    }
+    public init() {}
 
     public var now: Instant { state.withLockedValue { $0.now } }
     public var minimumResolution: Duration { .nanoseconds(1) }
@@ -28,11 +23,6 @@ public final class RecordingClock: Clock, Sendable {
 
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
-        if let holdFrom, now.duration(to: deadline) >= holdFrom {
-            // Held: in effect only cancellation ends it.
-            try await Task.sleep(for: .seconds(86_400))
-            throw CancellationError()
-        }
         state.withLockedValue { value in
             value.sleeps.append(value.now.duration(to: deadline))
             if value.now < deadline { value.now = deadline }

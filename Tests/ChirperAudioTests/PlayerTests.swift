@@ -146,12 +146,25 @@ struct PlayerTests {
     func pauseAndResume() async throws {
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink()
-        let player = Player(sink: sink, configuration: .init(progressInterval: .milliseconds(10)))
+        // The position is read on the progress clock, which moves only here: one tick reads it.
+        let progress = ManualClock()
+        let player = Player(sink: sink, clocks: Player.Clocks(progress: progress))
         player.play(item("LONG", server.baseURL + "/long.wav"))
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
+        // `playing` is published before the runner starts the output (outside the lock): wait for it.
+        await output.waitForLog("start")
         output.play(seconds: 1.0)
+        // Tick the progress clock (only while its reader sleeps on it) until the position shows.
+        let ticker = Task {
+            while !Task.isCancelled {
+                await progress.waitForSleepers()
+                if Task.isCancelled { break }
+                progress.advance(by: Player.Configuration().progressInterval)
+            }
+        }
         try await player.waitFor("position 1 s") { ($0.progress?.position ?? 0) >= 1.0 }
+        ticker.cancel()
         player.pause()
         let paused = try await player.waitFor("paused") { $0.isPaused }
         #expect(output.log.last == "pause")

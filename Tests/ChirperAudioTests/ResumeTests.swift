@@ -275,14 +275,17 @@ private final class RealTimeOutput: AudioOutput {
 
 // MARK: - Helpers
 
-/// Plays `url` to the end through a capturing sink; returns the sink, the clock and the states seen.
+/// Plays `url` to the end through a capturing sink; returns the sink, the back-off clock and the states seen.
+/// The stall watchdog has its own manual clock that never moves, so it cannot fire while the back-offs
+/// (recorded, never waited) are checked.
 private func playToEnd(
     _ url: String,
-    configuration: Player.Configuration = Player.Configuration(stallTimeout: .seconds(3600))
+    configuration: Player.Configuration = Player.Configuration()
 ) async throws -> (sink: CapturingSink, clock: RecordingClock, kinds: [String]) {
     let sink = CapturingSink()
-    let clock = RecordingClock(holdingSleepsFrom: .seconds(60))
-    let player = Player(sink: sink, clock: clock, configuration: configuration)
+    let clock = RecordingClock()
+    let player = Player(
+        sink: sink, clocks: Player.Clocks(stall: ManualClock(), backoff: clock), configuration: configuration)
     let log = StateLog(player)
     player.play(PlayItem(label: "XC1", location: .remote(url)))
     let end = try await player.waitFor("the end of the track") { $0.isIdle || $0.failureReason != nil }
@@ -397,9 +400,8 @@ struct ResumeTests {
         let server = try await droppingServer(bytes, cuts: [1000, 2000, 3000, 4000])
         let good = try await LoopbackServer.start { .file(bytes, contentType: "audio/wav", for: $0) }
         let sink = CapturingSink()
-        let clock = RecordingClock(holdingSleepsFrom: .seconds(60))
-        let player = Player(
-            sink: sink, clock: clock, configuration: Player.Configuration(stallTimeout: .seconds(3600)))
+        let clock = RecordingClock()
+        let player = Player(sink: sink, clocks: Player.Clocks(stall: ManualClock(), backoff: clock))
         player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/a.wav")))
         let failed = try await player.waitFor("the failure") { $0.failureReason != nil }
         #expect(failed.failureReason == "the connection dropped 4 times; play again to retry")
@@ -423,7 +425,7 @@ struct ResumeTests {
         let policy = BufferingPolicy(startThreshold: 0.01, rebufferThreshold: 0.02, sinkBuffer: 2)
         let played = try await playToEnd(
             server.baseURL + "/a.wav",
-            configuration: Player.Configuration(policy: policy, stallTimeout: .seconds(3600)))
+            configuration: Player.Configuration(policy: policy))
         // Playing before the drop, buffering while reconnecting, playing again, then the end.
         #expect(played.kinds == ["idle", "buffering", "playing", "buffering", "playing", "idle"])
         #expect(played.clock.sleeps == [.milliseconds(500)])

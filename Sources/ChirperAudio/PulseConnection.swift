@@ -1,0 +1,240 @@
+import CPulse
+
+/// State shared with libpulse's callbacks; every field is guarded by the main loop's lock.
+// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held).
+final class ContextState: @unchecked Sendable {
+    enum Phase {
+        case connecting
+        case ready
+        case failed(AudioSinkError)
+        case closed
+    }
+
+    var phase: Phase = .connecting
+    var waiters: [CheckedContinuation<Void, any Error>] = []
+    /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
+    var streams: [ObjectIdentifier: PulseStreamState] = [:]
+
+    /// Resumes every waiter (from a libpulse callback, which runs with the lock held: there is no later
+    /// point on the main loop's thread at which the lock is released).
+    func resumeWaiters(with result: Result<Void, any Error>) {
+        for waiter in takeWaiters() { waiter.resume(with: result) }
+    }
+
+    /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
+    func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
+        defer { waiters.removeAll() }
+        return waiters
+    }
+}
+
+/// One connection to the sound server: a `pa_threaded_mainloop` and a `pa_context`.
+///
+/// libpulse objects are touched only with the main loop locked; callbacks run on the main loop's thread with
+/// the lock held. The main loop is stopped by `close()` and freed in `deinit`, so locking it stays valid for
+/// outputs that outlive a closed connection.
+// @unchecked: the C handles are used only with the main loop locked, and `running` only under that lock.
+final class PulseConnection: @unchecked Sendable {
+    /// Seconds of audio the server holds for a stream (its buffer plus the device's).
+    static let latency = 0.1
+
+    private let mainloop: OpaquePointer
+    private let context: OpaquePointer
+    private let state = ContextState()
+    private let statePointer: Unmanaged<ContextState>
+    private var running = false
+
+    init(server: String?, applicationName: String) throws {
+        guard let mainloop = pa_threaded_mainloop_new() else {
+            throw AudioSinkError.soundServer(detail: "cannot create the PulseAudio main loop")
+        }
+        guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
+            pa_threaded_mainloop_free(mainloop)
+            throw AudioSinkError.soundServer(detail: "cannot create a PulseAudio context")
+        }
+        self.mainloop = mainloop
+        self.context = context
+        self.statePointer = Unmanaged.passRetained(state)
+        pa_context_set_state_callback(
+            context,
+            { context, userdata in
+                guard let context, let userdata else { return }
+                let state = Unmanaged<ContextState>.fromOpaque(userdata).takeUnretainedValue()
+                PulseConnection.contextStateChanged(context, state)
+            },
+            statePointer.toOpaque()
+        )
+        // No autospawn: a missing server must fail now, not start one (or hang trying).
+        let flags = pa_context_flags_t(rawValue: PA_CONTEXT_NOAUTOSPAWN.rawValue)
+        if pa_context_connect(context, server, flags, nil) < 0 {
+            let detail = PulseError.message(of: context)
+            state.phase = .failed(.noSoundServer(detail: detail))
+        }
+        guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_unref(context)
+            pa_threaded_mainloop_free(mainloop)
+            statePointer.release()
+            throw AudioSinkError.soundServer(detail: "cannot start the PulseAudio main loop")
+        }
+        running = true
+    }
+
+    deinit {
+        close()
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_unref(context)
+        pa_threaded_mainloop_free(mainloop)
+        statePointer.release()
+    }
+
+    /// Runs `body` with the main loop locked. Never call from a libpulse callback.
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return try body()
+    }
+
+    /// True once the connection failed or was closed: a new one is needed.
+    var isDead: Bool {
+        locked {
+            switch state.phase {
+            case .connecting, .ready: false
+            case .failed, .closed: true
+            }
+        }
+    }
+
+    func waitUntilReady() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // Decided under the lock, resumed outside it.
+            let decided: Result<Void, any Error>? = locked {
+                switch state.phase {
+                case .ready: return .success(())
+                case .failed(let error): return .failure(error)
+                case .closed: return .failure(CancellationError())
+                case .connecting:
+                    state.waiters.append(continuation)
+                    return nil
+                }
+            }
+            if let decided { continuation.resume(with: decided) }
+        }
+    }
+
+    /// Disconnects and stops the main loop thread. Idempotent.
+    func close() {
+        let (wasRunning, waiters) = locked {
+            var waiters: [CheckedContinuation<Void, any Error>] = []
+            if case .closed = state.phase {
+                // Closed before: nothing more to do (close is idempotent).
+            } else {
+                state.phase = .closed
+                waiters = state.takeWaiters()
+                pa_context_disconnect(context)
+            }
+            defer { running = false }
+            return (running, waiters)
+        }
+        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+        if wasRunning {
+            pa_threaded_mainloop_stop(mainloop)
+        }
+    }
+
+    private static func contextStateChanged(_ context: OpaquePointer, _ state: ContextState) {
+        switch pa_context_get_state(context) {
+        case PA_CONTEXT_READY:
+            if case .connecting = state.phase {
+                state.phase = .ready
+                state.resumeWaiters(with: .success(()))
+            }
+        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+            let detail = PulseError.message(of: context)
+            switch state.phase {
+            case .connecting:
+                let error = AudioSinkError.noSoundServer(detail: detail)
+                state.phase = .failed(error)
+                state.resumeWaiters(with: .failure(error))
+            case .ready:
+                state.phase = .failed(.soundServerLost(detail: detail))
+            case .failed, .closed:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    /// Creates a playback stream, corked, and waits until the server has it ready.
+    func openStream(
+        format: PCMFormat,
+        name: String,
+        bufferSeconds: Double,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> PulseOutput {
+        let output = try locked { () throws -> PulseOutput in
+            guard case .ready = state.phase else {
+                if case .failed(let error) = state.phase { throw error }
+                throw AudioSinkError.soundServerLost(detail: "connection closed")
+            }
+            var spec = pa_sample_spec(
+                format: PA_SAMPLE_S16LE,
+                rate: UInt32(format.sampleRate),
+                channels: UInt8(format.channels)
+            )
+            guard pa_sample_spec_valid(&spec) != 0 else {
+                throw AudioSinkError.soundServer(detail: "the sound server cannot play \(format)")
+            }
+            guard let stream = pa_stream_new(context, name, &spec, nil) else {
+                throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
+            }
+            let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
+            let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
+            state.streams[ObjectIdentifier(streamState)] = streamState
+            let userdata = Unmanaged.passUnretained(streamState).toOpaque()
+            pa_stream_set_state_callback(stream, PulseStreamState.stateCallback, userdata)
+            pa_stream_set_write_callback(stream, PulseStreamState.writeCallback, userdata)
+            pa_stream_set_underflow_callback(stream, PulseStreamState.underflowCallback, userdata)
+
+            let bytesPerSecond = Double(format.bytesPerSecond)
+            let frameBytes = UInt32(format.channels * 2)
+            func bytes(_ seconds: Double) -> UInt32 {
+                max(frameBytes, UInt32(seconds * bytesPerSecond) / frameBytes * frameBytes)
+            }
+            // The server holds only `latency` of audio (sink and stream together, ADJUST_LATENCY), so stop
+            // and pause are quick even on a sound server that cannot rewind (PipeWire), drain means
+            // "heard", and an underflow is a real one. The rest of `bufferSeconds` waits in our own queue.
+            // Prebuf is small but not 0: with 0 an underrun lets the read index run ahead and skip data.
+            var attributes = pa_buffer_attr(
+                maxlength: UInt32.max,
+                tlength: bytes(PulseConnection.latency),
+                prebuf: bytes(PulseConnection.latency / 4),
+                minreq: UInt32.max,
+                fragsize: UInt32.max
+            )
+            let flags = pa_stream_flags_t(
+                rawValue: PA_STREAM_START_CORKED.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                    | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
+            )
+            if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
+                let detail = PulseError.message(of: context)
+                pa_stream_set_state_callback(stream, nil, nil)
+                pa_stream_set_write_callback(stream, nil, nil)
+                pa_stream_set_underflow_callback(stream, nil, nil)
+                pa_stream_unref(stream)
+                state.streams[ObjectIdentifier(streamState)] = nil
+                throw AudioSinkError.soundServer(detail: detail)
+            }
+            streamState.stream = stream
+            return PulseOutput(connection: self, streamState: streamState, contextState: state)
+        }
+        do {
+            try await output.waitUntilReady()
+        } catch {
+            output.stop()
+            throw error
+        }
+        return output
+    }
+}
