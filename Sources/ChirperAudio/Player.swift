@@ -68,7 +68,7 @@ public final class Player: Sendable {
 
     private struct Locked {
         var machine: PlaybackMachine
-        var published: PlaybackState = .idle
+        var published: PlaybackState = .start
         var subscribers: [Int: AsyncStream<PlaybackState>.Continuation] = [:]
         var nextSubscriber = 0
         /// When only the position or buffered figures last changed the published state.
@@ -157,28 +157,38 @@ public final class Player: Sendable {
     // MARK: - Commands
 
     /// Plays `item`, stopping whatever plays first. Returns at once; follow `stateUpdates()`.
-    public func play(_ item: PlayItem) {
-        send { $0.playRequested(item) }
+    @discardableResult
+    public func play(_ item: PlayItem) -> PlaybackTicket {
+        // The machine hands out the ticket; every state about this request carries it.
+        guard let ticket = send({ $0.playRequested(item) }).active else {
+            preconditionFailure("a play request always loads a track")
+        }
+        return ticket
     }
 
-    /// Silences at once and returns when the pipeline has ended (nothing is left running).
-    public func stop() async {
+    /// Silences at once and returns when the pipeline has ended (nothing is left running); or the reason
+    /// there was nothing to stop.
+    @discardableResult
+    public func stop() async -> String? {
         let running = locked.withLockedValue { Array($0.pipelines.values) }
-        send { $0.stopRequested() }
+        if let refusal = send({ $0.stopRequested() }).refusal { return refusal }
         for pipeline in running {
             pipeline.stop()
             await pipeline.waitUntilFinished()
         }
+        return nil
     }
 
-    /// Pauses the sound (keeps the place). Ignored unless buffering or playing.
-    public func pause() {
-        send { $0.pauseRequested() }
+    /// Pauses the sound (keeps the place); or the reason it cannot (nothing playing, already paused).
+    @discardableResult
+    public func pause() -> String? {
+        send { $0.pauseRequested() }.refusal
     }
 
-    /// Resumes after `pause`.
-    public func resume() {
-        send { $0.resumeRequested() }
+    /// Resumes after `pause`; or the reason it cannot (nothing paused).
+    @discardableResult
+    public func resume() -> String? {
+        send { $0.resumeRequested() }.refusal
     }
 
     /// Stops, closes the sink's connection and ends every `stateUpdates()` stream.
@@ -196,9 +206,10 @@ public final class Player: Sendable {
 
     /// Feeds one event to the machine and publishes the state under the lock, deciding there what the
     /// action means for which pipeline; then runs it outside the lock.
-    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) {
+    @discardableResult
+    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> Reply {
         let now = progressElapsed()
-        let effect = locked.withLockedValue { locked -> Effect in
+        let (effect, reply) = locked.withLockedValue { locked -> (Effect, Reply) in
             let action = event(&locked.machine)
             let effect = Self.effect(for: action, in: &locked)
             let state = locked.machine.playbackState
@@ -206,9 +217,18 @@ public final class Player: Sendable {
                 locked.published = state
                 for subscriber in locked.subscribers.values { subscriber.yield(state) }
             }
-            return effect
+            return (effect, Reply(refusal: action.refusal, active: locked.machine.activeTicket))
         }
         run(effect)
+        return reply
+    }
+
+    /// What a command learns from the machine, at the moment it decided.
+    private struct Reply {
+        /// Why the command was refused (nothing changed).
+        var refusal: String?
+        /// The loaded track's ticket after the event.
+        var active: PlaybackTicket?
     }
 
     /// A change of state, track or duration is published at once; a change of position or buffered
@@ -253,7 +273,8 @@ public final class Player: Sendable {
     private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
         let active = locked.machine.activeTicket.flatMap { locked.pipelines[$0] }
         switch action {
-        case .none:
+        case .none, .refuse:
+            // A refusal is answered to the caller (`Reply`); nothing to run.
             return .none
         case .drainOutput:
             return .tell(active, .drain, running: nil)
@@ -680,5 +701,13 @@ private final class OutputControl: Sendable {
             return state.output
         }
         output?.stop()
+    }
+}
+
+extension PlaybackMachine.Action {
+    /// The reason, for `refuse`.
+    fileprivate var refusal: String? {
+        if case .refuse(let reason) = self { return reason }
+        return nil
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One line typed at the prompt, understood.
 public enum Command: Sendable, Hashable {
     case search(SearchQuery)

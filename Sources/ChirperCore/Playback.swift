@@ -1,8 +1,8 @@
 /// What the listener is hearing, as the status line shows it: one value, rendered in one place.
 public enum PlaybackState: Sendable, Hashable {
-    /// Nothing is playing: before the first `play`, after a track has played to its end, or after `stop`.
-    /// Next: `buffering` (play).
-    case idle
+    /// Nothing is playing: before the first `play` (`nil`), or after a track played to its end or was
+    /// stopped (the ending says which, and where). Next: `buffering` (play).
+    case idle(PlaybackEnding?)
     /// A track is loading: fetching and decoding until enough audio is queued to play without a gap, at
     /// the start or after the network fell behind (an underrun). The sink is silent.
     /// Next: `playing` (enough is queued, or the recording ended), `paused`, `idle` (stop), `failed`,
@@ -20,13 +20,32 @@ public enum PlaybackState: Sendable, Hashable {
     /// Next: `buffering` (play again: the sound server is reconnected, the file fetched again), `idle` (stop).
     case failed(PlaybackFailure)
 
-    /// The recording this state is about, if any.
+    /// Nothing played yet.
+    public static let start = PlaybackState.idle(nil)
+
+    /// The recording this state is about, if any (for `idle`, the one that ended).
     public var item: PlayItem? {
         switch self {
-        case .idle: nil
+        case .idle(let ending): ending?.item
         case .buffering(let progress), .playing(let progress), .paused(let progress): progress.item
         case .failed(let failure): failure.item
         }
+    }
+
+    /// The play request this state is about, if any (for `idle`, the one that ended): later requests have
+    /// larger tickets, so a consumer that rendered this state knows whether a request it made has ended.
+    public var ticket: PlaybackTicket? {
+        switch self {
+        case .idle(let ending): ending?.ticket
+        case .buffering(let progress), .playing(let progress), .paused(let progress): progress.ticket
+        case .failed(let failure): failure.ticket
+        }
+    }
+
+    /// Whether nothing is loaded and nothing failed.
+    public var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
     }
 
     /// Position and buffering figures while a track is loaded.
@@ -41,9 +60,42 @@ public enum PlaybackState: Sendable, Hashable {
     public var isActive: Bool { progress != nil }
 }
 
+/// Names one play request; every state about that request carries it, and later requests have larger ones.
+public struct PlaybackTicket: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let value: UInt64
+    public init(_ value: UInt64) { self.value = value }
+    public var description: String { "#\(value)" }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
+}
+
+/// How a track left the stage: played to its end, or stopped by the user.
+public struct PlaybackEnding: Sendable, Hashable {
+    public enum Reason: Sendable, Hashable {
+        /// Everything was played.
+        case finished
+        /// The user stopped it.
+        case stopped
+    }
+
+    public var item: PlayItem
+    public var ticket: PlaybackTicket
+    /// Seconds heard when it ended.
+    public var position: Double
+    public var reason: Reason
+
+    public init(item: PlayItem, ticket: PlaybackTicket, position: Double, reason: Reason) {
+        self.item = item
+        self.ticket = ticket
+        self.position = position
+        self.reason = reason
+    }
+}
+
 /// Where a loaded track stands.
 public struct PlaybackProgress: Sendable, Hashable {
     public var item: PlayItem
+    /// The play request this track belongs to.
+    public var ticket: PlaybackTicket
     /// Seconds of audio the listener has heard.
     public var position: Double
     /// Length in seconds when known: the decoder's figure once it has one, else the catalogue's.
@@ -51,8 +103,15 @@ public struct PlaybackProgress: Sendable, Hashable {
     /// Seconds of decoded audio queued ahead of the listener.
     public var buffered: Double
 
-    public init(item: PlayItem, position: Double = 0, duration: Double? = nil, buffered: Double = 0) {
+    public init(
+        item: PlayItem,
+        ticket: PlaybackTicket = PlaybackTicket(0),
+        position: Double = 0,
+        duration: Double? = nil,
+        buffered: Double = 0
+    ) {
         self.item = item
+        self.ticket = ticket
         self.position = position
         self.duration = duration
         self.buffered = buffered
@@ -63,11 +122,14 @@ public struct PlaybackProgress: Sendable, Hashable {
 public struct PlaybackFailure: Sendable, Hashable, CustomStringConvertible {
     /// The recording that failed; `nil` if none was loaded.
     public var item: PlayItem?
+    /// The play request that failed; `nil` if none was made.
+    public var ticket: PlaybackTicket?
     /// One line, e.g. "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)".
     public var reason: String
 
-    public init(item: PlayItem?, reason: String) {
+    public init(item: PlayItem?, ticket: PlaybackTicket? = nil, reason: String) {
         self.item = item
+        self.ticket = ticket
         self.reason = reason
     }
 

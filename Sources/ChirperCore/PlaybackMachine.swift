@@ -6,16 +6,15 @@
 /// that was stopped or replaced are ignored.
 public struct PlaybackMachine: Sendable {
     /// Names one play request; events of an older request are ignored.
-    public struct Ticket: Sendable, Hashable, CustomStringConvertible {
-        public let value: UInt64
-        public init(_ value: UInt64) { self.value = value }
-        public var description: String { "#\(value)" }
-    }
+    public typealias Ticket = PlaybackTicket
 
     /// The effect the owner must run after an event.
     public enum Action: Sendable, Hashable {
         /// Nothing to do.
         case none
+        /// The user asked for something the state does not allow: tell them `reason` (one line); nothing
+        /// changed.
+        case refuse(String)
         /// Start fetching and decoding `item`; tag its events with `ticket`. The sink starts silent.
         case startPipeline(PlayItem, ticket: Ticket)
         /// Silence and tear down the pipeline `stopping` at once, then start `item` as `startPipeline` does.
@@ -61,13 +60,18 @@ public struct PlaybackMachine: Sendable {
 
         var progress: PlaybackProgress {
             PlaybackProgress(
-                item: item, position: played, duration: duration ?? item.expectedDuration, buffered: buffered)
+                item: item, ticket: ticket, position: played, duration: duration ?? item.expectedDuration,
+                buffered: buffered)
+        }
+
+        func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {
+            PlaybackEnding(item: item, ticket: ticket, position: played, reason: reason)
         }
     }
 
     private enum State: Sendable {
-        /// Nothing loaded. Next: `buffering` (play).
-        case idle
+        /// Nothing loaded; how the last track ended, if one did. Next: `buffering` (play).
+        case idle(PlaybackEnding?)
         /// Loading; the sink is silent until the threshold is queued. Next: `playing` (threshold reached or
         /// source finished), `paused`, `idle` (stop), `failed`, `buffering` of a new session (play).
         case buffering(Session)
@@ -82,7 +86,7 @@ public struct PlaybackMachine: Sendable {
         case failed(PlaybackFailure)
     }
 
-    private var state: State = .idle
+    private var state: State = .idle(nil)
     private var lastTicket: UInt64 = 0
     public let policy: BufferingPolicy
     /// How many dropped connections a track survives; the next drop fails it.
@@ -96,7 +100,7 @@ public struct PlaybackMachine: Sendable {
     /// What the user must see now.
     public var playbackState: PlaybackState {
         switch state {
-        case .idle: .idle
+        case .idle(let ending): .idle(ending)
         case .buffering(let session): .buffering(session.progress)
         case .playing(let session): .playing(session.progress)
         case .paused(let session): .paused(session.progress)
@@ -131,25 +135,25 @@ public struct PlaybackMachine: Sendable {
         return .startPipeline(item, ticket: ticket)
     }
 
-    /// The user asked to stop: silence at once, back to `idle`. A failure is cleared.
+    /// The user asked to stop: silence at once, back to `idle` (remembering where it stopped). Refused when
+    /// nothing is loaded (a failure stays on show until the next play).
     public mutating func stopRequested() -> Action {
         switch state {
-        case .idle:
-            return .none
-        case .failed:
-            state = .idle
-            return .none
+        case .idle, .failed:
+            return .refuse("nothing is playing")
         case .buffering(let session), .playing(let session), .paused(let session):
-            state = .idle
+            state = .idle(session.ending(.stopped))
             return .stopPipeline(session.ticket)
         }
     }
 
-    /// The user asked to pause. Ignored unless a track is loaded and not already paused.
+    /// The user asked to pause. Refused unless a track is loaded and not already paused.
     public mutating func pauseRequested() -> Action {
         switch state {
-        case .idle, .failed, .paused:
-            return .none
+        case .idle, .failed:
+            return .refuse("nothing is playing")
+        case .paused:
+            return .refuse("already paused; resume continues")
         case .buffering(let session):
             // The sink is already silent; nothing to cork.
             state = .paused(session)
@@ -160,15 +164,22 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
-    /// The user asked to resume: play if enough is queued (or all of it is), else keep buffering.
+    /// The user asked to resume: play if enough is queued (or all of it is), else keep buffering. Refused
+    /// unless paused.
     public mutating func resumeRequested() -> Action {
-        guard case .paused(let session) = state else { return .none }
-        if session.sourceFinished || session.buffered >= threshold(for: session) {
-            state = .playing(session)
-            return .startOutput
+        switch state {
+        case .idle, .failed:
+            return .refuse("nothing is paused")
+        case .buffering, .playing:
+            return .refuse("not paused")
+        case .paused(let session):
+            if session.sourceFinished || session.buffered >= threshold(for: session) {
+                state = .playing(session)
+                return .startOutput
+            }
+            state = .buffering(session)
+            return .none
         }
-        state = .buffering(session)
-        return .none
     }
 
     // MARK: - Pipeline events
@@ -201,7 +212,7 @@ public struct PlaybackMachine: Sendable {
         case .paused:
             state = .paused(session)
         case .idle, .failed:
-            break
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
         return .none
     }
@@ -250,7 +261,7 @@ public struct PlaybackMachine: Sendable {
             state = .paused(session)
             return .drainOutput
         case .idle, .failed:
-            return .none
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
     }
 
@@ -258,7 +269,7 @@ public struct PlaybackMachine: Sendable {
     public mutating func sinkDrained(ticket: Ticket) -> Action {
         guard var session = session, session.ticket == ticket, session.sourceFinished else { return .none }
         session.played = session.queued
-        state = .idle
+        state = .idle(session.ending(.finished))
         return .finishPipeline(ticket)
     }
 
@@ -276,8 +287,10 @@ public struct PlaybackMachine: Sendable {
         switch state {
         case .paused:
             state = .paused(session)
-        case .buffering, .playing, .idle, .failed:
+        case .buffering, .playing:
             state = .buffering(session)
+        case .idle, .failed:
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
         return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
     }
@@ -291,7 +304,7 @@ public struct PlaybackMachine: Sendable {
     // MARK: - Helpers
 
     private mutating func fail(_ session: Session, _ reason: String) -> Action {
-        state = .failed(PlaybackFailure(item: session.item, reason: reason))
+        state = .failed(PlaybackFailure(item: session.item, ticket: session.ticket, reason: reason))
         return .stopPipeline(session.ticket)
     }
 
@@ -311,6 +324,7 @@ public struct PlaybackMachine: Sendable {
             change(&session)
             state = .paused(session)
         case .idle, .failed, .buffering, .playing, .paused:
+            // Tolerated: an event of a stopped or replaced track (another ticket), or with nothing loaded.
             break
         }
     }

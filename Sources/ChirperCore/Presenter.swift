@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns the two state machines' changes into the lines the user sees. This is the one place that decides
 /// what is shown: the REPL passes every change through here and prints the result.
 ///
@@ -255,22 +257,20 @@ public struct Presenter: Sendable {
             return "playback: failed \(failure.item?.label ?? "-") reason=\(quote(failure.reason))"
         case (.terminal, .failed(let failure)):
             return bad("Playback failed: \(clean(failure.description))")
-        case (.terminal, .idle):
-            guard let item = old.item else { return nil }
-            return dim("■ \(item.label) stopped at \(clock(old.progress?.position ?? 0))")
+        case (.terminal, .idle(let ending)):
+            guard let ending else { return nil }
+            switch ending.reason {
+            case .finished: return dim("■ \(ending.item.label) finished (\(clock(ending.position)))")
+            case .stopped: return dim("■ \(ending.item.label) stopped at \(clock(ending.position))")
+            }
         case (.terminal, .buffering), (.terminal, .playing), (.terminal, .paused):
             return nil
         }
     }
 
-    /// A finished track is reported as `idle` with the item that ended; this says it played to the end.
-    public func finished(_ item: PlayItem, at position: Double) -> String {
-        isScript ? "playback: idle" : dim("■ \(item.label) finished (\(clock(position)))")
-    }
-
     private static func sameCase(_ a: PlaybackState, _ b: PlaybackState) -> Bool {
         switch (a, b) {
-        case (.idle, .idle): return true
+        case (.idle(let x), .idle(let y)): return x == y
         case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
             (.paused(let x), .paused(let y)):
             return x.item == y.item

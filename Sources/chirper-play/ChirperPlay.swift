@@ -3,8 +3,10 @@ import AsyncHTTPClient
 import ChirperAudio
 import ChirperCatalog
 import ChirperCore
+import ChirperREPL
 import Dispatch
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc

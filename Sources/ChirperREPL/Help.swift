@@ -1,3 +1,4 @@
+import Foundation
 import ChirperCore
 
 /// The `help` text.

@@ -3,17 +3,19 @@ import ChirperCatalog
 import ChirperCore
 import Foundation
 
-/// What the REPL needs from a player.
-protocol PlaybackControl: Sendable {
-    /// The state now (the REPL's rendered copy can lag behind it by the events still queued).
-    var state: PlaybackState { get }
+/// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
+/// passes refusals on.
+public protocol PlaybackControl: Sendable {
     /// The current state, then every change, in order.
     func stateUpdates() -> AsyncStream<PlaybackState>
-    func play(_ item: PlayItem)
-    /// Returns once nothing is left running.
-    func stop() async
-    func pause()
-    func resume()
+    /// Starts `item` (stopping whatever plays); the ticket names this request in the states that follow.
+    func play(_ item: PlayItem) -> PlaybackTicket
+    /// Returns once nothing is left running; or the reason there was nothing to stop.
+    func stop() async -> String?
+    /// Nil, or the reason it cannot pause.
+    func pause() -> String?
+    /// Nil, or the reason it cannot resume.
+    func resume() -> String?
     /// Stops and releases the sound server connection.
     func shutdown() async
 }
@@ -22,8 +24,8 @@ extension Player: PlaybackControl {}
 
 /// The read-eval-print loop: one event loop that takes typed lines, list changes, playback changes and
 /// Ctrl-C, in order, and renders every change through the ``Presenter``. Nothing else prints.
-actor REPL {
-    enum Event: Sendable {
+public actor REPL {
+    public enum Event: Sendable {
         case line(String)
         case inputEnded
         case list(ListState)
@@ -34,7 +36,8 @@ actor REPL {
     /// What a script is waiting for before its next line is read. Interactive sessions only wait for `wait`.
     enum Blocker: Equatable {
         case listSettles
-        case playbackEnds
+        /// Until the rendered state shows that this play request has ended.
+        case playbackEnds(PlaybackTicket)
     }
 
     private let console: any Console
@@ -45,15 +48,15 @@ actor REPL {
     private let eventSink: AsyncStream<Event>.Continuation
 
     private var listState: ListState = .idle
-    private var playback: PlaybackState = .idle
-    /// The recording behind each PlayItem label that was played, for attribution and titles.
-    private var playing: Recording?
+    private var playback: PlaybackState = .start
+    /// The last play request and its recording, for attribution, titles and `wait`.
+    private var playing: (ticket: PlaybackTicket, recording: Recording)?
     private var queued: [String] = []
     private var blocker: Blocker?
     private var inputEnded = false
     private var lastStatus: String?
 
-    init(console: any Console, list: ListController, player: any PlaybackControl, presenter: Presenter) {
+    public init(console: any Console, list: ListController, player: any PlaybackControl, presenter: Presenter) {
         self.console = console
         self.list = list
         self.player = player
@@ -62,12 +65,12 @@ actor REPL {
     }
 
     /// Feeds an event from outside (signals).
-    nonisolated func send(_ event: Event) {
+    public nonisolated func send(_ event: Event) {
         eventSink.yield(event)
     }
 
     /// Runs until `quit` or the end of input. Returns the exit status.
-    func run(banner: [String]) async -> Int32 {
+    public func run(banner: [String]) async -> Int32 {
         console.print(banner)
         let sink = eventSink
         let console = self.console
@@ -106,8 +109,13 @@ actor REPL {
             if blocker == .listSettles, !state.isBusy { blocker = nil }
         case .playback(let state):
             render(playback: state)
-            // An update queued before the last `play` must not end a wait for that play.
-            if blocker == .playbackEnds, !state.isActive, !player.state.isActive { blocker = nil }
+            // Only the end of the awaited request (or of a later one) ends a wait: an update queued before the
+            // last `play` carries an older ticket.
+            if case .playbackEnds(let awaited) = blocker, !state.isActive, let ticket = state.ticket,
+                ticket >= awaited
+            {
+                blocker = nil
+            }
         case .interrupt:
             return await interrupt()
         }
@@ -126,9 +134,8 @@ actor REPL {
 
     private func interrupt() async -> Flow {
         console.interrupted()
-        if player.state.isActive {
-            await player.stop()
-            if blocker == .playbackEnds { blocker = nil }
+        if await player.stop() == nil {
+            if case .playbackEnds = blocker { blocker = nil }
             return await drain()
         }
         if !console.isInteractive && !listState.isBusy { return .quit }
@@ -139,19 +146,14 @@ actor REPL {
     private func render(playback new: PlaybackState) {
         let old = playback
         playback = new
-        if case .buffering(let progress) = new, old.item != progress.item, let recording = playing,
-            recording.label == progress.item.label
-        {
+        let recording = playing.flatMap { $0.ticket == new.ticket ? $0.recording : nil }
+        if case .buffering = new, old.ticket != new.ticket, let recording {
             console.print([presenter.attribution(recording)])
         }
-        if case .idle = new, let item = old.item, let progress = old.progress, let duration = progress.duration,
-            progress.position >= duration - 0.5
-        {
-            console.print([presenter.finished(item, at: progress.position)])
-        } else if let line = presenter.line(playback: new, from: old) {
+        if let line = presenter.line(playback: new, from: old) {
             console.print([line])
         }
-        let title = playing.flatMap { $0.label == new.item?.label ? $0.englishName : nil }
+        let title = recording?.englishName
         let status = presenter.status(new, title: title)
         if status != lastStatus {
             lastStatus = status
@@ -180,9 +182,10 @@ actor REPL {
         case .nextPage:
             if let refusal = await list.nextPage() {
                 console.print([presenter.refusal(refusal)])
+            } else if !console.isInteractive {
+                // Accepted: a page is on its way, and a script waits for it to settle.
+                blocker = .listSettles
             }
-            let busy = await list.state.isBusy
-            if !console.isInteractive, busy { blocker = .listSettles }
         case .list:
             console.print(presenter.listing(listState))
         case .info(let row):
@@ -194,8 +197,7 @@ actor REPL {
             switch recording.audio {
             case .playable:
                 guard let item = recording.playItem else { break }
-                playing = recording
-                player.play(item)
+                playing = (player.play(item), recording)
             case .restricted:
                 console.print([
                     presenter.refusal(
@@ -205,29 +207,19 @@ actor REPL {
             case .refused(let reason):
                 console.print([presenter.refusal("row \(row) (\(recording.label)) cannot be played: \(reason)")])
             }
-        // Commands decide on the player's state now, not on the rendered copy, which lags by the events
-        // still queued (a `stop` right after `play` must stop it).
+        // The player's machine decides (it is ahead of the rendered copy by the events still queued, so a
+        // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
-            if player.state.isActive {
-                await player.stop()
-            } else {
-                console.print([presenter.refusal("nothing is playing")])
-            }
+            if let refusal = await player.stop() { console.print([presenter.refusal(refusal)]) }
         case .pause:
-            switch player.state {
-            case .playing, .buffering: player.pause()
-            case .paused: console.print([presenter.refusal("already paused; resume continues")])
-            default: console.print([presenter.refusal("nothing is playing")])
-            }
+            if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
         case .resume:
-            let state = player.state
-            if case .paused = state {
-                player.resume()
-            } else {
-                console.print([presenter.refusal(state.isActive ? "not paused" : "nothing is paused")])
-            }
+            if let refusal = player.resume() { console.print([presenter.refusal(refusal)]) }
         case .wait:
-            if player.state.isActive { blocker = .playbackEnds }
+            // Waits for the last play request unless the rendered state already shows it ended.
+            if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
+                blocker = .playbackEnds(ticket)
+            }
         }
         return .goOn
     }
