@@ -100,21 +100,75 @@ public struct PlaybackProgress: Sendable, Hashable {
     public var position: Double
     /// Length in seconds when known: the decoder's figure once it has one, else the catalogue's.
     public var duration: Double?
-    /// Seconds of decoded audio queued ahead of the listener.
+    /// Seconds of decoded audio queued ahead of the listener (at the sink's pace, i.e. after the speed).
     public var buffered: Double
+    /// Speed, volume and mute as they apply to this track.
+    public var settings: PlaybackSettings
+    /// The section being repeated, if any.
+    public var loop: LoopSection?
+    /// The server answered the last seek's `Range` request with the whole file: the seek reads forward
+    /// from the start and discards, which is slower.
+    public var rangeIgnored: Bool
+    /// Counts the seeks, loops and speed changes of this track (a new one is a new place to show).
+    public var segment: Int
 
     public init(
         item: PlayItem,
         ticket: PlaybackTicket = PlaybackTicket(0),
         position: Double = 0,
         duration: Double? = nil,
-        buffered: Double = 0
+        buffered: Double = 0,
+        settings: PlaybackSettings = PlaybackSettings(),
+        loop: LoopSection? = nil,
+        rangeIgnored: Bool = false,
+        segment: Int = 0
     ) {
         self.item = item
         self.ticket = ticket
         self.position = position
         self.duration = duration
         self.buffered = buffered
+        self.settings = settings
+        self.loop = loop
+        self.rangeIgnored = rangeIgnored
+        self.segment = segment
+    }
+}
+
+/// What the listener set that outlives one track: speed, volume and mute.
+public struct PlaybackSettings: Sendable, Hashable {
+    public var speed: PlaybackSpeed
+    /// 0…100, linear in amplitude (50 is half the amplitude, −6 dB).
+    public var volume: Int
+    /// Silenced without losing `volume`.
+    public var muted: Bool
+
+    public init(speed: PlaybackSpeed = .normal, volume: Int = 100, muted: Bool = false) {
+        self.speed = speed
+        self.volume = min(max(volume, 0), 100)
+        self.muted = muted
+    }
+
+    /// The volume the sink applies: 0 while muted.
+    public var audibleVolume: Int { muted ? 0 : volume }
+}
+
+/// Where a segment of a track starts and how it plays: what the pipeline needs to (re)start its audio at a
+/// play, a seek, a loop or a speed change. Events about the segment carry its number; older ones are stale.
+public struct PlaybackSegment: Sendable, Hashable {
+    /// Counts the segments of one track: 0 for the play, then one more per seek, loop or speed change.
+    public var number: Int
+    /// Recording time to start from (0 for a play).
+    public var start: Double
+    public var settings: PlaybackSettings
+    /// The section to repeat, if any.
+    public var loop: LoopSection?
+
+    public init(number: Int, start: Double, settings: PlaybackSettings, loop: LoopSection? = nil) {
+        self.number = number
+        self.start = start
+        self.settings = settings
+        self.loop = loop
     }
 }
 

@@ -273,7 +273,9 @@ public struct Presenter: Sendable {
         case (.idle(let x), .idle(let y)): return x == y
         case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
             (.paused(let x), .paused(let y)):
-            return x.item == y.item
+            // A seek, a loop or a new speed or volume is news too.
+            return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
+                && x.rangeIgnored == y.rangeIgnored
         case (.failed(let x), .failed(let y)): return x == y
         default: return false
         }
@@ -281,7 +283,37 @@ public struct Presenter: Sendable {
 
     private func positionFields(_ progress: PlaybackProgress) -> String {
         let duration = progress.duration.map { String(format1: $0) } ?? "?"
-        return "position=\(String(format1: progress.position)) duration=\(duration)"
+        return "position=\(String(format1: progress.position)) duration=\(duration)" + studyFields(progress)
+    }
+
+    /// ` speed=0.5 loop=12.0-15.0 volume=50 muted range=ignored`: only what differs from plain playback.
+    private func studyFields(_ progress: PlaybackProgress) -> String {
+        var fields = ""
+        let settings = progress.settings
+        if !settings.speed.isNormal || settings.speed.mode == .keep {
+            fields += " speed=\(settings.speed.description.replacingOccurrences(of: " ", with: " mode="))"
+        }
+        if let loop = progress.loop { fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))" }
+        if settings.volume != 100 { fields += " volume=\(settings.volume)" }
+        if settings.muted { fields += " muted" }
+        if progress.rangeIgnored { fields += " range=ignored" }
+        return fields
+    }
+
+    /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
+    public func settings(_ settings: PlaybackSettings) -> String {
+        let speed = settings.speed
+        if isScript {
+            return "settings: speed=\(PlaybackSpeed(factor: speed.factor, mode: .tape)) mode=\(speed.mode.rawValue)"
+                + " volume=\(settings.volume) muted=\(settings.muted ? "yes" : "no")"
+        }
+        let pace =
+            speed.isNormal
+            ? "normal speed"
+            : "speed \(PlaybackSpeed(factor: speed.factor, mode: .tape))× "
+                + (speed.mode == .tape ? "(tape: pitch moves with speed)" : "(keep: pitch kept)")
+        let volume = settings.muted ? "muted (volume \(settings.volume) on unmute)" : "volume \(settings.volume)"
+        return dim("\(pace) · \(volume)")
     }
 
     /// The live status line on a terminal; nil when nothing is loaded.
@@ -294,7 +326,17 @@ public struct Presenter: Sendable {
         case .paused: (symbol, word) = ("‖", "paused")
         default: (symbol, word) = ("▶", "playing")
         }
-        let time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        var time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        let settings = progress.settings
+        if !settings.speed.isNormal { time += " \(PlaybackSpeed(factor: settings.speed.factor, mode: .tape))×" }
+        if settings.speed.mode == .keep && !settings.speed.isNormal { time += " keep" }
+        if let loop = progress.loop { time += " ⟲ \(clock(loop.start))-\(clock(loop.end))" }
+        if settings.muted {
+            time += " muted"
+        } else if settings.volume != 100 {
+            time += " vol \(settings.volume)"
+        }
+        if progress.rangeIgnored { time += " (server ignores Range: seeks read from the start)" }
         let buffered = "buf \(String(format1: progress.buffered)) s"
         let name = clean(title ?? "")
         var head = "\(symbol) \(word) \(progress.item.label)"

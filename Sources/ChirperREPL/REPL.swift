@@ -16,6 +16,20 @@ public protocol PlaybackControl: Sendable {
     func pause() -> String?
     /// Nil, or the reason it cannot resume.
     func resume() -> String?
+    /// Nil, or the reason it cannot seek there (nothing playing, a time outside the recording).
+    func seek(_ time: TimeInput) -> String?
+    /// Nil, or the reason it cannot loop that section.
+    func loop(from a: TimeInput, to b: TimeInput) -> String?
+    /// Nil, or the reason there is no loop to end.
+    func loopOff() -> String?
+    /// Nil, or the reason the speed was not taken.
+    func setSpeed(_ speed: PlaybackSpeed) -> String?
+    /// Nil, or the reason the volume was not taken.
+    func setVolume(_ percent: Int) -> String?
+    /// Nil, or the reason it changes nothing (already muted, not muted).
+    func setMuted(_ muted: Bool) -> String?
+    /// Speed, volume and mute now.
+    var settings: PlaybackSettings { get }
     /// Stops and releases the sound server connection.
     func shutdown() async
 }
@@ -215,6 +229,21 @@ public actor REPL {
             if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
         case .resume:
             if let refusal = player.resume() { console.print([presenter.refusal(refusal)]) }
+        case .seek(let time):
+            refuseIf(player.seek(time))
+        case .loop(let a, let b):
+            refuseIf(player.loop(from: a, to: b))
+        case .loopOff:
+            refuseIf(player.loopOff())
+        // Settings outlive a track: the answer says what is in force now (also when nothing plays).
+        case .speed(let speed):
+            settingsChanged(player.setSpeed(speed))
+        case .volume(let percent):
+            settingsChanged(player.setVolume(percent))
+        case .mute:
+            settingsChanged(player.setMuted(true))
+        case .unmute:
+            settingsChanged(player.setMuted(false))
         case .wait:
             // Waits for the last play request unless the rendered state already shows it ended.
             if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
@@ -222,6 +251,18 @@ public actor REPL {
             }
         }
         return .goOn
+    }
+
+    private func refuseIf(_ refusal: String?) {
+        if let refusal { console.print([presenter.refusal(refusal)]) }
+    }
+
+    private func settingsChanged(_ refusal: String?) {
+        if let refusal {
+            console.print([presenter.refusal(refusal)])
+        } else {
+            console.print([presenter.settings(player.settings)])
+        }
     }
 
     private func recording(at row: Int, for command: String) -> Recording? {

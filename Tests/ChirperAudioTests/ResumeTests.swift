@@ -138,6 +138,7 @@ private final class CapturingOutput: AudioOutput {
 
     func start() throws {}
     func pause() throws {}
+    func setVolume(percent: Int) {}
     func drain() async throws { try Task.checkCancellation() }
     func stop() { written.withLockedValue { $0.stopped = true } }
     var playedSeconds: Double? { format.seconds(ofSamples: written.withLockedValue { $0.count }) }
@@ -246,6 +247,8 @@ private final class RealTimeOutput: AudioOutput {
             if state.startedAt == nil { state.startedAt = .now }
         }
     }
+
+    func setVolume(percent: Int) {}
 
     func pause() throws {
         state.withLockedValue { state in

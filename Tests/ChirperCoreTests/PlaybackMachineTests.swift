@@ -8,6 +8,9 @@ private let other = PlayItem(label: "XC5168", location: .local(path: "/demo/5168
 private typealias Action = PlaybackMachine.Action
 private typealias Ticket = PlaybackMachine.Ticket
 
+/// The first segment of a play at the default settings.
+private let fresh = PlaybackSegment(number: 0, start: 0, settings: PlaybackSettings())
+
 /// A machine that has been asked to play `bird` (its ticket is `activeTicket`).
 private func started(policy: BufferingPolicy = .default) -> PlaybackMachine {
     var machine = PlaybackMachine(policy: policy)
@@ -48,7 +51,7 @@ struct PlaybackMachineTests {
     func playFromIdle() {
         var machine = PlaybackMachine()
         let action = machine.playRequested(bird)
-        #expect(action == .startPipeline(bird, ticket: Ticket(1)))
+        #expect(action == .startPipeline(bird, ticket: Ticket(1), segment: fresh))
         #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, ticket: Ticket(1), duration: 12)))
         #expect(machine.activeTicket == Ticket(1))
     }
@@ -249,7 +252,8 @@ struct PlaybackMachineTests {
         #expect(machine.endOfStream(ticket: ticket) == .none)  // reported once
         #expect(machine.underrun(ticket: ticket) == .none)  // the queue running dry at the end is not a stall
         #expect(kind(machine.playbackState) == "playing")
-        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
         #expect(machine.playbackState.isIdle)
         #expect(machine.activeTicket == nil)
     }
@@ -262,7 +266,8 @@ struct PlaybackMachineTests {
         #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
         #expect(kind(machine.playbackState) == "paused")
         #expect(machine.resumeRequested() == .startOutput)
-        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
         #expect(machine.playbackState.isIdle)
     }
 
@@ -313,7 +318,7 @@ struct PlaybackMachineTests {
         #expect(machine.pauseRequested() == .refuse("nothing is playing"))
         #expect(machine.resumeRequested() == .refuse("nothing is paused"))
         let action = machine.playRequested(bird)
-        #expect(action == .startPipeline(bird, ticket: Ticket(2)))
+        #expect(action == .startPipeline(bird, ticket: Ticket(2), segment: fresh))
         #expect(kind(machine.playbackState) == "buffering")
     }
 
@@ -331,7 +336,8 @@ struct PlaybackMachineTests {
         var machine = playing(queued: 2)
         let ticket = machine.activeTicket!
         _ = machine.endOfStream(ticket: ticket)
-        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
         let ending = PlaybackEnding(item: bird, ticket: ticket, position: 2, reason: .finished)
         #expect(machine.playbackState == .idle(ending))
         #expect(machine.playbackState.ticket == ticket)
@@ -357,7 +363,7 @@ struct PlaybackMachineTests {
         var machine = playing()
         let ticket = machine.activeTicket!
         let action = machine.playRequested(other)
-        #expect(action == .replacePipeline(stopping: ticket, item: other, ticket: Ticket(2)))
+        #expect(action == .replacePipeline(stopping: ticket, item: other, ticket: Ticket(2), segment: fresh))
         #expect(machine.playbackState == .buffering(PlaybackProgress(item: other, ticket: Ticket(2))))
     }
 
@@ -437,6 +443,6 @@ struct PlaybackMachineTests {
                 == .failed(
                     PlaybackFailure(
                         item: bird, ticket: Ticket(1), reason: "the connection dropped 3 times; play again to retry")))
-        #expect(machine.playRequested(bird) == .startPipeline(bird, ticket: Ticket(2)))
+        #expect(machine.playRequested(bird) == .startPipeline(bird, ticket: Ticket(2), segment: fresh))
     }
 }

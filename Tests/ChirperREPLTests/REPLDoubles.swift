@@ -45,6 +45,12 @@ final class ScriptedPlayer: PlaybackControl {
         case stop
         case pause
         case resume
+        case seek(TimeInput)
+        case loop(TimeInput, TimeInput)
+        case loopOff
+        case speed(PlaybackSpeed)
+        case volume(Int)
+        case mute(Bool)
         case shutdown
 
         var description: String {
@@ -53,6 +59,12 @@ final class ScriptedPlayer: PlaybackControl {
             case .stop: "stop"
             case .pause: "pause"
             case .resume: "resume"
+            case .seek(let time): "seek(\(time))"
+            case .loop(let a, let b): "loop(\(a), \(b))"
+            case .loopOff: "loopOff"
+            case .speed(let speed): "speed(\(speed))"
+            case .volume(let percent): "volume(\(percent))"
+            case .mute(let muted): "mute(\(muted))"
             case .shutdown: "shutdown"
             }
         }
@@ -64,10 +76,20 @@ final class ScriptedPlayer: PlaybackControl {
         var refusal: String?
         /// States to publish when the call arrives (before it returns).
         var emits: [PlaybackState]
+        /// The settings in force after the call (for speed, volume and mute).
+        var settings: PlaybackSettings?
+
+        init(call: Call, refusal: String? = nil, emits: [PlaybackState] = [], settings: PlaybackSettings? = nil) {
+            self.call = call
+            self.refusal = refusal
+            self.emits = emits
+            self.settings = settings
+        }
     }
 
     private let expected: Mutex<[Expectation]>
     private let made = Mutex<[Call]>([])
+    private let current = Mutex(PlaybackSettings())
     private let nextTicket = Mutex<UInt64>(0)
     private let stream: AsyncStream<PlaybackState>
     private let states: AsyncStream<PlaybackState>.Continuation
@@ -100,6 +122,13 @@ final class ScriptedPlayer: PlaybackControl {
     func stop() async -> String? { arrive(.stop) }
     func pause() -> String? { arrive(.pause) }
     func resume() -> String? { arrive(.resume) }
+    func seek(_ time: TimeInput) -> String? { arrive(.seek(time)) }
+    func loop(from a: TimeInput, to b: TimeInput) -> String? { arrive(.loop(a, b)) }
+    func loopOff() -> String? { arrive(.loopOff) }
+    func setSpeed(_ speed: PlaybackSpeed) -> String? { arrive(.speed(speed)) }
+    func setVolume(_ percent: Int) -> String? { arrive(.volume(percent)) }
+    func setMuted(_ muted: Bool) -> String? { arrive(.mute(muted)) }
+    var settings: PlaybackSettings { current.withLock { $0 } }
 
     func shutdown() async {
         made.withLock { $0.append(.shutdown) }
@@ -119,6 +148,7 @@ final class ScriptedPlayer: PlaybackControl {
             Issue.record("unexpected call to the player: \(call)")
             return nil
         }
+        if let settings = next.settings { current.withLock { $0 = settings } }
         for state in next.emits { states.yield(state) }
         return next.refusal
     }
