@@ -6,7 +6,8 @@ public struct WAVDecoderError: UserFacingError, Hashable, CustomStringConvertibl
     public var description: String { message }
 }
 
-/// Reads RIFF/WAVE PCM fed in pieces of any size and produces interleaved 16-bit samples.
+/// Reads RIFF/WAVE PCM fed in pieces of any size and produces interleaved 16-bit samples, the same samples
+/// `sox -D FILE -b 16 -e signed-integer` writes (deeper samples rounded, not dithered).
 ///
 /// Accepts WAVE_FORMAT_PCM (8-bit unsigned, 16/24/32-bit signed), WAVE_FORMAT_IEEE_FLOAT (32/64-bit) and
 /// WAVE_FORMAT_EXTENSIBLE with either subformat; any rate; mono or stereo. Chunks may come in any order
@@ -243,11 +244,10 @@ public final class WAVDecoder {
             return Int16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int16.self))
         case .signed24:
             let value =
-                Int32(raw[offset]) | Int32(raw[offset + 1]) << 8 | Int32(Int8(bitPattern: raw[offset + 2])) << 16
-            return Int16(truncatingIfNeeded: value >> 8)
+                Int32(raw[offset]) << 8 | Int32(raw[offset + 1]) << 16 | Int32(Int8(bitPattern: raw[offset + 2])) << 24
+            return wideTo16(value)
         case .signed32:
-            let value = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-            return Int16(truncatingIfNeeded: value >> 16)
+            return wideTo16(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
         case .float32:
             let bits = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             return floatToInt16(Double(Float(bitPattern: bits)))
@@ -257,11 +257,28 @@ public final class WAVDecoder {
         }
     }
 
-    /// -1...1 to 16-bit, rounded to nearest and clipped; NaN becomes silence.
+    // Deeper samples become 16-bit as `sox -D` (no dither) makes them, so the PCM equals sox's: sox holds every
+    // sample as a 32-bit integer and rounds that to 16 bits half up, clipping at the top (`SOX_SAMPLE_TO_SIGNED`
+    // in sox.h). Rounding, not truncation: truncating lowers every sample by half a step on average.
+
+    /// A sample scaled to the full 32-bit range (24-bit samples shifted up by 8) to 16-bit, rounded half up.
+    static func wideTo16(_ value: Int32) -> Int16 {
+        if value > Int32.max - 0x8000 { return .max }
+        return Int16(truncatingIfNeeded: (value + 0x8000) >> 16)
+    }
+
+    /// -1...1 to 16-bit as sox does it: to its 32-bit sample (rounded half away from zero, clipped), then
+    /// `wideTo16`. NaN becomes silence.
     static func floatToInt16(_ value: Double) -> Int16 {
-        guard value.isFinite else { return value.isNaN ? 0 : (value > 0 ? .max : .min) }
-        let scaled = (value * 32768).rounded()
-        return Int16(min(max(scaled, -32768), 32767))
+        guard !value.isNaN else { return 0 }
+        let scaled = value * 2_147_483_648.0
+        let wide: Int32
+        if scaled < 0 {
+            wide = scaled <= -2_147_483_648.5 ? .min : Int32(scaled - 0.5)
+        } else {
+            wide = scaled >= 2_147_483_647.5 ? .max : Int32(scaled + 0.5)
+        }
+        return wideTo16(wide)
     }
 
     private func readUInt16(_ bytes: [UInt8], at offset: Int) -> UInt16 {
