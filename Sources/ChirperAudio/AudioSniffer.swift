@@ -35,6 +35,9 @@ public enum AudioSniffer {
     /// Bytes kept to describe an unsupported body.
     public static let describeLength = 64
 
+    /// Bytes that decide every signature at the start (ID3, an MPEG header, RIFF....WAVE, Ogg, FLAC, MP4).
+    static let signatureLength = 12
+
     /// How far into a body the first MPEG frame may start: libmpg123 gives up searching for the first frame
     /// after 65,536 bytes of junk (`skip_junk` in parse.c; measured with mpg123 1.31: a frame at offset 65,535
     /// plays, one at 65,536 fails with "Failed to find valid MPEG data within limit on resync"), so looking
@@ -57,6 +60,8 @@ public enum AudioSniffer {
     public struct Scanner: Sendable {
         /// The next offset to try as the first frame of a junk-prefixed stream.
         private var nextOffset = 1
+        /// The start is known to be neither audio nor another format (decided once 12 bytes are in).
+        private var startIsJunk = false
 
         public init() {}
 
@@ -65,17 +70,21 @@ public enum AudioSniffer {
             if bytes.isEmpty {
                 return isComplete ? .unsupported(UnsupportedAudioFormat(found: "an empty body")) : .needMore
             }
-            switch matchAudio(bytes) {
-            case .some(.some(let container)):
-                return .container(container)
-            case .some(.none):
-                break  // not audio at the start
-            case .none:
-                if !isComplete { return .needMore }
-            }
-            let head = Array(bytes.prefix(describeLength))
-            if isOtherFormat(head) {
-                return .unsupported(UnsupportedAudioFormat(found: describe(head)))
+            if !startIsJunk {
+                switch matchAudio(bytes) {
+                case .some(.some(let container)):
+                    return .container(container)
+                case .some(.none):
+                    break  // not audio at the start
+                case .none:
+                    if !isComplete { return .needMore }
+                }
+                let head = Array(bytes.prefix(signatureLength))
+                if isOtherFormat(head) {
+                    return .unsupported(UnsupportedAudioFormat(found: describe(Array(bytes.prefix(describeLength)))))
+                }
+                // Every signature is decided by its first 12 bytes: the start need not be looked at again.
+                startIsJunk = bytes.count >= signatureLength
             }
             // Junk before the first frame (padding, a broken tag): look for frames further on, as libmpg123 does.
             while nextOffset < min(bytes.count, resyncLimit) {
@@ -88,7 +97,7 @@ public enum AudioSniffer {
             if !isComplete && bytes.count < resyncLimit {
                 return .needMore
             }
-            var found = describe(head)
+            var found = describe(Array(bytes.prefix(describeLength)))
             if bytes.count >= resyncLimit { found += ", and no MPEG audio frame in the first 64 KiB" }
             return .unsupported(UnsupportedAudioFormat(found: found))
         }

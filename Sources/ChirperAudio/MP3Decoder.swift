@@ -155,12 +155,13 @@ public final class MP3Decoder {
         if format == nil {
             // One output format for the whole track: from now on libmpg123 may only produce this one, so a
             // later change in the stream (mono ↔ stereo between frames, another sample rate in joined files)
-            // is converted by the library itself (channel duplication or mix, NtoM resampling), exactly as
-            // `mpg123 -s -r RATE --mono/--stereo` converts it, and the sink never sees a change.
+            // is converted by the library itself (mixing to mono or duplicating to stereo, NtoM resampling)
+            // and the sink, or the one WAV file, never sees a change. The result equals
+            // `mpg123 -s -r RATE --resample NtoM --mono|--stereo` (StreamFamilyTests). Plain `mpg123 -r`
+            // resamples with libsyn123 in the front end instead and differs by ±1 after the change; plain
+            // `mpg123 -s` writes the change out raw, which no single-format sink can play.
             try check(mpg123_format_none(handle))
             try check(mpg123_format(handle, rate, channels, encoding))
-            // The rate as `mpg123 -r` forces it (NtoM resampling when a later frame has another rate): the
-            // format restriction alone resamples too, but rounds a few samples differently (±1, measured).
             try check(mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0))
         } else if newFormat == format {
             return  // the stream changed, the output did not
