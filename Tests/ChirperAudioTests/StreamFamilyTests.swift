@@ -537,6 +537,14 @@ enum WAVFamily {
         let eightBit = file(
             tag: 1, bits: 8, channels: 1, rate: 8000, extensible: false, payload: randomBytes(4001, seed: 8))
         list.append(Case(description: "full-range 8-bit unsigned, odd length", bytes: eightBit))
+        // G.711: every byte value, so the whole table is compared.
+        let everyByte = (0..<1024).map { UInt8(truncatingIfNeeded: $0 * 37) }
+        for (tag, name) in [(UInt32(6), "A-law"), (7, "mu-law")] {
+            for extensible in [false, true] {
+                let bytes = file(tag: tag, bits: 8, channels: 2, rate: 8000, extensible: extensible, payload: everyByte)
+                list.append(Case(description: "\(name)\(extensible ? " (extensible)" : ""), every byte", bytes: bytes))
+            }
+        }
         return list
     }()
 }
@@ -544,7 +552,7 @@ enum WAVFamily {
 @Suite("WAV files sox plays", .serialized)
 struct WAVFamilyTests {
     @Test(
-        "extra chunks, WAVE_FORMAT_EXTENSIBLE, 8-bit, 24-bit, 32-bit integer and float WAV decode as sox -D does",
+        "extra chunks, WAVE_FORMAT_EXTENSIBLE, 8-bit, 24/32-bit integer, float, A-law and mu-law WAV decode as sox -D does",
         .enabled(if: WAVFamily.hasSox, WAVFamily.noSox),
         arguments: WAVFamily.cases
     )
@@ -657,5 +665,30 @@ struct StreamFamilyPlayerTests {
         #expect(
             state.failureReason
                 == "cannot play this WAV file: a second fmt chunk changes the format; try another recording")
+    }
+}
+
+@Suite("Streams mpg123 plays: seeking behind junk")
+struct ResyncSeekTests {
+    @Test(
+        "junk before the first frame: a seek's body offset counts it, inside and beyond what was fed",
+        .enabled(if: StudySignals.hasLame, StudySignals.noLame),
+        arguments: [0.1, 0.8]
+    )
+    func seekBehindJunk(feedFraction: Double) throws {
+        let rate = SeekTests.rate
+        let signal = StudySignals.steppedTone(seconds: 40, sampleRate: rate)
+        let junk = [UInt8](repeating: 0, count: 3000) + randomBytes(5001, seed: 21)
+        let mp3 = junk + (try StudySignals.encodeMP3(signal, sampleRate: rate, options: ["-b", "128"]))
+        let reference = try SeekTests.feed(StreamDecoder(expectedLength: Int64(mp3.count)), mp3, from: 0)
+        let decoder = StreamDecoder(expectedLength: Int64(mp3.count))
+        _ = try SeekTests.feed(decoder, mp3, from: 0, to: Int(Double(mp3.count) * feedFraction))
+        let target = SeekPlan(sampleRate: rate).frame(atSeconds: 20)
+        let point = try #require(try decoder.seekMP3(toFrame: target))
+        #expect(point.bodyOffset > Int64(junk.count))
+        let output = try SeekTests.feed(decoder, mp3, from: Int(point.bodyOffset))
+        _ = try decoder.finish()
+        let start = try #require(StudySignals.startFrame(of: output, reference: reference, sampleRate: rate))
+        #expect(abs(start - target) <= 1152, "landed at \(start), wanted \(target)")
     }
 }
