@@ -20,6 +20,8 @@ public enum Command: Sendable, Hashable {
     case volume(Int)
     case mute
     case unmute
+    /// Draw a row's sonogram, or turn the live strip on or off.
+    case sono(SonogramRequest)
     case wait
     case help(topic: String?)
     case quit
@@ -51,6 +53,7 @@ public enum CommandParser {
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
         ("unmute", [], "unmute", "hear it again at the volume set"),
+        ("sono", [], "sono <n> [max-kHz] | sono on|off", "row n's sonogram (time × frequency), or the live strip"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
         ("quit", ["exit", "q"], "quit", "leave (Ctrl-D too)"),
@@ -92,6 +95,8 @@ public enum CommandParser {
             return .play(row: try row(rest, for: "play"))
         case "info":
             return .info(row: try row(rest, for: "info"))
+        case "sono":
+            return .sono(try SonogramRequest.parse(rest))
         case "seek":
             guard !rest.isEmpty else {
                 throw CommandError("seek needs a time: seek 1:05, seek 30 (seconds), seek +10 or seek -5")
@@ -223,6 +228,8 @@ public enum Completion {
             return ["0.1", "0.25", "0.5", "1", "2"].filter { $0.hasPrefix(current) }
         case "speed" where position == 2:
             return PlaybackSpeed.Mode.allCases.map(\.rawValue).filter { $0.hasPrefix(current.lowercased()) }
+        case "sono" where position == 1:
+            return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
         case "loop" where position == 1:
             return ["off"].filter { $0.hasPrefix(current.lowercased()) }
         case "volume", "vol":

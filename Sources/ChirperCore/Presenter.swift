@@ -16,11 +16,14 @@ public struct Presenter: Sendable {
     public var width: Int
     /// "xeno-canto" or "the demo catalog", for messages.
     public var sourceName: String
+    /// The terminal takes 24-bit colour (`COLORTERM=truecolor`); else the 256-colour palette.
+    public var trueColor: Bool
 
-    public init(style: Style, width: Int = 80, sourceName: String) {
+    public init(style: Style, width: Int = 80, sourceName: String, trueColor: Bool = false) {
         self.style = style
         self.width = max(20, width)
         self.sourceName = sourceName
+        self.trueColor = trueColor
     }
 
     var isScript: Bool { style == .script }
@@ -298,6 +301,51 @@ public struct Presenter: Sendable {
         if settings.muted { fields += " muted" }
         if progress.rangeIgnored { fields += " range=ignored" }
         return fields
+    }
+
+    /// How tall `sono <n>` draws: 16 shade rows in a pipe, 12 text lines (24 pixel rows) on a terminal.
+    public var sonogramShape: (width: Int, lines: Int) {
+        isScript ? (72 + SonogramRenderer.gutterWidth + 1, 16) : (width, 12)
+    }
+
+    /// The renderer for this style: shade characters in pipes and without colour, else half-blocks.
+    public var sonogramRenderer: SonogramRenderer {
+        switch style {
+        case .script, .terminal(color: false): SonogramRenderer(mode: .shade)
+        case .terminal(color: true): SonogramRenderer(mode: trueColor ? .trueColor : .palette256)
+        }
+    }
+
+    /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
+    public func sonogram(_ sonogram: Sonogram, label: String, title: String?) -> [String] {
+        if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
+        let kHz = String(format1: sonogram.maxFrequency / 1000)
+        let head = bold("\(clean(label)) \(clean(title ?? ""))") + dim("  0-\(kHz) kHz, \(clock(sonogram.duration))")
+        return [head] + sonogramRenderer.terminalLines(sonogram)
+    }
+
+    /// The shape of the live strip's picture for a recording of `duration` seconds: ten columns a second (the
+    /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
+    public func stripShape(duration: Double?) -> SonogramShape {
+        let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
+        return SonogramShape(columns: columns, rows: SonogramStrip.lines * sonogramRenderer.rowsPerLine)
+    }
+
+    /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
+    public func strip(_ strip: SonogramStrip, playback: PlaybackState) -> [String] {
+        guard !isScript, let progress = playback.progress else { return [] }
+        if let picture = strip.picture(for: playback) {
+            return sonogramRenderer.stripLines(
+                picture, position: progress.position, width: width - 1, lines: SonogramStrip.lines)
+        }
+        switch strip.state {
+        case .loading(let ticket) where ticket == progress.ticket:
+            return [dim("sonogram of \(progress.item.label): computing …")]
+        case .failed(let ticket, let reason) where ticket == progress.ticket:
+            return [warn(clean(reason))]
+        default:
+            return []
+        }
     }
 
     /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.

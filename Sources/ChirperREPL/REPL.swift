@@ -36,6 +36,14 @@ public protocol PlaybackControl: Sendable {
 
 extension Player: PlaybackControl {}
 
+/// What `sono <n>` needs: a recording decoded (not played) into a sonogram of a given shape.
+public protocol SonogramSource: Sendable {
+    /// Throws a `UserFacingError` (one line) or `CancellationError`.
+    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
+}
+
+extension SonogramReader: SonogramSource {}
+
 /// The read-eval-print loop: one event loop that takes typed lines, list changes, playback changes and
 /// Ctrl-C, in order, and renders every change through the ``Presenter``. Nothing else prints.
 public actor REPL {
@@ -45,6 +53,15 @@ public actor REPL {
         case list(ListState)
         case playback(PlaybackState)
         case interrupt
+        /// A `sono <n>` finished: its lines, or its one-line failure.
+        case sonogram(Result<[String], SonogramFailure>)
+        /// The live strip's picture of play request `ticket`, or why there is none.
+        case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+    }
+
+    /// Why a sonogram could not be drawn, as the line to show.
+    public struct SonogramFailure: Error, Sendable {
+        var message: String
     }
 
     /// What a script is waiting for before its next line is read. Interactive sessions only wait for `wait`.
@@ -52,11 +69,19 @@ public actor REPL {
         case listSettles
         /// Until the rendered state shows that this play request has ended.
         case playbackEnds(PlaybackTicket)
+        /// Until the `sono` being computed is printed.
+        case sonogram
     }
 
     private let console: any Console
     private let list: ListController
     private let player: any PlaybackControl
+    private let sonograms: any SonogramSource
+    /// The `sono <n>` being computed (one at a time; a new one replaces it).
+    private var sonogramTask: Task<Void, Never>?
+    /// The live sonogram strip (`sono on|off`) and the computation of its picture.
+    private var strip = SonogramStrip()
+    private var stripTask: Task<Void, Never>?
     private var presenter: Presenter
     private let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
@@ -70,10 +95,14 @@ public actor REPL {
     private var inputEnded = false
     private var lastStatus: String?
 
-    public init(console: any Console, list: ListController, player: any PlaybackControl, presenter: Presenter) {
+    public init(
+        console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
+        presenter: Presenter
+    ) {
         self.console = console
         self.list = list
         self.player = player
+        self.sonograms = sonograms
         self.presenter = presenter
         (events, eventSink) = AsyncStream.makeStream(of: Event.self)
     }
@@ -132,6 +161,19 @@ public actor REPL {
             }
         case .interrupt:
             return await interrupt()
+        case .sonogram(let result):
+            sonogramTask = nil
+            switch result {
+            case .success(let lines): console.print(lines)
+            case .failure(let failure): console.print([presenter.refusal(failure.message)])
+            }
+            if blocker == .sonogram { blocker = nil }
+        case .stripPicture(let ticket, let result):
+            switch result {
+            case .success(let picture): run(strip.ready(picture, ticket: ticket))
+            case .failure(let failure): run(strip.failed(failure.message, ticket: ticket))
+            }
+            refreshStatus()
         }
         return await drain()
     }
@@ -148,6 +190,11 @@ public actor REPL {
 
     private func interrupt() async -> Flow {
         console.interrupted()
+        if let task = sonogramTask {
+            // Ctrl-C first stops a sonogram being drawn.
+            task.cancel()
+            return .goOn
+        }
         if await player.stop() == nil {
             if case .playbackEnds = blocker { blocker = nil }
             return await drain()
@@ -167,11 +214,47 @@ public actor REPL {
         if let line = presenter.line(playback: new, from: old) {
             console.print([line])
         }
-        let title = recording?.englishName
-        let status = presenter.status(new, title: title)
+        run(strip.playbackChanged(new))
+        refreshStatus()
+    }
+
+    /// Draws the status line (with the live strip above it when on) from the rendered states.
+    private func refreshStatus() {
+        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
+        let line = presenter.status(playback, title: recording?.englishName)
+        let lines = presenter.strip(strip, playback: playback) + (line.map { [$0] } ?? [])
+        let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
         if status != lastStatus {
             lastStatus = status
             console.setStatus(status)
+        }
+    }
+
+    /// Runs what the strip machine decided: compute a picture off the event loop, or stop computing.
+    private func run(_ action: SonogramStrip.Action) {
+        switch action {
+        case .none:
+            break
+        case .refuse(let reason):
+            console.print([presenter.refusal(reason)])
+        case .cancel:
+            stripTask?.cancel()
+            stripTask = nil
+        case .compute(let item, let ticket):
+            stripTask?.cancel()
+            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
+            let sonograms = self.sonograms
+            let sink = eventSink
+            stripTask = Task {
+                do {
+                    let picture = try await sonograms.sonogram(of: item, shape: shape)
+                    sink.yield(.stripPicture(ticket, .success(picture)))
+                } catch is CancellationError {
+                    // Turned off, or replaced by the next recording's picture.
+                } catch {
+                    sink.yield(.stripPicture(ticket, .failure(SonogramFailure(message: userMessage(for: error)))))
+                }
+            }
         }
     }
 
@@ -244,6 +327,15 @@ public actor REPL {
             settingsChanged(player.setMuted(true))
         case .unmute:
             settingsChanged(player.setMuted(false))
+        case .sono(.draw(let row, let maxKHz)):
+            drawSonogram(row: row, maxKHz: maxKHz)
+        case .sono(.strip(let on)):
+            guard console.isInteractive else {
+                console.print([presenter.refusal("the live strip needs a terminal; sono <n> prints the picture")])
+                break
+            }
+            run(on ? strip.turnOn(playing: playback) : strip.turnOff())
+            refreshStatus()
         case .wait:
             // Waits for the last play request unless the rendered state already shows it ended.
             if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
@@ -251,6 +343,43 @@ public actor REPL {
             }
         }
         return .goOn
+    }
+
+    /// Computes row `row`'s sonogram off the event loop; the lines arrive as an event (a script waits for
+    /// them before its next line).
+    private func drawSonogram(row: Int, maxKHz: Double?) {
+        guard let recording = recording(at: row, for: "sono") else { return }
+        guard case .playable = recording.audio, let item = recording.playItem else {
+            let why: String
+            switch recording.audio {
+            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
+            case .refused(let reason): why = "cannot be decoded: \(reason)"
+            case .playable: why = "has no audio"
+            }
+            console.print([presenter.refusal("row \(row) (\(recording.label)) \(why)")])
+            return
+        }
+        let presenter = self.presenter
+        let (width, lines) = presenter.sonogramShape
+        let shape = presenter.sonogramRenderer.shape(
+            terminalWidth: width, lines: lines, maxFrequency: maxKHz.map { $0 * 1000 })
+        let sonograms = self.sonograms
+        let sink = eventSink
+        sonogramTask?.cancel()
+        sonogramTask = Task {
+            let result: Result<[String], SonogramFailure>
+            do {
+                let sonogram = try await sonograms.sonogram(of: item, shape: shape)
+                result = .success(
+                    presenter.sonogram(sonogram, label: recording.label, title: recording.englishName))
+            } catch is CancellationError {
+                result = .failure(SonogramFailure(message: "sono \(row) stopped"))
+            } catch {
+                result = .failure(SonogramFailure(message: userMessage(for: error)))
+            }
+            sink.yield(.sonogram(result))
+        }
+        if !console.isInteractive { blocker = .sonogram }
     }
 
     private func refuseIf(_ refusal: String?) {

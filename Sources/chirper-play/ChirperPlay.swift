@@ -87,18 +87,25 @@ struct ChirperPlay: AsyncParsableCommand {
             throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice = try OutputChoice(parsing: output)
-        let player = Player(sink: choice.makeSink(), sources: .live(httpClient: http))
+        let sources = ByteSources.live(httpClient: http)
+        // On a terminal the position is read every 0.1 s, so the live sonogram strip's marker keeps within
+        // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
+        let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
+        let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
+        player.warmUp()
         let console = Self.console(interactive: interactive)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
             style: console.isInteractive ? .terminal(color: color) : .script,
             width: console.width,
-            sourceName: source.name
+            sourceName: source.name,
+            trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         )
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: perPage),
             player: player,
+            sonograms: SonogramReader(sources: sources),
             presenter: presenter
         )
         let signals = Self.watchSignals(repl: repl, console: console)

@@ -202,6 +202,14 @@ func runREPL(_ console: ScriptedConsole, _ player: ScriptedPlayer) async -> Int3
         sourceName: "the test catalog")
     let repl = REPL(
         console: console, list: ListController(source: OnePageSource(recordings: Fixture.all)), player: player,
-        presenter: presenter)
+        sonograms: NoSonograms(), presenter: presenter)
     return await repl.run(banner: [])
+}
+
+/// A sonogram source no test expects to be asked.
+struct NoSonograms: SonogramSource {
+    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
+        Issue.record("unexpected sonogram request for \(item.label)")
+        throw CancellationError()
+    }
 }

@@ -129,7 +129,7 @@ struct REPLTests {
         let presenter = Presenter(style: .script, width: 100, sourceName: "the test catalog")
         let repl = REPL(
             console: console, list: ListController(source: OnePageSource(recordings: Fixture.all)),
-            player: player, presenter: presenter)
+            player: player, sonograms: NoSonograms(), presenter: presenter)
         async let status = repl.run(banner: [])
         // The first interrupt stops playback; the second finds nothing playing and ends the script.
         await waitFor { console.printed.contains { $0.hasPrefix("playback: playing") } }
