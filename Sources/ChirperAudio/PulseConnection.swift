@@ -58,8 +58,8 @@ final class PulseConnection: @unchecked Sendable {
             { context, userdata in
                 guard let context, let userdata else { return }
                 let state = Unmanaged<ContextState>.fromOpaque(userdata).takeUnretainedValue()
-                // Decided with the lock held (libpulse holds it around callbacks), resumed at the end, outside
-                // every lock of ours (see `PulseResumptions`).
+                // Decided, then resumed at the end; libpulse holds the main loop lock throughout (see
+                // `PulseResumptions` for why resuming there is safe).
                 var resumptions = PulseResumptions()
                 PulseConnection.contextStateChanged(context, state, into: &resumptions)
                 resumptions.run()
