@@ -84,3 +84,32 @@ struct PlayerStudyTests {
         await server.shutdown()
     }
 }
+
+@Suite("Player: studying into a WAV file")
+struct PlayerWAVStudyTests {
+    @Test("--output wav: a seek back appends what is heard after it (the file is not started over); loops are refused")
+    func seekAppends() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = GatedSource(totalLength: longWAV.bytes.count)
+        let player = Player(sink: WAVFileSink(path: path), sources: source.sources)
+        player.play(PlayItem(label: "XC-LONG", location: .local(path: "/gated")))
+        // The first 10 s arrive and are written (8000 frames/s × 4 bytes).
+        source.release(longWAV.bytes.prefix(44 + 10 * 8000 * 4))
+        try await player.waitFor("10 s written") { ($0.progress?.buffered ?? 0) + ($0.progress?.position ?? 0) >= 9.9 }
+        #expect(
+            player.loop(from: .absolute(1), to: .absolute(2))
+                == "loops need a sound server: --output wav and null run faster than real time")
+        #expect(player.seek(.absolute(8)) == nil)
+        source.release(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
+        source.finish()
+        try await player.waitFor("idle") { $0.isIdle || $0.failureReason != nil }
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let frames = (file.count - 44) / 4
+        // 10 s, then from 8 s to the end (52 s): 62 s in all, one valid header saying so.
+        #expect(frames == 62 * 8000, "\(frames) frames")
+        let declared = file[40..<44].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        #expect(declared == file.count - 44)
+        await player.shutdown()
+    }
+}
