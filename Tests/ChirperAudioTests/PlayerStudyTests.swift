@@ -66,6 +66,33 @@ struct PlayerStudyTests {
         await server.shutdown()
     }
 
+    @Test("a server that ignores Range: the seek still lands (read forward and discarded) and the state says so")
+    func serverIgnoresRange() async throws {
+        let server = try await LoopbackServer.start { request in
+            // The whole file with 200 whatever the Range header asks, slowly enough that 50 s is not yet here.
+            LoopbackResponse(
+                status: 200, headers: [("Content-Type", "audio/wav")],
+                chunks: LoopbackResponse.chunked(longWAV.bytes, size: 64 * 1024, delay: .milliseconds(20)))
+        }
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(player.seek(.absolute(50)) == nil)
+        let landed = try await player.waitFor("buffered at 50 s") { state in
+            state.progress?.position == 50 && (state.progress?.buffered ?? 0) > 0.5
+        }
+        #expect(landed.progress?.rangeIgnored == true)
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("range") == "bytes=\(44 + 50 * 8000 * 4)-")
+        // What reaches the sink after the seek is the recording from 50 s.
+        let output = try #require(sink.outputs.last)
+        let from50 = Array(longWAV.expected[(50 * 8000 * 2)...].prefix(output.samples.count))
+        #expect(output.samples.count >= 8000 && output.samples == from50)
+        await player.shutdown()
+        await server.shutdown()
+    }
+
     @Test("volume reaches the playing output at once and every output opened after it; mute is volume 0")
     func volume() async throws {
         let (server, sink, player, item) = try await Self.rig()
