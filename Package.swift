@@ -4,6 +4,7 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -72,11 +73,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
+        .target(
+            name: "ChirperREPL",
+            dependencies: ["ChirperCore", "ChirperCatalog", "ChirperAudio", "CEditLine"],
+            swiftSettings: swiftSettings
+        ),
+        // @main: flags and wiring only.
         .executableTarget(
             name: "chirper-play",
             dependencies: [
-                "ChirperCore", "ChirperCatalog", "ChirperAudio", "CEditLine",
+                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperREPL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -105,6 +115,11 @@ let package = Package(
                 "ChirperAudio", "ChirperCore", "ChirperTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperREPLTests",
+            dependencies: ["ChirperREPL", "ChirperCore", "ChirperCatalog", "ChirperAudio"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

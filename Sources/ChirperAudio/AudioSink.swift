@@ -39,6 +39,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     func stop()
     /// Seconds this output has played, if it can tell; `nil` to count what was written.
     var playedSeconds: Double? { get }
+    /// Sets the volume (0…100, linear in amplitude: 50 halves it) of what is heard from now on, at once
+    /// where the sound server can (a stream volume), else on what is written next.
+    func setVolume(percent: Int)
 }
 
 /// Why the sound could not be played.

@@ -22,6 +22,13 @@ public protocol ByteReader: AnyObject {
     var totalLength: Int64? { get }
     /// The next bytes, or `nil` at the end. Chunk sizes carry no meaning.
     func read() async throws -> [UInt8]?
+    /// The server answered a request from a later byte with the whole body (it ignores `Range`): the reader
+    /// skips to the offset itself, which takes as long as reading from the start.
+    var rangeIgnored: Bool { get }
+}
+
+extension ByteReader {
+    public var rangeIgnored: Bool { false }
 }
 
 /// Why a recording's bytes could not be read.

@@ -71,7 +71,8 @@ public struct HTTPByteSource: ByteSource {
         default:
             throw ByteSourceError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
         }
-        return HTTPByteReader(body: response.body, skip: skip, totalLength: total)
+        let ignored = response.status.code == 200 && offset > 0
+        return HTTPByteReader(body: response.body, skip: skip, totalLength: total, rangeIgnored: ignored)
     }
 
     static func translate(_ error: any Error) -> any Error {
@@ -120,11 +121,13 @@ final class HTTPByteReader: ByteReader {
     private var iterator: HTTPClientResponse.Body.AsyncIterator
     private var skip: Int64
     let totalLength: Int64?
+    let rangeIgnored: Bool
 
-    init(body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?) {
+    init(body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, rangeIgnored: Bool) {
         self.iterator = body.makeAsyncIterator()
         self.skip = skip
         self.totalLength = totalLength
+        self.rangeIgnored = rangeIgnored
     }
 
     func read() async throws -> [UInt8]? {

@@ -46,6 +46,8 @@ final class NullOutput: AudioOutput {
 
     func start() throws {}
     func pause() throws {}
+    // Nothing is heard: the volume changes nothing.
+    func setVolume(percent: Int) {}
 
     func drain() async throws {
         try Task.checkCancellation()

@@ -68,7 +68,7 @@ public final class Player: Sendable {
 
     private struct Locked {
         var machine: PlaybackMachine
-        var published: PlaybackState = .idle
+        var published: PlaybackState = .start
         var subscribers: [Int: AsyncStream<PlaybackState>.Continuation] = [:]
         var nextSubscriber = 0
         /// When only the position or buffered figures last changed the published state.
@@ -157,28 +157,80 @@ public final class Player: Sendable {
     // MARK: - Commands
 
     /// Plays `item`, stopping whatever plays first. Returns at once; follow `stateUpdates()`.
-    public func play(_ item: PlayItem) {
-        send { $0.playRequested(item) }
+    @discardableResult
+    public func play(_ item: PlayItem) -> PlaybackTicket {
+        // The machine hands out the ticket; every state about this request carries it.
+        guard let ticket = send({ $0.playRequested(item) }).active else {
+            preconditionFailure("a play request always loads a track")
+        }
+        return ticket
     }
 
-    /// Silences at once and returns when the pipeline has ended (nothing is left running).
-    public func stop() async {
+    /// Silences at once and returns when the pipeline has ended (nothing is left running); or the reason
+    /// there was nothing to stop.
+    @discardableResult
+    public func stop() async -> String? {
         let running = locked.withLockedValue { Array($0.pipelines.values) }
-        send { $0.stopRequested() }
+        if let refusal = send({ $0.stopRequested() }).refusal { return refusal }
         for pipeline in running {
             pipeline.stop()
             await pipeline.waitUntilFinished()
         }
+        return nil
     }
 
-    /// Pauses the sound (keeps the place). Ignored unless buffering or playing.
-    public func pause() {
-        send { $0.pauseRequested() }
+    /// Pauses the sound (keeps the place); or the reason it cannot (nothing playing, already paused).
+    @discardableResult
+    public func pause() -> String? {
+        send { $0.pauseRequested() }.refusal
     }
 
-    /// Resumes after `pause`.
-    public func resume() {
-        send { $0.resumeRequested() }
+    /// Resumes after `pause`; or the reason it cannot (nothing paused).
+    @discardableResult
+    public func resume() -> String? {
+        send { $0.resumeRequested() }.refusal
+    }
+
+    /// Jumps to `time` in the recording (inside what arrived: no request; beyond: a `Range` request from the
+    /// byte the decoder names); or the reason it cannot (nothing playing, a time outside the recording).
+    @discardableResult
+    public func seek(_ time: TimeInput) -> String? {
+        send { $0.seekRequested(time) }.refusal
+    }
+
+    /// Repeats `a`…`b` gap-free until `loopOff`, starting at `a`; or the reason it cannot.
+    @discardableResult
+    public func loop(from a: TimeInput, to b: TimeInput) -> String? {
+        send { $0.loopRequested(from: a, to: b) }.refusal
+    }
+
+    /// Stops repeating; playback goes on past the loop's end. Or the reason there is nothing to stop.
+    @discardableResult
+    public func loopOff() -> String? {
+        send { $0.loopOffRequested() }.refusal
+    }
+
+    /// Plays this and later tracks at `speed` (tape: pitch moves; keep: pitch kept).
+    @discardableResult
+    public func setSpeed(_ speed: PlaybackSpeed) -> String? {
+        send { $0.speedRequested(speed) }.refusal
+    }
+
+    /// Sets the volume (0…100, 50 halves the amplitude) at once, for this and later tracks; unmutes.
+    @discardableResult
+    public func setVolume(_ percent: Int) -> String? {
+        send { $0.volumeRequested(percent) }.refusal
+    }
+
+    /// Mutes (true) or unmutes, keeping the volume; or the reason it changes nothing.
+    @discardableResult
+    public func setMuted(_ muted: Bool) -> String? {
+        send { $0.muteRequested(muted) }.refusal
+    }
+
+    /// Speed, volume and mute as the machine holds them.
+    public var settings: PlaybackSettings {
+        locked.withLockedValue { $0.machine.settings }
     }
 
     /// Stops, closes the sink's connection and ends every `stateUpdates()` stream.
@@ -196,9 +248,10 @@ public final class Player: Sendable {
 
     /// Feeds one event to the machine and publishes the state under the lock, deciding there what the
     /// action means for which pipeline; then runs it outside the lock.
-    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) {
+    @discardableResult
+    private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> Reply {
         let now = progressElapsed()
-        let effect = locked.withLockedValue { locked -> Effect in
+        let (effect, reply) = locked.withLockedValue { locked -> (Effect, Reply) in
             let action = event(&locked.machine)
             let effect = Self.effect(for: action, in: &locked)
             let state = locked.machine.playbackState
@@ -206,9 +259,20 @@ public final class Player: Sendable {
                 locked.published = state
                 for subscriber in locked.subscribers.values { subscriber.yield(state) }
             }
-            return effect
+            return (effect, Reply(action: action, active: locked.machine.activeTicket))
         }
         run(effect)
+        return reply
+    }
+
+    /// What a command learns from the machine, at the moment it decided.
+    private struct Reply {
+        /// What the machine decided.
+        var action: PlaybackMachine.Action
+        /// The loaded track's ticket after the event.
+        var active: PlaybackTicket?
+        /// Why the command was refused (nothing changed).
+        var refusal: String? { action.refusal }
     }
 
     /// A change of state, track or duration is published at once; a change of position or buffered
@@ -242,7 +306,11 @@ public final class Player: Sendable {
     /// it so that a concurrent command always finds the pipeline it must stop.
     private enum Effect {
         case none
-        case start(Pipeline, item: PlayItem, after: Pipeline?)
+        case start(Pipeline, item: PlayItem, segment: PlaybackSegment, after: Pipeline?)
+        /// A new segment: the command goes in first, then the output is retired (so a write it wakes finds
+        /// the command waiting).
+        case restart(Pipeline?, PlaybackSegment)
+        case volume(Pipeline?, percent: Int)
         case stop(Pipeline?)
         case setRunning(Pipeline?, Bool)
         /// Work for the pipeline task: silence (or start) the sink first when `running` says so, then post
@@ -253,8 +321,18 @@ public final class Player: Sendable {
     private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
         let active = locked.machine.activeTicket.flatMap { locked.pipelines[$0] }
         switch action {
-        case .none:
+        case .none, .refuse:
+            // A refusal is answered to the caller (`Reply`); nothing to run.
             return .none
+        case .finishPipeline:
+            // The pipeline asked (`drainFinished`) and ends itself on this answer.
+            return .none
+        case .restartSegment(let ticket, let segment):
+            return .restart(locked.pipelines[ticket], segment)
+        case .setLoop(let ticket, let loop):
+            return .tell(locked.pipelines[ticket], .setLoop(loop), running: nil)
+        case .applyVolume(let percent):
+            return .volume(active, percent: percent)
         case .drainOutput:
             return .tell(active, .drain, running: nil)
         case .startOutputAndDrain:
@@ -264,16 +342,16 @@ public final class Player: Sendable {
         case .reconnect(let ticket, let offset, let attempt):
             // The sink is silenced at once (keeping its queue); the pipeline waits the back-off and fetches.
             return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: false)
-        case .startPipeline(let item, let ticket):
-            let pipeline = Pipeline(ticket: ticket)
+        case .startPipeline(let item, let ticket, let segment):
+            let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
             locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, after: nil)
-        case .replacePipeline(let stopping, let item, let ticket):
-            let pipeline = Pipeline(ticket: ticket)
+            return .start(pipeline, item: item, segment: segment, after: nil)
+        case .replacePipeline(let stopping, let item, let ticket, let segment):
+            let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
             let old = locked.pipelines[stopping]
             locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, after: old)
-        case .stopPipeline(let ticket), .finishPipeline(let ticket):
+            return .start(pipeline, item: item, segment: segment, after: old)
+        case .stopPipeline(let ticket):
             return .stop(locked.pipelines[ticket])
         case .startOutput:
             return .setRunning(active, true)
@@ -287,11 +365,11 @@ public final class Player: Sendable {
         switch effect {
         case .none:
             break
-        case .start(let pipeline, let item, let previous):
+        case .start(let pipeline, let item, let segment, let previous):
             previous?.stop()
             let task = Task { [self] in
                 await previous?.waitUntilFinished()
-                let outcome = await runPipeline(pipeline, item: item)
+                let outcome = await runPipeline(pipeline, item: item, segment: segment)
                 // Everything is released before the last state is published: whoever sees `idle` or
                 // `failed` finds nothing left running.
                 pipeline.output.close()
@@ -310,6 +388,11 @@ public final class Player: Sendable {
             pipeline.attach(task)
         case .stop(let pipeline):
             pipeline?.stop()
+        case .restart(let pipeline, let segment):
+            pipeline?.post(.restart(segment))
+            pipeline?.output.retire()
+        case .volume(let pipeline, let percent):
+            pipeline?.output.setVolume(percent)
         case .setRunning(let pipeline, let running):
             pipeline?.output.setRunning(running)
         case .tell(let pipeline, let command, let running):
@@ -320,23 +403,13 @@ public final class Player: Sendable {
 
     // MARK: - The pipeline
 
-    /// How a pipeline ended; the last event is sent once its task has released everything.
-    private enum Outcome {
-        /// Everything was played: the machine gets `sinkDrained`.
-        case drained
-        /// Something failed: the machine gets `failed(reason)`.
-        case failed(String)
-        /// Stopped or replaced, or the machine already decided (e.g. "no audio"): nothing to send.
-        case ended
-    }
-
-    private func runPipeline(_ pipeline: Pipeline, item: PlayItem) async -> Outcome {
+    private func runPipeline(_ pipeline: Pipeline, item: PlayItem, segment: PlaybackSegment) async -> PipelineOutcome {
         do {
             try Task.checkCancellation()
             try await sink.prepare()
             let source = try sources.source(for: item.location)
             let monitor = makeStallMonitor(clock: clocks.stall, timeout: configuration.stallTimeout)
-            return try await withThrowingTaskGroup(of: Outcome?.self) { group in
+            return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
                 group.addTask {
                     try await monitor.run()
                     return nil
@@ -345,7 +418,17 @@ public final class Player: Sendable {
                     try await self.reportProgress(pipeline)
                     return nil
                 }
-                group.addTask { try await self.stream(source, item: item, pipeline: pipeline, monitor: monitor) }
+                group.addTask {
+                    // The feed belongs to this task alone.
+                    let feed = TrackFeed(
+                        ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
+                        monitor: monitor, configuration: self.configuration, backoffClock: self.clocks.backoff,
+                        send: { event in self.send(event).action },
+                        openOutput: { format, number in
+                            try await self.openOutput(format, item: item, pipeline: pipeline, segment: number)
+                        })
+                    return try await feed.run()
+                }
                 let outcome = try await group.next() ?? nil
                 group.cancelAll()
                 return outcome ?? .ended
@@ -357,153 +440,29 @@ public final class Player: Sendable {
         }
     }
 
-    /// Fetches, decodes and queues the whole recording, then drains the sink.
-    ///
-    /// When a resumable source's body ends early (closed before its length, or a read error), the machine
-    /// decides and the runner posts its decision to the mailbox: reconnect after a back-off from the bytes
-    /// received so far, feeding the same decoder (so the sink gets exactly what an uninterrupted read
-    /// gives), or fail once the drops are used up.
-    private func stream(
-        _ source: any ByteSource,
-        item: PlayItem,
-        pipeline: Pipeline,
-        monitor: any StallMonitor
-    ) async throws -> Outcome {
+    /// A sink output for one segment of `item`; its underruns are reported for that segment.
+    private func openOutput(_ format: PCMFormat, item: PlayItem, pipeline: Pipeline, segment: Int) async throws
+        -> any AudioOutput
+    {
         let ticket = pipeline.ticket
-        var mailbox = pipeline.mailbox.makeAsyncIterator()
-        monitor.waiting()
-        var reader: (any ByteReader)? = try await source.open(from: 0)
-        let total = reader?.totalLength
-        let decoder = StreamDecoder(expectedLength: total)
-        let limit = configuration.decodeChunkBytes
-        var received: Int64 = 0
-        while true {
-            guard let current = reader else {
-                // The connection dropped: reconnect, or stop if the machine failed the track.
-                monitor.notWaiting()
-                let offset: Int64
-                let attempt: Int
-                send { $0.connectionDropped(ticket: ticket) }
-                switch await mailbox.next() {
-                case .reconnect(let from, let number):
-                    (offset, attempt) = (from, number)
-                case .giveUp(let reason):
-                    return .failed(reason)
-                case .stop, nil:
-                    return .ended
-                case .drain:
-                    // Drains are only posted after `endOfStream`, which this loop has not sent yet.
-                    preconditionFailure("drain posted to a pipeline still reading")
-                }
-                try await clocks.backoff.sleep(for: configuration.backoff(attempt: attempt))
-                monitor.waiting()
-                do {
-                    reader = try await source.open(from: offset)
-                } catch  where Self.isDrop(error) {
-                    reader = nil
-                }
-                continue
-            }
-            monitor.waiting()
-            let next: [UInt8]?
-            do {
-                next = try await current.read()
-            } catch  where source.canResume && Self.isDrop(error) {
-                reader = nil
-                continue
-            }
-            guard let chunk = next else {
-                if source.canResume, let total, received < total {
-                    reader = nil
-                    continue
-                }
-                break
-            }
-            monitor.notWaiting()
-            received += Int64(chunk.count)
-            send { $0.bytesArrived(chunk.count, ticket: ticket) }
-            var start = 0
-            while start < chunk.count {
-                let end = min(start + limit, chunk.count)
-                let decoded = try chunk[start..<end].withUnsafeBytes { try decoder.feed($0) }
-                try await deliver(decoded, item: item, pipeline: pipeline)
-                start = end
-            }
-        }
-        monitor.notWaiting()
-        try await deliver(try decoder.finish(), item: item, pipeline: pipeline)
-
-        send { $0.endOfStream(ticket: ticket) }
-        switch await mailbox.next() {
-        case .drain:
-            try await pipeline.output.current?.drain()
-            return .drained
-        case .stop, nil:
-            // Stopped, replaced, or failed by the machine (e.g. "no audio"): it already decided.
-            return .ended
-        case .reconnect, .giveUp:
-            // Reconnects and give-ups answer `connectionDropped`, which is never sent after `endOfStream`.
-            preconditionFailure("reconnect posted to a pipeline that has read everything")
-        }
-    }
-
-    /// A failure of the connection (not of the server's answer, the audio or the task): worth a reconnect.
-    private static func isDrop(_ error: any Error) -> Bool {
-        if case .network = error as? ByteSourceError { return true }
-        return false
-    }
-
-    /// Hands decoded audio to the sink, opening an output per format, in pieces small enough that the
-    /// start threshold is always reached before the sink is full.
-    private func deliver(_ decoded: [DecodedAudio], item: PlayItem, pipeline: Pipeline) async throws {
-        let ticket = pipeline.ticket
-        for piece in decoded {
-            switch piece {
-            case .format(let format, let duration):
-                if let duration { send { $0.durationKnown(duration, ticket: ticket) } }
-                if let current = pipeline.output.current {
-                    if current.format == format { continue }
-                    // A format change inside the track: play out the old stream, then open a new one.
-                    try await current.drain()
-                }
-                let output = try await sink.openOutput(
-                    format: format,
-                    label: item.label,
-                    bufferSeconds: configuration.policy.sinkBuffer,
-                    onUnderrun: { [weak self] in
-                        // Called on the sound server's thread: hop off it before touching the machine. The
-                        // position goes first, so the machine knows what is really left in the sink.
-                        Task {
-                            guard let self else { return }
-                            if let played = pipeline.output.playedSeconds {
-                                self.send { $0.progress(playedSeconds: played, ticket: ticket) }
-                            }
-                            self.send { $0.underrun(ticket: ticket) }
+        return try await sink.openOutput(
+            format: format,
+            label: item.label,
+            bufferSeconds: configuration.policy.sinkBuffer,
+            onUnderrun: { [weak self] in
+                // Called on the sound server's thread: hop off it before touching the machine. The position
+                // goes first, so the machine knows what is really left in the sink.
+                Task {
+                    guard let self else { return }
+                    if let played = pipeline.output.played {
+                        self.send {
+                            $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment)
                         }
                     }
-                )
-                try pipeline.output.install(output, playedBefore: pipeline.queuedSeconds)
-            case .samples(let samples):
-                guard let output = pipeline.output.current else {
-                    throw MP3DecoderError(code: 0, message: "samples before a format")
-                }
-                let format = output.format
-                // At most 50 ms per write, in whole frames.
-                let step = max(format.channels, format.sampleRate / 20 * format.channels)
-                var start = 0
-                while start < samples.count {
-                    let end = min(start + step, samples.count)
-                    try await output.write(Array(samples[start..<end]))
-                    let seconds = format.seconds(ofSamples: end - start)
-                    pipeline.addQueued(seconds)
-                    send { $0.pcmQueued(seconds: seconds, ticket: ticket) }
-                    start = end
-                }
-                if let played = pipeline.output.playedSeconds {
-                    send { $0.progress(playedSeconds: played, ticket: ticket) }
+                    self.send { $0.underrun(ticket: ticket, segment: segment) }
                 }
             }
-        }
+        )
     }
 
     /// Reads the sink's position every `progressInterval` (also while draining, when nothing is written).
@@ -511,8 +470,8 @@ public final class Player: Sendable {
         let ticket = pipeline.ticket
         while true {
             try await clocks.progress.sleep(for: configuration.progressInterval)
-            if let played = pipeline.output.playedSeconds {
-                send { $0.progress(playedSeconds: played, ticket: ticket) }
+            if let played = pipeline.output.played {
+                send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
             }
         }
     }
@@ -536,149 +495,10 @@ private func elapsedTime(on clock: some Clock<Duration>) -> @Sendable () -> Dura
     return { start.duration(to: clock.now) }
 }
 
-// MARK: - Pipeline bookkeeping
-
-/// Work the effect runner hands to a pipeline task, in its mailbox.
-private enum PipelineCommand: Sendable {
-    /// Wait the back-off for reconnect number `attempt`, then fetch again from byte `from`.
-    case reconnect(from: Int64, attempt: Int)
-    /// The connection dropped once too often: end with `failed(reason)`.
-    case giveUp(String)
-    /// Everything is queued: wait until the sink has played it, then end as drained.
-    case drain
-    /// Stopped, replaced or failed: end without a last event.
-    case stop
-}
-
-/// One play request's task, its output and its mailbox, shared by the player's commands and the task.
-private final class Pipeline: Sendable {
-    let ticket: PlaybackMachine.Ticket
-    let output = OutputControl()
-    /// Commands for the pipeline task, read only by that task.
-    let mailbox: AsyncStream<PipelineCommand>
-    private let postbox: AsyncStream<PipelineCommand>.Continuation
-    private struct State {
-        var task: Task<Void, Never>?
-        var stopped = false
-        var finished = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        var queued: Double = 0
-    }
-    private let state = NIOLockedValueBox(State())
-
-    init(ticket: PlaybackMachine.Ticket) {
-        self.ticket = ticket
-        (mailbox, postbox) = AsyncStream.makeStream(of: PipelineCommand.self, bufferingPolicy: .unbounded)
-    }
-
-    /// Hands `command` to the pipeline task (dropped once the pipeline is stopped).
-    func post(_ command: PipelineCommand) {
-        postbox.yield(command)
-    }
-
-    var isStopped: Bool { state.withLockedValue { $0.stopped } }
-
-    /// Seconds queued in all of this track's outputs so far.
-    var queuedSeconds: Double { state.withLockedValue { $0.queued } }
-
-    func addQueued(_ seconds: Double) {
-        state.withLockedValue { $0.queued += seconds }
-    }
-
-    func attach(_ task: Task<Void, Never>) {
-        let stopped = state.withLockedValue { state in
-            state.task = task
-            return state.stopped
-        }
-        if stopped { task.cancel() }
-    }
-
-    /// Silences the output at once and cancels the task. Idempotent.
-    func stop() {
-        let task = state.withLockedValue { state in
-            state.stopped = true
-            return state.task
-        }
-        output.close()
-        postbox.yield(.stop)
-        postbox.finish()
-        task?.cancel()
-    }
-
-    func markFinished() {
-        let waiters = state.withLockedValue { state in
-            state.finished = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func waitUntilFinished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = state.withLockedValue { state in
-                if !state.finished { state.waiters.append(continuation) }
-                return state.finished
-            }
-            if finished { continuation.resume() }
-        }
-    }
-}
-
-/// The output of the track being played, reachable from commands (start, pause, stop) while the pipeline
-/// task writes to it. Remembers whether it should be running, for an output opened later.
-private final class OutputControl: Sendable {
-    private struct State {
-        var output: (any AudioOutput)?
-        var running = false
-        var closed = false
-        /// Seconds played by earlier outputs of the same track (after a format change).
-        var playedBefore: Double = 0
-    }
-    private let state = NIOLockedValueBox(State())
-
-    var current: (any AudioOutput)? { state.withLockedValue { $0.output } }
-
-    /// The track's position: earlier outputs plus what the current one has played.
-    var playedSeconds: Double? {
-        let (output, before) = state.withLockedValue { ($0.output, $0.playedBefore) }
-        guard let output, let played = output.playedSeconds else { return nil }
-        return before + played
-    }
-
-    func install(_ output: any AudioOutput, playedBefore: Double) throws {
-        let (old, closed, running) = state.withLockedValue { state in
-            let old = state.output
-            if !state.closed {
-                state.output = output
-                state.playedBefore = playedBefore
-            }
-            return (old, state.closed, state.running)
-        }
-        old?.stop()
-        if closed {
-            output.stop()
-            throw CancellationError()
-        }
-        if running { try output.start() }
-    }
-
-    func setRunning(_ running: Bool) {
-        let output = state.withLockedValue { state in
-            state.running = running
-            return state.output
-        }
-        // A failure here shows up as the pipeline's next write failing.
-        if running { try? output?.start() } else { try? output?.pause() }
-    }
-
-    /// Silences and closes the output at once. Idempotent.
-    func close() {
-        let output = state.withLockedValue { state in
-            state.closed = true
-            defer { state.output = nil }
-            return state.output
-        }
-        output?.stop()
+extension PlaybackMachine.Action {
+    /// The reason, for `refuse`.
+    fileprivate var refusal: String? {
+        if case .refuse(let reason) = self { return reason }
+        return nil
     }
 }

@@ -166,6 +166,14 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued).
+    func setVolume(percent: Int, of stream: PulseStreamState) {
+        locked {
+            guard let handle = stream.stream else { return }
+            PulseVolume.set(percent: percent, context: context, stream: handle, channels: stream.format.channels)
+        }
+    }
+
     /// Creates a playback stream, corked, and waits until the server has it ready.
     func openStream(
         format: PCMFormat,

@@ -211,6 +211,10 @@ final class PulseOutput: AudioOutput, Sendable {
         try cork(false)
     }
 
+    func setVolume(percent: Int) {
+        connection.setVolume(percent: percent, of: state)
+    }
+
     func pause() throws {
         try cork(true)
     }

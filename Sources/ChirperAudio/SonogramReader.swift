@@ -7,6 +7,12 @@ public struct SonogramError: UserFacingError, Hashable {
     public var secondsDecoded: Double
     public var reason: String
 
+    public init(label: String, secondsDecoded: Double, reason: String) {
+        self.label = label
+        self.secondsDecoded = secondsDecoded
+        self.reason = reason
+    }
+
     public var userMessage: String {
         let label = TerminalText.sanitize(label)
         if secondsDecoded > 0 {

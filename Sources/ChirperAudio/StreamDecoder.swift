@@ -162,6 +162,12 @@ public struct StreamSeekPoint: Sendable, Hashable {
 }
 
 extension StreamDecoder {
+    /// Whether the body is a WAV file (seek with `WAVDataLocation` and a fresh decoder).
+    public var isWAV: Bool {
+        if case .wav = stage { return true }
+        return false
+    }
+
     /// Body bytes fed so far: the next byte of the current body is this offset.
     public var bodyBytesFed: Int64 { bytesSeen }
 

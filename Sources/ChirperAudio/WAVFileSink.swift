@@ -32,6 +32,8 @@ final class WAVFileOutput: AudioOutput {
     private struct State {
         var descriptor: Int32
         var dataBytes: Int = 0
+        /// Applied to what is written (a file has no stream volume).
+        var gain: Double = 1
     }
     private let state: NIOLockedValueBox<State>
 
@@ -63,9 +65,11 @@ final class WAVFileOutput: AudioOutput {
             let room = Self.maximumDataBytes - state.dataBytes
             let count = min(samples.count, room / 2)
             guard count > 0 else { return }
+            var scaled = samples
+            Gain.apply(state.gain, to: &scaled)
             var bytes = [UInt8](repeating: 0, count: count * 2)
             for index in 0..<count {
-                let value = UInt16(bitPattern: samples[index])
+                let value = UInt16(bitPattern: scaled[index])
                 bytes[2 * index] = UInt8(value & 0xFF)
                 bytes[2 * index + 1] = UInt8(value >> 8)
             }
@@ -78,6 +82,10 @@ final class WAVFileOutput: AudioOutput {
 
     func start() throws {}
     func pause() throws {}
+
+    func setVolume(percent: Int) {
+        state.withLockedValue { $0.gain = Gain.linear(percent: percent) }
+    }
 
     func drain() async throws {
         try Task.checkCancellation()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One line typed at the prompt, understood.
 public enum Command: Sendable, Hashable {
     case search(SearchQuery)
@@ -8,6 +10,18 @@ public enum Command: Sendable, Hashable {
     case pause
     case resume
     case info(row: Int)
+    /// Jump to a time in the playing recording.
+    case seek(TimeInput)
+    /// Repeat a section of the playing recording, `from` to `to`.
+    case loop(from: TimeInput, to: TimeInput)
+    case loopOff
+    case speed(PlaybackSpeed)
+    /// 0…100.
+    case volume(Int)
+    case mute
+    case unmute
+    /// Draw a row's sonogram, or turn the live strip on or off.
+    case sono(SonogramRequest)
     case wait
     case help(topic: String?)
     case quit
@@ -33,6 +47,13 @@ public enum CommandParser {
         ("pause", [], "pause", "pause playback"),
         ("resume", ["continue"], "resume", "resume paused playback"),
         ("info", ["i"], "info <n>", "everything about row n, with its licence and URL"),
+        ("seek", ["jump"], "seek <m:ss>|+N|-N", "jump to a time in the recording, or N seconds on or back"),
+        ("loop", [], "loop <a> <b> | loop off", "repeat the section a to b (times as in seek) until loop off"),
+        ("speed", [], "speed <0.1-2.0> [tape|keep]", "slow down or speed up: tape moves the pitch, keep keeps it"),
+        ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
+        ("mute", [], "mute", "silence the sound, keeping the volume"),
+        ("unmute", [], "unmute", "hear it again at the volume set"),
+        ("sono", [], "sono <n> [max-kHz] | sono on|off", "row n's sonogram (time × frequency), or the live strip"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
         ("quit", ["exit", "q"], "quit", "leave (Ctrl-D too)"),
@@ -74,6 +95,36 @@ public enum CommandParser {
             return .play(row: try row(rest, for: "play"))
         case "info":
             return .info(row: try row(rest, for: "info"))
+        case "sono":
+            return .sono(try SonogramRequest.parse(rest))
+        case "seek":
+            guard !rest.isEmpty else {
+                throw CommandError("seek needs a time: seek 1:05, seek 30 (seconds), seek +10 or seek -5")
+            }
+            return .seek(try time(rest))
+        case "loop":
+            let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+            if words.count == 1, words[0].lowercased() == "off" { return .loopOff }
+            guard words.count == 2 else {
+                throw CommandError("loop takes two times, e.g. loop 0:12 0:15, or loop off")
+            }
+            return .loop(from: try time(words[0]), to: try time(words[1]))
+        case "speed":
+            let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+            switch PlaybackSpeed.parse(words) {
+            case .success(let speed): return .speed(speed)
+            case .failure(let error): throw CommandError(error.message)
+            }
+        case "volume":
+            let digits = rest.hasSuffix("%") ? String(rest.dropLast()) : rest
+            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCIIDigitCharacter),
+                let percent = Int(digits), percent <= 100
+            else {
+                if rest.isEmpty { throw CommandError("volume needs a number from 0 to 100, e.g. volume 50") }
+                let shown = TerminalText.sanitize(String(rest.prefix(20)))
+                throw CommandError("'\(shown)' is not a volume: give a whole number from 0 to 100, e.g. volume 50")
+            }
+            return .volume(percent)
         case "help":
             return .help(topic: rest.isEmpty ? nil : rest.lowercased())
         default:
@@ -87,8 +138,17 @@ public enum CommandParser {
             case "pause": return .pause
             case "resume": return .resume
             case "wait": return .wait
+            case "mute": return .mute
+            case "unmute": return .unmute
             default: return .quit
             }
+        }
+    }
+
+    private static func time(_ text: String) throws(CommandError) -> TimeInput {
+        switch TimeInput.parse(text) {
+        case .success(let time): return time
+        case .failure(let error): throw CommandError(TerminalText.sanitize(error.message))
         }
     }
 
@@ -164,8 +224,23 @@ public enum Completion {
             return SearchQuery.knownTags.filter { $0.hasPrefix(current.lowercased()) }.map { $0 + ":" }
         case "help", "?", "h":
             return (CommandParser.commandNames + ["tags"]).filter { $0.hasPrefix(current.lowercased()) }
+        case "speed" where position == 1:
+            return ["0.1", "0.25", "0.5", "1", "2"].filter { $0.hasPrefix(current) }
+        case "speed" where position == 2:
+            return PlaybackSpeed.Mode.allCases.map(\.rawValue).filter { $0.hasPrefix(current.lowercased()) }
+        case "sono" where position == 1:
+            return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
+        case "loop" where position == 1:
+            return ["off"].filter { $0.hasPrefix(current.lowercased()) }
+        case "volume", "vol":
+            return position == 1 ? ["0", "25", "50", "75", "100"].filter { $0.hasPrefix(current) } : []
         default:
             return []
         }
     }
+}
+
+extension Character {
+    /// 0-9 only (not other scripts' digits).
+    var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
 }

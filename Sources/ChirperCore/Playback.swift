@@ -1,8 +1,8 @@
 /// What the listener is hearing, as the status line shows it: one value, rendered in one place.
 public enum PlaybackState: Sendable, Hashable {
-    /// Nothing is playing: before the first `play`, after a track has played to its end, or after `stop`.
-    /// Next: `buffering` (play).
-    case idle
+    /// Nothing is playing: before the first `play` (`nil`), or after a track played to its end or was
+    /// stopped (the ending says which, and where). Next: `buffering` (play).
+    case idle(PlaybackEnding?)
     /// A track is loading: fetching and decoding until enough audio is queued to play without a gap, at
     /// the start or after the network fell behind (an underrun). The sink is silent.
     /// Next: `playing` (enough is queued, or the recording ended), `paused`, `idle` (stop), `failed`,
@@ -20,13 +20,32 @@ public enum PlaybackState: Sendable, Hashable {
     /// Next: `buffering` (play again: the sound server is reconnected, the file fetched again), `idle` (stop).
     case failed(PlaybackFailure)
 
-    /// The recording this state is about, if any.
+    /// Nothing played yet.
+    public static let start = PlaybackState.idle(nil)
+
+    /// The recording this state is about, if any (for `idle`, the one that ended).
     public var item: PlayItem? {
         switch self {
-        case .idle: nil
+        case .idle(let ending): ending?.item
         case .buffering(let progress), .playing(let progress), .paused(let progress): progress.item
         case .failed(let failure): failure.item
         }
+    }
+
+    /// The play request this state is about, if any (for `idle`, the one that ended): later requests have
+    /// larger tickets, so a consumer that rendered this state knows whether a request it made has ended.
+    public var ticket: PlaybackTicket? {
+        switch self {
+        case .idle(let ending): ending?.ticket
+        case .buffering(let progress), .playing(let progress), .paused(let progress): progress.ticket
+        case .failed(let failure): failure.ticket
+        }
+    }
+
+    /// Whether nothing is loaded and nothing failed.
+    public var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
     }
 
     /// Position and buffering figures while a track is loaded.
@@ -41,21 +60,115 @@ public enum PlaybackState: Sendable, Hashable {
     public var isActive: Bool { progress != nil }
 }
 
+/// Names one play request; every state about that request carries it, and later requests have larger ones.
+public struct PlaybackTicket: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let value: UInt64
+    public init(_ value: UInt64) { self.value = value }
+    public var description: String { "#\(value)" }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
+}
+
+/// How a track left the stage: played to its end, or stopped by the user.
+public struct PlaybackEnding: Sendable, Hashable {
+    public enum Reason: Sendable, Hashable {
+        /// Everything was played.
+        case finished
+        /// The user stopped it.
+        case stopped
+    }
+
+    public var item: PlayItem
+    public var ticket: PlaybackTicket
+    /// Seconds heard when it ended.
+    public var position: Double
+    public var reason: Reason
+
+    public init(item: PlayItem, ticket: PlaybackTicket, position: Double, reason: Reason) {
+        self.item = item
+        self.ticket = ticket
+        self.position = position
+        self.reason = reason
+    }
+}
+
 /// Where a loaded track stands.
 public struct PlaybackProgress: Sendable, Hashable {
     public var item: PlayItem
+    /// The play request this track belongs to.
+    public var ticket: PlaybackTicket
     /// Seconds of audio the listener has heard.
     public var position: Double
     /// Length in seconds when known: the decoder's figure once it has one, else the catalogue's.
     public var duration: Double?
-    /// Seconds of decoded audio queued ahead of the listener.
+    /// Seconds of decoded audio queued ahead of the listener (at the sink's pace, i.e. after the speed).
     public var buffered: Double
+    /// Speed, volume and mute as they apply to this track.
+    public var settings: PlaybackSettings
+    /// The section being repeated, if any.
+    public var loop: LoopSection?
+    /// The server answered the last seek's `Range` request with the whole file: the seek reads forward
+    /// from the start and discards, which is slower.
+    public var rangeIgnored: Bool
+    /// Counts the seeks, loops and speed changes of this track (a new one is a new place to show).
+    public var segment: Int
 
-    public init(item: PlayItem, position: Double = 0, duration: Double? = nil, buffered: Double = 0) {
+    public init(
+        item: PlayItem,
+        ticket: PlaybackTicket = PlaybackTicket(0),
+        position: Double = 0,
+        duration: Double? = nil,
+        buffered: Double = 0,
+        settings: PlaybackSettings = PlaybackSettings(),
+        loop: LoopSection? = nil,
+        rangeIgnored: Bool = false,
+        segment: Int = 0
+    ) {
         self.item = item
+        self.ticket = ticket
         self.position = position
         self.duration = duration
         self.buffered = buffered
+        self.settings = settings
+        self.loop = loop
+        self.rangeIgnored = rangeIgnored
+        self.segment = segment
+    }
+}
+
+/// What the listener set that outlives one track: speed, volume and mute.
+public struct PlaybackSettings: Sendable, Hashable {
+    public var speed: PlaybackSpeed
+    /// 0…100, linear in amplitude (50 is half the amplitude, −6 dB).
+    public var volume: Int
+    /// Silenced without losing `volume`.
+    public var muted: Bool
+
+    public init(speed: PlaybackSpeed = .normal, volume: Int = 100, muted: Bool = false) {
+        self.speed = speed
+        self.volume = min(max(volume, 0), 100)
+        self.muted = muted
+    }
+
+    /// The volume the sink applies: 0 while muted.
+    public var audibleVolume: Int { muted ? 0 : volume }
+}
+
+/// Where a segment of a track starts and how it plays: what the pipeline needs to (re)start its audio at a
+/// play, a seek, a loop or a speed change. Events about the segment carry its number; older ones are stale.
+public struct PlaybackSegment: Sendable, Hashable {
+    /// Counts the segments of one track: 0 for the play, then one more per seek, loop or speed change.
+    public var number: Int
+    /// Recording time to start from (0 for a play).
+    public var start: Double
+    public var settings: PlaybackSettings
+    /// The section to repeat, if any.
+    public var loop: LoopSection?
+
+    public init(number: Int, start: Double, settings: PlaybackSettings, loop: LoopSection? = nil) {
+        self.number = number
+        self.start = start
+        self.settings = settings
+        self.loop = loop
     }
 }
 
@@ -63,11 +176,14 @@ public struct PlaybackProgress: Sendable, Hashable {
 public struct PlaybackFailure: Sendable, Hashable, CustomStringConvertible {
     /// The recording that failed; `nil` if none was loaded.
     public var item: PlayItem?
+    /// The play request that failed; `nil` if none was made.
+    public var ticket: PlaybackTicket?
     /// One line, e.g. "no sound server: is PulseAudio or PipeWire running? (or use --output wav:PATH)".
     public var reason: String
 
-    public init(item: PlayItem?, reason: String) {
+    public init(item: PlayItem?, ticket: PlaybackTicket? = nil, reason: String) {
         self.item = item
+        self.ticket = ticket
         self.reason = reason
     }
 

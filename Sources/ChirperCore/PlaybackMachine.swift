@@ -6,20 +6,28 @@
 /// that was stopped or replaced are ignored.
 public struct PlaybackMachine: Sendable {
     /// Names one play request; events of an older request are ignored.
-    public struct Ticket: Sendable, Hashable, CustomStringConvertible {
-        public let value: UInt64
-        public init(_ value: UInt64) { self.value = value }
-        public var description: String { "#\(value)" }
-    }
+    public typealias Ticket = PlaybackTicket
 
     /// The effect the owner must run after an event.
     public enum Action: Sendable, Hashable {
         /// Nothing to do.
         case none
-        /// Start fetching and decoding `item`; tag its events with `ticket`. The sink starts silent.
-        case startPipeline(PlayItem, ticket: Ticket)
+        /// The user asked for something the state does not allow: tell them `reason` (one line); nothing
+        /// changed.
+        case refuse(String)
+        /// Start fetching and decoding `item` as `segment` says (speed, volume); tag its events with `ticket`.
+        /// The sink starts silent.
+        case startPipeline(PlayItem, ticket: Ticket, segment: PlaybackSegment)
         /// Silence and tear down the pipeline `stopping` at once, then start `item` as `startPipeline` does.
-        case replacePipeline(stopping: Ticket, item: PlayItem, ticket: Ticket)
+        case replacePipeline(stopping: Ticket, item: PlayItem, ticket: Ticket, segment: PlaybackSegment)
+        /// Seek, loop or speed change: silence the sink at once, dropping what it holds, and go on from
+        /// `segment.start` (recording time) as `segment` says; later events carry its number. The sink stays
+        /// silent until the start threshold is queued again (or until resume, when paused).
+        case restartSegment(Ticket, PlaybackSegment)
+        /// Stop (nil) or change the repeated section without disturbing what is queued.
+        case setLoop(Ticket, LoopSection?)
+        /// Set the sink's volume to `percent` (0 when muted) at once, for this and later outputs.
+        case applyVolume(percent: Int)
         /// Silence the pipeline at once (flush the sink's queue), cancel its fetch and let it end.
         case stopPipeline(Ticket)
         /// Let the sink play (enough is queued, or the user resumed).
@@ -30,7 +38,7 @@ public struct PlaybackMachine: Sendable {
         case drainOutput
         /// As `drainOutput`, but the sink was still waiting for the start threshold: let it play first.
         case startOutputAndDrain
-        /// The track ended normally: close the sink's stream for this track.
+        /// The sink has played the whole track: the pipeline may end (then it reports `sinkDrained`).
         case finishPipeline(Ticket)
         /// The connection dropped before the whole recording arrived: silence the sink (keeping its queue),
         /// wait the back-off for this `attempt` (1, 2, …), then fetch again from byte `offset` and go on
@@ -56,18 +64,41 @@ public struct PlaybackMachine: Sendable {
         var hadUnderrun = false
         /// How many times the connection dropped during this track.
         var drops = 0
+        /// The segment the sink's audio belongs to; `queued` and `played` count from its start.
+        var segment = 0
+        /// Output seconds of this segment → recording time.
+        var timeline = PlaybackTimeline()
+        var loop: LoopSection?
+        /// The last seek's `Range` request was answered with the whole file.
+        var rangeIgnored = false
+        /// The sink has played everything and the pipeline is ending: nothing more can be changed.
+        var finishing = false
 
         var buffered: Double { max(0, queued - played) }
 
-        var progress: PlaybackProgress {
+        /// Recording time heard now.
+        var position: Double { timeline.recordingTime(atOutput: played) }
+
+        var knownDuration: Double? { duration ?? item.expectedDuration }
+
+        func progress(_ settings: PlaybackSettings) -> PlaybackProgress {
             PlaybackProgress(
-                item: item, position: played, duration: duration ?? item.expectedDuration, buffered: buffered)
+                item: item, ticket: ticket, position: position, duration: knownDuration, buffered: buffered,
+                settings: settings, loop: loop, rangeIgnored: rangeIgnored, segment: segment)
+        }
+
+        func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {
+            PlaybackEnding(item: item, ticket: ticket, position: position, reason: reason)
+        }
+
+        func segment(_ settings: PlaybackSettings) -> PlaybackSegment {
+            PlaybackSegment(number: segment, start: timeline.start, settings: settings, loop: loop)
         }
     }
 
     private enum State: Sendable {
-        /// Nothing loaded. Next: `buffering` (play).
-        case idle
+        /// Nothing loaded; how the last track ended, if one did. Next: `buffering` (play).
+        case idle(PlaybackEnding?)
         /// Loading; the sink is silent until the threshold is queued. Next: `playing` (threshold reached or
         /// source finished), `paused`, `idle` (stop), `failed`, `buffering` of a new session (play).
         case buffering(Session)
@@ -82,8 +113,10 @@ public struct PlaybackMachine: Sendable {
         case failed(PlaybackFailure)
     }
 
-    private var state: State = .idle
+    private var state: State = .idle(nil)
     private var lastTicket: UInt64 = 0
+    /// Speed, volume and mute: they outlive a track.
+    public private(set) var settings = PlaybackSettings()
     public let policy: BufferingPolicy
     /// How many dropped connections a track survives; the next drop fails it.
     public let maxReconnects: Int
@@ -96,10 +129,10 @@ public struct PlaybackMachine: Sendable {
     /// What the user must see now.
     public var playbackState: PlaybackState {
         switch state {
-        case .idle: .idle
-        case .buffering(let session): .buffering(session.progress)
-        case .playing(let session): .playing(session.progress)
-        case .paused(let session): .paused(session.progress)
+        case .idle(let ending): .idle(ending)
+        case .buffering(let session): .buffering(session.progress(settings))
+        case .playing(let session): .playing(session.progress(settings))
+        case .paused(let session): .paused(session.progress(settings))
         case .failed(let failure): .failed(failure)
         }
     }
@@ -124,32 +157,33 @@ public struct PlaybackMachine: Sendable {
         lastTicket += 1
         let ticket = Ticket(lastTicket)
         let old = session?.ticket
-        state = .buffering(Session(ticket: ticket, item: item))
+        let session = Session(ticket: ticket, item: item, timeline: PlaybackTimeline(factor: settings.speed.factor))
+        state = .buffering(session)
         if let old {
-            return .replacePipeline(stopping: old, item: item, ticket: ticket)
+            return .replacePipeline(stopping: old, item: item, ticket: ticket, segment: session.segment(settings))
         }
-        return .startPipeline(item, ticket: ticket)
+        return .startPipeline(item, ticket: ticket, segment: session.segment(settings))
     }
 
-    /// The user asked to stop: silence at once, back to `idle`. A failure is cleared.
+    /// The user asked to stop: silence at once, back to `idle` (remembering where it stopped). Refused when
+    /// nothing is loaded (a failure stays on show until the next play).
     public mutating func stopRequested() -> Action {
         switch state {
-        case .idle:
-            return .none
-        case .failed:
-            state = .idle
-            return .none
+        case .idle, .failed:
+            return .refuse("nothing is playing")
         case .buffering(let session), .playing(let session), .paused(let session):
-            state = .idle
+            state = .idle(session.ending(.stopped))
             return .stopPipeline(session.ticket)
         }
     }
 
-    /// The user asked to pause. Ignored unless a track is loaded and not already paused.
+    /// The user asked to pause. Refused unless a track is loaded and not already paused.
     public mutating func pauseRequested() -> Action {
         switch state {
-        case .idle, .failed, .paused:
-            return .none
+        case .idle, .failed:
+            return .refuse("nothing is playing")
+        case .paused:
+            return .refuse("already paused; resume continues")
         case .buffering(let session):
             // The sink is already silent; nothing to cork.
             state = .paused(session)
@@ -160,15 +194,80 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
-    /// The user asked to resume: play if enough is queued (or all of it is), else keep buffering.
+    /// The user asked to resume: play if enough is queued (or all of it is), else keep buffering. Refused
+    /// unless paused.
     public mutating func resumeRequested() -> Action {
-        guard case .paused(let session) = state else { return .none }
-        if session.sourceFinished || session.buffered >= threshold(for: session) {
-            state = .playing(session)
-            return .startOutput
+        switch state {
+        case .idle, .failed:
+            return .refuse("nothing is paused")
+        case .buffering, .playing:
+            return .refuse("not paused")
+        case .paused(let session):
+            if session.sourceFinished || session.buffered >= threshold(for: session) {
+                state = .playing(session)
+                return .startOutput
+            }
+            state = .buffering(session)
+            return .none
         }
-        state = .buffering(session)
-        return .none
+    }
+
+    // MARK: - Studying a recording: seek, loop, speed, volume
+
+    /// The user asked to jump to `time` (absolute, or a step from the position). A time outside the
+    /// recording is refused; a step back past the start lands on the start. Seeking out of the loop ends it.
+    public mutating func seekRequested(_ time: TimeInput) -> Action {
+        guard var session = loadedSession(for: "seek") else { return refusal(for: "seek") }
+        switch time.resolve(current: session.position, duration: session.knownDuration) {
+        case .failure(let error):
+            return .refuse(error.message)
+        case .success(let target):
+            if let loop = session.loop, !(loop.start..<loop.end).contains(target) { session.loop = nil }
+            return restart(&session, at: target)
+        }
+    }
+
+    /// The user asked to repeat `a`…`b` until told otherwise: playback jumps to `a` and wraps at `b`.
+    public mutating func loopRequested(from a: TimeInput, to b: TimeInput) -> Action {
+        guard var session = loadedSession(for: "loop") else { return refusal(for: "loop") }
+        switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {
+        case .failure(let error):
+            return .refuse(error.message)
+        case .success(let section):
+            session.loop = section
+            return restart(&session, at: section.start)
+        }
+    }
+
+    /// The user asked to stop repeating: playback goes on from where it is, past the loop's end.
+    public mutating func loopOffRequested() -> Action {
+        guard var session = loadedSession(for: "loop off") else { return refusal(for: "loop off") }
+        guard session.loop != nil else { return .refuse("no loop is set; loop <a> <b> sets one") }
+        session.loop = nil
+        replace(session)
+        return .setLoop(session.ticket, nil)
+    }
+
+    /// The user chose a speed: it holds for this track (from the position heard now) and the next ones.
+    public mutating func speedRequested(_ speed: PlaybackSpeed) -> Action {
+        settings.speed = speed
+        guard var session = loadedSession(for: "speed") else { return .none }
+        return restart(&session, at: session.position)
+    }
+
+    /// The user set the volume (0…100): applied at once, kept for later tracks; unmutes.
+    public mutating func volumeRequested(_ percent: Int) -> Action {
+        guard (0...100).contains(percent) else { return .refuse("volume goes from 0 to 100, e.g. volume 50") }
+        settings.volume = percent
+        settings.muted = false
+        return .applyVolume(percent: settings.audibleVolume)
+    }
+
+    /// The user muted (`true`) or unmuted; the volume is kept.
+    public mutating func muteRequested(_ muted: Bool) -> Action {
+        guard settings.muted != muted else { return .refuse(muted ? "already muted; unmute" : "not muted") }
+        settings.muted = muted
+        return .applyVolume(percent: settings.audibleVolume)
     }
 
     // MARK: - Pipeline events
@@ -186,8 +285,8 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// `seconds` of decoded audio were handed to the sink.
-    public mutating func pcmQueued(seconds: Double, ticket: Ticket) -> Action {
-        guard var session = session, session.ticket == ticket else { return .none }
+    public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
+        guard var session = session, session.ticket == ticket, session.segment == segment else { return .none }
         session.queued += seconds
         switch state {
         case .buffering:
@@ -201,15 +300,44 @@ public struct PlaybackMachine: Sendable {
         case .paused:
             state = .paused(session)
         case .idle, .failed:
-            break
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
         return .none
     }
 
     /// The sink reports how much it has played (never more than was queued, never backwards).
-    public mutating func progress(playedSeconds: Double, ticket: Ticket) -> Action {
+    public mutating func progress(playedSeconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
         update(ticket) { session in
+            guard session.segment == segment else { return }
             session.played = max(session.played, min(playedSeconds, session.queued))
+        }
+        return .none
+    }
+
+    /// The pipeline started a segment's audio at recording time `seconds` (a fuzzy MP3 seek lands near
+    /// its target) and, after a new request, reads the network from body byte `networkOffset`.
+    public mutating func seekLanded(
+        at seconds: Double, networkOffset: Int64?, rangeIgnored: Bool, ticket: Ticket, segment: Int
+    ) -> Action {
+        let factor = settings.speed.factor
+        update(ticket) { session in
+            guard session.segment == segment else { return }
+            session.timeline.mark(atOutput: 0, recording: seconds, factor: factor)
+            if let networkOffset { session.bytesReceived = networkOffset }
+            session.rangeIgnored = rangeIgnored
+        }
+        return .none
+    }
+
+    /// The loop wrapped: the audio queued from output second `output` of the segment is recording time
+    /// `start` again.
+    public mutating func loopWrapped(atOutput output: Double, to start: Double, ticket: Ticket, segment: Int)
+        -> Action
+    {
+        let factor = settings.speed.factor
+        update(ticket) { session in
+            guard session.segment == segment else { return }
+            session.timeline.mark(atOutput: output, recording: start, factor: factor)
         }
         return .none
     }
@@ -218,8 +346,10 @@ public struct PlaybackMachine: Sendable {
     /// threshold is queued. The owner reports the sink's position (`progress`) first: if what was queued
     /// since already reaches the threshold, the gap was momentary and playback goes on. The end of the
     /// track running dry is not an underrun (the drain completes on its own).
-    public mutating func underrun(ticket: Ticket) -> Action {
-        guard case .playing(var session) = state, session.ticket == ticket, !session.sourceFinished else {
+    public mutating func underrun(ticket: Ticket, segment: Int = 0) -> Action {
+        guard case .playing(var session) = state, session.ticket == ticket, session.segment == segment,
+            !session.sourceFinished
+        else {
             return .none
         }
         session.hadUnderrun = true
@@ -232,8 +362,9 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// The source and decoder are done: everything there is has been queued.
-    public mutating func endOfStream(ticket: Ticket) -> Action {
-        guard var session = session, session.ticket == ticket, !session.sourceFinished else { return .none }
+    public mutating func endOfStream(ticket: Ticket, segment: Int = 0) -> Action {
+        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
+        else { return .none }
         session.sourceFinished = true
         if session.queued <= 0 {
             return fail(session, "no audio in this recording (empty or cut short); try another recording")
@@ -250,23 +381,35 @@ public struct PlaybackMachine: Sendable {
             state = .paused(session)
             return .drainOutput
         case .idle, .failed:
-            return .none
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
     }
 
-    /// The sink has played everything queued after `endOfStream`: the track is over.
+    /// The sink has played everything queued after `endOfStream` of `segment`. If no seek came in between,
+    /// the track is finishing: nothing can change it any more, and its pipeline may end.
+    public mutating func drainFinished(ticket: Ticket, segment: Int = 0) -> Action {
+        guard var session = session, session.ticket == ticket, session.segment == segment, session.sourceFinished
+        else { return .none }
+        session.played = session.queued
+        session.finishing = true
+        replace(session)
+        return .finishPipeline(ticket)
+    }
+
+    /// The finished track's pipeline has ended and released everything: the track is over.
     public mutating func sinkDrained(ticket: Ticket) -> Action {
         guard var session = session, session.ticket == ticket, session.sourceFinished else { return .none }
         session.played = session.queued
-        state = .idle
-        return .finishPipeline(ticket)
+        state = .idle(session.ending(.finished))
+        return .none
     }
 
     /// The connection ended before the whole recording arrived (closed early, or a read error). Up to
     /// `maxReconnects` times a track goes back to `buffering` (unless the user paused it) and the owner is
     /// told to fetch again from `bytesReceived`; after that the owner is told to give up.
-    public mutating func connectionDropped(ticket: Ticket) -> Action {
-        guard var session = session, session.ticket == ticket, !session.sourceFinished else { return .none }
+    public mutating func connectionDropped(ticket: Ticket, segment: Int = 0) -> Action {
+        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
+        else { return .none }
         session.drops += 1
         if session.drops > maxReconnects {
             update(ticket) { $0.drops = session.drops }
@@ -276,8 +419,10 @@ public struct PlaybackMachine: Sendable {
         switch state {
         case .paused:
             state = .paused(session)
-        case .buffering, .playing, .idle, .failed:
+        case .buffering, .playing:
             state = .buffering(session)
+        case .idle, .failed:
+            preconditionFailure("a session exists only while buffering, playing or paused")
         }
         return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
     }
@@ -290,8 +435,46 @@ public struct PlaybackMachine: Sendable {
 
     // MARK: - Helpers
 
+    /// The loaded session, unless there is none or it is finishing.
+    private func loadedSession(for command: String) -> Session? {
+        guard let session, !session.finishing else { return nil }
+        return session
+    }
+
+    private func refusal(for command: String) -> Action {
+        if session?.finishing == true { return .refuse("the recording has just ended; play it again to \(command)") }
+        return .refuse("nothing is playing; play a recording first, then \(command)")
+    }
+
+    /// Starts a new segment at `target`: the sink is emptied and refilled from there (paused stays paused).
+    private mutating func restart(_ session: inout Session, at target: Double) -> Action {
+        session.segment += 1
+        session.timeline = PlaybackTimeline(recordingStart: target, factor: settings.speed.factor)
+        session.queued = 0
+        session.played = 0
+        session.sourceFinished = false
+        session.hadUnderrun = false
+        session.rangeIgnored = false
+        if case .paused = state {
+            state = .paused(session)
+        } else {
+            state = .buffering(session)
+        }
+        return .restartSegment(session.ticket, session.segment(settings))
+    }
+
+    /// Puts `session` back in the state it is in.
+    private mutating func replace(_ session: Session) {
+        switch state {
+        case .buffering: state = .buffering(session)
+        case .playing: state = .playing(session)
+        case .paused: state = .paused(session)
+        case .idle, .failed: preconditionFailure("a session exists only while buffering, playing or paused")
+        }
+    }
+
     private mutating func fail(_ session: Session, _ reason: String) -> Action {
-        state = .failed(PlaybackFailure(item: session.item, reason: reason))
+        state = .failed(PlaybackFailure(item: session.item, ticket: session.ticket, reason: reason))
         return .stopPipeline(session.ticket)
     }
 
@@ -311,6 +494,7 @@ public struct PlaybackMachine: Sendable {
             change(&session)
             state = .paused(session)
         case .idle, .failed, .buffering, .playing, .paused:
+            // Tolerated: an event of a stopped or replaced track (another ticket), or with nothing loaded.
             break
         }
     }

@@ -66,37 +66,3 @@ public enum PlaybackSpeedError: Error, Sendable, Hashable {
         }
     }
 }
-
-/// Maps frames played at the sink back to recording time when the speed changes along the way.
-///
-/// Each speed change starts a segment at the output frame where the new speed's audio begins; within a
-/// segment, recording frames advance `factor` per output frame. Positions stay in recording time.
-public struct SpeedTimeline: Sendable, Hashable {
-    private struct Segment: Sendable, Hashable {
-        var outputStart: Int
-        var recordingStart: Double
-        var factor: Double
-    }
-
-    private var segments: [Segment]
-
-    /// A timeline starting at recording frame `recordingStart` (e.g. after a seek) at `factor`.
-    public init(recordingStart: Int = 0, factor: Double = 1) {
-        segments = [Segment(outputStart: 0, recordingStart: Double(recordingStart), factor: factor)]
-    }
-
-    /// From output frame `outputFrame` on, the audio is at `factor` (earlier segments are closed there).
-    public mutating func change(atOutputFrame outputFrame: Int, factor: Double) {
-        let recording = recordingFrame(atOutputFrame: outputFrame)
-        segments.removeAll { $0.outputStart >= outputFrame }
-        segments.append(Segment(outputStart: outputFrame, recordingStart: recording, factor: factor))
-        // Old segments no longer needed once played past: keep the last few.
-        if segments.count > 64 { segments.removeFirst(segments.count - 64) }
-    }
-
-    /// The recording frame heard at output frame `outputFrame`.
-    public func recordingFrame(atOutputFrame outputFrame: Int) -> Double {
-        let segment = segments.last { $0.outputStart <= outputFrame } ?? segments[0]
-        return segment.recordingStart + Double(outputFrame - segment.outputStart) * segment.factor
-    }
-}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns the two state machines' changes into the lines the user sees. This is the one place that decides
 /// what is shown: the REPL passes every change through here and prints the result.
 ///
@@ -14,11 +16,14 @@ public struct Presenter: Sendable {
     public var width: Int
     /// "xeno-canto" or "the demo catalog", for messages.
     public var sourceName: String
+    /// The terminal takes 24-bit colour (`COLORTERM=truecolor`); else the 256-colour palette.
+    public var trueColor: Bool
 
-    public init(style: Style, width: Int = 80, sourceName: String) {
+    public init(style: Style, width: Int = 80, sourceName: String, trueColor: Bool = false) {
         self.style = style
         self.width = max(20, width)
         self.sourceName = sourceName
+        self.trueColor = trueColor
     }
 
     var isScript: Bool { style == .script }
@@ -255,25 +260,25 @@ public struct Presenter: Sendable {
             return "playback: failed \(failure.item?.label ?? "-") reason=\(quote(failure.reason))"
         case (.terminal, .failed(let failure)):
             return bad("Playback failed: \(clean(failure.description))")
-        case (.terminal, .idle):
-            guard let item = old.item else { return nil }
-            return dim("■ \(item.label) stopped at \(clock(old.progress?.position ?? 0))")
+        case (.terminal, .idle(let ending)):
+            guard let ending else { return nil }
+            switch ending.reason {
+            case .finished: return dim("■ \(ending.item.label) finished (\(clock(ending.position)))")
+            case .stopped: return dim("■ \(ending.item.label) stopped at \(clock(ending.position))")
+            }
         case (.terminal, .buffering), (.terminal, .playing), (.terminal, .paused):
             return nil
         }
     }
 
-    /// A finished track is reported as `idle` with the item that ended; this says it played to the end.
-    public func finished(_ item: PlayItem, at position: Double) -> String {
-        isScript ? "playback: idle" : dim("■ \(item.label) finished (\(clock(position)))")
-    }
-
     private static func sameCase(_ a: PlaybackState, _ b: PlaybackState) -> Bool {
         switch (a, b) {
-        case (.idle, .idle): return true
+        case (.idle(let x), .idle(let y)): return x == y
         case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
             (.paused(let x), .paused(let y)):
-            return x.item == y.item
+            // A seek, a loop or a new speed or volume is news too.
+            return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
+                && x.rangeIgnored == y.rangeIgnored
         case (.failed(let x), .failed(let y)): return x == y
         default: return false
         }
@@ -281,7 +286,58 @@ public struct Presenter: Sendable {
 
     private func positionFields(_ progress: PlaybackProgress) -> String {
         let duration = progress.duration.map { String(format1: $0) } ?? "?"
-        return "position=\(String(format1: progress.position)) duration=\(duration)"
+        return "position=\(String(format1: progress.position)) duration=\(duration)" + studyFields(progress)
+    }
+
+    /// ` speed=0.5 loop=12.0-15.0 volume=50 muted range=ignored`: only what differs from plain playback.
+    private func studyFields(_ progress: PlaybackProgress) -> String {
+        var fields = ""
+        let settings = progress.settings
+        if !settings.speed.isNormal || settings.speed.mode == .keep {
+            fields += " speed=\(settings.speed.description.replacingOccurrences(of: " ", with: " mode="))"
+        }
+        if let loop = progress.loop { fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))" }
+        if settings.volume != 100 { fields += " volume=\(settings.volume)" }
+        if settings.muted { fields += " muted" }
+        if progress.rangeIgnored { fields += " range=ignored" }
+        return fields
+    }
+
+    /// How tall `sono <n>` draws: 16 shade rows in a pipe, 12 text lines (24 pixel rows) on a terminal.
+    public var sonogramShape: (width: Int, lines: Int) {
+        isScript ? (72 + SonogramRenderer.gutterWidth + 1, 16) : (width, 12)
+    }
+
+    /// The renderer for this style: shade characters in pipes and without colour, else half-blocks.
+    public var sonogramRenderer: SonogramRenderer {
+        switch style {
+        case .script, .terminal(color: false): SonogramRenderer(mode: .shade)
+        case .terminal(color: true): SonogramRenderer(mode: trueColor ? .trueColor : .palette256)
+        }
+    }
+
+    /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
+    public func sonogram(_ sonogram: Sonogram, label: String, title: String?) -> [String] {
+        if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
+        let kHz = String(format1: sonogram.maxFrequency / 1000)
+        let head = bold("\(clean(label)) \(clean(title ?? ""))") + dim("  0-\(kHz) kHz, \(clock(sonogram.duration))")
+        return [head] + sonogramRenderer.terminalLines(sonogram)
+    }
+
+    /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
+    public func settings(_ settings: PlaybackSettings) -> String {
+        let speed = settings.speed
+        if isScript {
+            return "settings: speed=\(PlaybackSpeed(factor: speed.factor, mode: .tape)) mode=\(speed.mode.rawValue)"
+                + " volume=\(settings.volume) muted=\(settings.muted ? "yes" : "no")"
+        }
+        let pace =
+            speed.isNormal
+            ? "normal speed"
+            : "speed \(PlaybackSpeed(factor: speed.factor, mode: .tape))× "
+                + (speed.mode == .tape ? "(tape: pitch moves with speed)" : "(keep: pitch kept)")
+        let volume = settings.muted ? "muted (volume \(settings.volume) on unmute)" : "volume \(settings.volume)"
+        return dim("\(pace) · \(volume)")
     }
 
     /// The live status line on a terminal; nil when nothing is loaded.
@@ -294,7 +350,17 @@ public struct Presenter: Sendable {
         case .paused: (symbol, word) = ("‖", "paused")
         default: (symbol, word) = ("▶", "playing")
         }
-        let time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        var time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        let settings = progress.settings
+        if !settings.speed.isNormal { time += " \(PlaybackSpeed(factor: settings.speed.factor, mode: .tape))×" }
+        if settings.speed.mode == .keep && !settings.speed.isNormal { time += " keep" }
+        if let loop = progress.loop { time += " ⟲ \(clock(loop.start))-\(clock(loop.end))" }
+        if settings.muted {
+            time += " muted"
+        } else if settings.volume != 100 {
+            time += " vol \(settings.volume)"
+        }
+        if progress.rangeIgnored { time += " (server ignores Range: seeks read from the start)" }
         let buffered = "buf \(String(format1: progress.buffered)) s"
         let name = clean(title ?? "")
         var head = "\(symbol) \(word) \(progress.item.label)"

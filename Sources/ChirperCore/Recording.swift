@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a recording can be played, and from where.
 public enum AudioAvailability: Sendable, Hashable {
     /// Playable from this (already vetted) location.

@@ -101,6 +101,11 @@ public struct LoopSection: Sendable, Hashable {
     public var start: Double
     public var end: Double
 
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+
     /// Resolves `loop a b` against the current position and the duration: both ends inside the recording
     /// (the end may be the recording's end exactly), end after start.
     public static func resolve(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A search in xeno-canto's tagged syntax (API v3 accepts tagged queries only).
 ///
 /// Typed text is turned into tagged terms: bare words before any tag become one `en:"…"` term, bare words

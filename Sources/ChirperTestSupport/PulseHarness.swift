@@ -78,7 +78,7 @@ public final class PulseHarness: Sendable {
             captureOutput: false
         )
         server.withLockedValue { $0 = process }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if !process.isRunning {
                 throw HarnessError.failed("pulseaudio exited at start; log: \(serverLog)")
@@ -93,7 +93,7 @@ public final class PulseHarness: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw HarnessError.failed("pulseaudio did not answer within 10 s; log: \(serverLog)")
+        throw HarnessError.failed("pulseaudio did not answer within 30 s; log: \(serverLog)")
     }
 
     /// A null sink left to itself renders up to 2 s ahead and, when a stream arrives, does not wake up

@@ -3,8 +3,10 @@ import AsyncHTTPClient
 import ChirperAudio
 import ChirperCatalog
 import ChirperCore
+import ChirperREPL
 import Dispatch
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -85,18 +87,21 @@ struct ChirperPlay: AsyncParsableCommand {
             throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice = try OutputChoice(parsing: output)
-        let player = Player(sink: choice.makeSink(), sources: .live(httpClient: http))
+        let sources = ByteSources.live(httpClient: http)
+        let player = Player(sink: choice.makeSink(), sources: sources)
         let console = Self.console(interactive: interactive)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
             style: console.isInteractive ? .terminal(color: color) : .script,
             width: console.width,
-            sourceName: source.name
+            sourceName: source.name,
+            trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         )
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: perPage),
             player: player,
+            sonograms: SonogramReader(sources: sources),
             presenter: presenter
         )
         let signals = Self.watchSignals(repl: repl, console: console)

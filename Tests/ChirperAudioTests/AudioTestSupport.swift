@@ -285,7 +285,6 @@ extension Player {
 }
 
 extension PlaybackState {
-    var isIdle: Bool { self == .idle }
     var isPlaying: Bool {
         if case .playing = self { return true }
         return false

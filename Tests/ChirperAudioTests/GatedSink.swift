@@ -58,6 +58,8 @@ final class GatedOutput: AudioOutput {
         var gateClosed = false
         var drainRequested = false
         var log: [String] = []
+        /// The volume last set (not logged: every output gets one when it is installed).
+        var volume = 100
         var stoppedAt: ContinuousClock.Instant?
         var writeWaiters: [CheckedContinuation<Void, any Error>] = []
         var drainWaiter: CheckedContinuation<Void, any Error>?
@@ -84,6 +86,11 @@ final class GatedOutput: AudioOutput {
 
     /// Calls made on this output: "start", "pause", "drain", "stop" (writes are not logged).
     var log: [String] { state.withLockedValue { $0.log } }
+    var volume: Int { state.withLockedValue { $0.volume } }
+
+    func setVolume(percent: Int) {
+        state.withLockedValue { $0.volume = percent }
+    }
     var isStopped: Bool { state.withLockedValue { $0.stopped } }
     var isRunning: Bool { state.withLockedValue { $0.running } }
     var drainRequested: Bool { state.withLockedValue { $0.drainRequested } }

@@ -80,7 +80,7 @@ struct Measurements {
             try await player.waitFor("idle", seconds: 600) { $0.isIdle || $0.failureReason != nil }
         }
         let elapsed = start.duration(to: .now)
-        #expect(player.state == .idle)
+        #expect(player.state.isIdle)
         print(
             "measure: file → null: RSS \(before) MiB before, peak \(peak) MiB (+\(peak - before)); decoded \(sink.totals.samples / 2 / 44100) s of audio in \(elapsed)"
         )
@@ -93,7 +93,7 @@ struct Measurements {
             player.play(PlayItem(label: "LONG", location: .remote(server.baseURL + "/long.mp3")))
             try await player.waitFor("idle", seconds: 600) { $0.isIdle || $0.failureReason != nil }
         }
-        #expect(player.state == .idle)
+        #expect(player.state.isIdle)
         print("measure: HTTP → null: RSS \(httpBefore) MiB before, peak \(httpPeak) MiB (+\(httpPeak - httpBefore))")
         await server.shutdown()
         print("measure: process VmHWM \(memory("VmHWM")) MiB")

@@ -137,7 +137,7 @@ struct PlayerTests {
         #expect(start.duration(to: silenced) < .milliseconds(100), "silenced after \(start.duration(to: silenced))")
         #expect(elapsed < .seconds(2), "stop returned after \(elapsed)")
         #expect(output.isStopped)
-        #expect(player.state == .idle)
+        #expect(player.state.isIdle)
         #expect(player.runningPipelines == 0)
         await server.shutdown()
     }

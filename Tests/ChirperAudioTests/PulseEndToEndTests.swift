@@ -82,7 +82,7 @@ struct PulseEndToEndTests {
         rig.player.play(rig.item)
         try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
         try await rig.player.waitFor("idle after the drain", seconds: 60) { $0.isIdle || $0.failureReason != nil }
-        #expect(rig.player.state == .idle)
+        #expect(rig.player.state.isIdle)
         await recorder.waitForMore(seconds: 0.2)  // the monitor's own clock: the tail, without sleeping
         let recording = await recorder.stop()
         await rig.tearDown()
@@ -124,7 +124,7 @@ struct PulseEndToEndTests {
         let recorder = try await rig.harness.startRecording(sampleRate: 44100, channels: 2)
         rig.player.play(rig.item)
         try await rig.player.waitFor("idle", seconds: 10) { $0.isIdle || $0.failureReason != nil }
-        #expect(rig.player.state == .idle)
+        #expect(rig.player.state.isIdle)
         await recorder.waitForMore(seconds: 0.1)
         let recording = await recorder.stop()
         #expect(recording.firstSoundAt != nil, "the clip was not heard")
@@ -155,7 +155,7 @@ struct PulseEndToEndTests {
         #expect(silentAfter < .milliseconds(100), "sound continued \(silentAfter) after stop")
         #expect(await rig.harness.sinkInputCount() == 0)
         #expect(rig.player.runningPipelines == 0)
-        #expect(rig.player.state == .idle)
+        #expect(rig.player.state.isIdle)
         await rig.tearDown()
     }
 
@@ -179,7 +179,7 @@ struct PulseEndToEndTests {
         try await rig.player.waitFor("idle", seconds: 30) { $0.isIdle || $0.failureReason != nil }
         // Played in real time (2.5 s), not rushed through.
         #expect(started.duration(to: .now) > .seconds(2.3))
-        #expect(rig.player.state == .idle)
+        #expect(rig.player.state.isIdle)
         await rig.tearDown()
     }
 
@@ -198,7 +198,7 @@ struct PulseEndToEndTests {
         try await rig.harness.start(sampleRate: 44100, channels: 2)
         rig.player.play(rig.item)
         try await rig.player.waitFor("idle after a full play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
-        #expect(rig.player.state == .idle)
+        #expect(rig.player.state.isIdle)
         await rig.tearDown()
     }
 }

@@ -75,3 +75,41 @@ struct CompletionTests {
         #expect(Completion.candidates(lineBeforeCursor: line) == expected)
     }
 }
+
+@Suite("Commands for studying a recording")
+struct StudyCommandTests {
+    @Test(
+        "seek, loop, speed, volume, mute and sono parse to what they mean",
+        arguments: [
+            ("seek 1:05", Command.seek(.absolute(65))),
+            ("jump -5", .seek(.relative(-5))),
+            ("loop 0:12 0:15.5", .loop(from: .absolute(12), to: .absolute(15.5))),
+            ("loop OFF", .loopOff),
+            ("speed 0.1", .speed(PlaybackSpeed(factor: 0.1, mode: .tape))),
+            ("speed 0.5 keep", .speed(PlaybackSpeed(factor: 0.5, mode: .keep))),
+            ("volume 50%", .volume(50)),
+            ("vol 0", .volume(0)),
+            ("mute", .mute),
+            ("unmute", .unmute),
+            ("sono 2 10", .sono(.draw(row: 2, maxKHz: 10))),
+            ("sono off", .sono(.strip(on: false))),
+        ])
+    func parses(line: String, expected: Command) throws {
+        #expect(try CommandParser.parse(line) == expected)
+    }
+
+    @Test(
+        "bad arguments are refused with one line",
+        arguments: ["volume -1", "volume 1000", "volume half", "mute now", "speed", "loop a"])
+    func refuses(line: String) {
+        #expect(throws: CommandError.self) { try CommandParser.parse(line) }
+    }
+
+    @Test("Tab completes the modes, loop off and sono on/off")
+    func completes() {
+        #expect(Completion.candidates(lineBeforeCursor: "speed 0.5 k") == ["keep"])
+        #expect(Completion.candidates(lineBeforeCursor: "loop o") == ["off"])
+        #expect(Completion.candidates(lineBeforeCursor: "sono o") == ["on", "off"])
+        #expect(Completion.candidates(lineBeforeCursor: "se").contains("seek"))
+    }
+}

@@ -8,6 +8,9 @@ private let other = PlayItem(label: "XC5168", location: .local(path: "/demo/5168
 private typealias Action = PlaybackMachine.Action
 private typealias Ticket = PlaybackMachine.Ticket
 
+/// The first segment of a play at the default settings.
+private let fresh = PlaybackSegment(number: 0, start: 0, settings: PlaybackSettings())
+
 /// A machine that has been asked to play `bird` (its ticket is `activeTicket`).
 private func started(policy: BufferingPolicy = .default) -> PlaybackMachine {
     var machine = PlaybackMachine(policy: policy)
@@ -39,7 +42,7 @@ struct PlaybackMachineTests {
     @Test("starts idle with nothing loaded")
     func startsIdle() {
         let machine = PlaybackMachine()
-        #expect(machine.playbackState == .idle)
+        #expect(machine.playbackState.isIdle)
         #expect(machine.activeTicket == nil)
         #expect(machine.bytesReceived == nil)
     }
@@ -48,18 +51,18 @@ struct PlaybackMachineTests {
     func playFromIdle() {
         var machine = PlaybackMachine()
         let action = machine.playRequested(bird)
-        #expect(action == .startPipeline(bird, ticket: Ticket(1)))
-        #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, duration: 12)))
+        #expect(action == .startPipeline(bird, ticket: Ticket(1), segment: fresh))
+        #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, ticket: Ticket(1), duration: 12)))
         #expect(machine.activeTicket == Ticket(1))
     }
 
-    @Test("stop, pause and resume while idle do nothing")
+    @Test("stop, pause and resume while idle are refused with the reason, and change nothing")
     func commandsWhileIdle() {
         var machine = PlaybackMachine()
-        #expect(machine.stopRequested() == .none)
-        #expect(machine.pauseRequested() == .none)
-        #expect(machine.resumeRequested() == .none)
-        #expect(machine.playbackState == .idle)
+        #expect(machine.stopRequested() == .refuse("nothing is playing"))
+        #expect(machine.pauseRequested() == .refuse("nothing is playing"))
+        #expect(machine.resumeRequested() == .refuse("nothing is paused"))
+        #expect(machine.playbackState == .start)
     }
 
     // MARK: buffering
@@ -80,7 +83,9 @@ struct PlaybackMachineTests {
         var machine = started()
         let ticket = machine.activeTicket!
         #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket) == .none)
-        #expect(machine.playbackState == .buffering(PlaybackProgress(item: bird, duration: 12, buffered: 0.2)))
+        #expect(
+            machine.playbackState
+                == .buffering(PlaybackProgress(item: bird, ticket: Ticket(1), duration: 12, buffered: 0.2)))
     }
 
     @Test("reaching the start threshold (0.5 s) starts the output and shows playing")
@@ -218,11 +223,12 @@ struct PlaybackMachineTests {
         _ = machine.progress(playedSeconds: 0.3, ticket: ticket)
         #expect(machine.pauseRequested() == .pauseOutput)
         #expect(
-            machine.playbackState == .paused(PlaybackProgress(item: bird, position: 0.3, duration: 12, buffered: 0.7)))
-        #expect(machine.pauseRequested() == .none)
+            machine.playbackState
+                == .paused(PlaybackProgress(item: bird, ticket: Ticket(1), position: 0.3, duration: 12, buffered: 0.7)))
+        #expect(machine.pauseRequested() == .refuse("already paused; resume continues"))
         #expect(machine.resumeRequested() == .startOutput)
         #expect(kind(machine.playbackState) == "playing")
-        #expect(machine.resumeRequested() == .none)
+        #expect(machine.resumeRequested() == .refuse("not paused"))
     }
 
     @Test("resume with too little queued goes back to buffering without starting the sink")
@@ -246,8 +252,9 @@ struct PlaybackMachineTests {
         #expect(machine.endOfStream(ticket: ticket) == .none)  // reported once
         #expect(machine.underrun(ticket: ticket) == .none)  // the queue running dry at the end is not a stall
         #expect(kind(machine.playbackState) == "playing")
-        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
-        #expect(machine.playbackState == .idle)
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.playbackState.isIdle)
         #expect(machine.activeTicket == nil)
     }
 
@@ -259,8 +266,9 @@ struct PlaybackMachineTests {
         #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
         #expect(kind(machine.playbackState) == "paused")
         #expect(machine.resumeRequested() == .startOutput)
-        #expect(machine.sinkDrained(ticket: ticket) == .finishPipeline(ticket))
-        #expect(machine.playbackState == .idle)
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.playbackState.isIdle)
     }
 
     @Test("stop from buffering, playing or paused stops the pipeline and shows idle")
@@ -268,18 +276,18 @@ struct PlaybackMachineTests {
         var buffering = started()
         let first = buffering.activeTicket!
         #expect(buffering.stopRequested() == .stopPipeline(first))
-        #expect(buffering.playbackState == .idle)
+        #expect(buffering.playbackState.isIdle)
 
         var play = playing()
         let second = play.activeTicket!
         #expect(play.stopRequested() == .stopPipeline(second))
-        #expect(play.playbackState == .idle)
+        #expect(play.playbackState.isIdle)
 
         var paused = playing()
         let third = paused.activeTicket!
         _ = paused.pauseRequested()
         #expect(paused.stopRequested() == .stopPipeline(third))
-        #expect(paused.playbackState == .idle)
+        #expect(paused.playbackState.isIdle)
     }
 
     @Test("a failure in any active state stops the pipeline and shows the reason")
@@ -290,7 +298,9 @@ struct PlaybackMachineTests {
             if setup == 0 { _ = machine.underrun(ticket: ticket) }
             if setup == 2 { _ = machine.pauseRequested() }
             #expect(machine.failed("network stalled", ticket: ticket) == .stopPipeline(ticket))
-            #expect(machine.playbackState == .failed(PlaybackFailure(item: bird, reason: "network stalled")))
+            #expect(
+                machine.playbackState
+                    == .failed(PlaybackFailure(item: bird, ticket: Ticket(1), reason: "network stalled")))
             #expect(machine.activeTicket == nil)
         }
     }
@@ -305,20 +315,45 @@ struct PlaybackMachineTests {
         #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .none)
         #expect(machine.sinkDrained(ticket: ticket) == .none)
         #expect(machine.failed("again", ticket: ticket) == .none)
-        #expect(machine.pauseRequested() == .none)
-        #expect(machine.resumeRequested() == .none)
+        #expect(machine.pauseRequested() == .refuse("nothing is playing"))
+        #expect(machine.resumeRequested() == .refuse("nothing is paused"))
         let action = machine.playRequested(bird)
-        #expect(action == .startPipeline(bird, ticket: Ticket(2)))
+        #expect(action == .startPipeline(bird, ticket: Ticket(2), segment: fresh))
         #expect(kind(machine.playbackState) == "buffering")
     }
 
-    @Test("stop clears a failure back to idle")
-    func stopClearsFailure() {
+    @Test("stop after a failure is refused and the failure stays on show until the next play")
+    func stopAfterFailure() {
         var machine = playing()
         let ticket = machine.activeTicket!
         _ = machine.failed("boom", ticket: ticket)
-        #expect(machine.stopRequested() == .none)
-        #expect(machine.playbackState == .idle)
+        #expect(machine.stopRequested() == .refuse("nothing is playing"))
+        #expect(machine.playbackState == .failed(PlaybackFailure(item: bird, ticket: ticket, reason: "boom")))
+    }
+
+    @Test("a track played to its end leaves idle saying it finished, where, and which request it was")
+    func finishedEnding() {
+        var machine = playing(queued: 2)
+        let ticket = machine.activeTicket!
+        _ = machine.endOfStream(ticket: ticket)
+        #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        let ending = PlaybackEnding(item: bird, ticket: ticket, position: 2, reason: .finished)
+        #expect(machine.playbackState == .idle(ending))
+        #expect(machine.playbackState.ticket == ticket)
+        #expect(!machine.playbackState.isActive)
+    }
+
+    @Test("stop leaves idle saying it was stopped and where; a later play has a larger ticket")
+    func stoppedEnding() {
+        var machine = playing(queued: 2)
+        let ticket = machine.activeTicket!
+        _ = machine.progress(playedSeconds: 0.7, ticket: ticket)
+        #expect(machine.stopRequested() == .stopPipeline(ticket))
+        #expect(
+            machine.playbackState == .idle(PlaybackEnding(item: bird, ticket: ticket, position: 0.7, reason: .stopped)))
+        _ = machine.playRequested(other)
+        #expect(machine.playbackState.ticket! > ticket)
     }
 
     // MARK: replacing and stale events
@@ -328,8 +363,8 @@ struct PlaybackMachineTests {
         var machine = playing()
         let ticket = machine.activeTicket!
         let action = machine.playRequested(other)
-        #expect(action == .replacePipeline(stopping: ticket, item: other, ticket: Ticket(2)))
-        #expect(machine.playbackState == .buffering(PlaybackProgress(item: other)))
+        #expect(action == .replacePipeline(stopping: ticket, item: other, ticket: Ticket(2), segment: fresh))
+        #expect(machine.playbackState == .buffering(PlaybackProgress(item: other, ticket: Ticket(2))))
     }
 
     @Test("late events from a replaced or stopped track are ignored")
@@ -350,18 +385,18 @@ struct PlaybackMachineTests {
 
         _ = machine.stopRequested()
         #expect(machine.pcmQueued(seconds: 5, ticket: Ticket(2)) == .none)
-        #expect(machine.playbackState == .idle)
+        #expect(machine.playbackState.isIdle)
     }
 
     @Test("the state exposes the item and whether a track is active")
     func stateAccessors() {
-        #expect(PlaybackState.idle.item == nil)
-        #expect(!PlaybackState.idle.isActive)
-        let failure = PlaybackFailure(item: bird, reason: "x")
+        #expect(PlaybackState.start.item == nil)
+        #expect(!PlaybackState.start.isActive)
+        let failure = PlaybackFailure(item: bird, ticket: Ticket(1), reason: "x")
         #expect(PlaybackState.failed(failure).item == bird)
         #expect(!PlaybackState.failed(failure).isActive)
         #expect(failure.description == "XC254462: x")
-        #expect(PlaybackState.paused(PlaybackProgress(item: other)).isActive)
+        #expect(PlaybackState.paused(PlaybackProgress(item: other, ticket: Ticket(2))).isActive)
     }
 
     // MARK: dropped connections
@@ -405,7 +440,9 @@ struct PlaybackMachineTests {
         #expect(machine.failed(reason, ticket: ticket) == .stopPipeline(ticket))
         #expect(
             machine.playbackState
-                == .failed(PlaybackFailure(item: bird, reason: "the connection dropped 3 times; play again to retry")))
-        #expect(machine.playRequested(bird) == .startPipeline(bird, ticket: Ticket(2)))
+                == .failed(
+                    PlaybackFailure(
+                        item: bird, ticket: Ticket(1), reason: "the connection dropped 3 times; play again to retry")))
+        #expect(machine.playRequested(bird) == .startPipeline(bird, ticket: Ticket(2), segment: fresh))
     }
 }

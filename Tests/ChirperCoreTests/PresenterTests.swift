@@ -113,14 +113,26 @@ struct PresenterTests {
         let buffering = PlaybackState.buffering(PlaybackProgress(item: item))
         let playing = PlaybackState.playing(PlaybackProgress(item: item, position: 0, duration: 12.8, buffered: 1))
         let later = PlaybackState.playing(PlaybackProgress(item: item, position: 3, duration: 12.8, buffered: 1))
-        #expect(script.line(playback: buffering, from: .idle) == "playback: buffering XC254462")
+        #expect(script.line(playback: buffering, from: .start) == "playback: buffering XC254462")
         #expect(
             script.line(playback: playing, from: buffering) == "playback: playing XC254462 position=0.0 duration=12.8")
         #expect(script.line(playback: later, from: playing) == nil)
-        #expect(script.line(playback: .idle, from: later) == "playback: idle")
+        #expect(script.line(playback: .start, from: later) == "playback: idle")
         #expect(
             script.line(playback: .failed(PlaybackFailure(item: item, reason: "no sound server")), from: buffering)
                 == "playback: failed XC254462 reason=\"no sound server\"")
+    }
+
+    @Test("on a terminal the ending says whether the track finished or was stopped, and where")
+    func endings() {
+        let terminal = Presenter(style: .terminal(color: false), width: 100, sourceName: "xeno-canto")
+        let item = PlayItem(label: "XC254462", location: .remote("https://x/1"), expectedDuration: 12)
+        let playing = PlaybackState.playing(PlaybackProgress(item: item, position: 11.9, duration: 12, buffered: 0))
+        let finished = PlaybackEnding(item: item, ticket: PlaybackTicket(1), position: 12, reason: .finished)
+        let stopped = PlaybackEnding(item: item, ticket: PlaybackTicket(1), position: 3.2, reason: .stopped)
+        #expect(terminal.line(playback: .idle(finished), from: playing) == "■ XC254462 finished (0:12)")
+        #expect(terminal.line(playback: .idle(stopped), from: playing) == "■ XC254462 stopped at 0:03")
+        #expect(script.line(playback: .idle(finished), from: playing) == "playback: idle")
     }
 
     @Test("the status line shows state, time, a bar and the buffer, within the width")
@@ -132,7 +144,7 @@ struct PresenterTests {
         #expect(status?.contains("buf 1.5 s") == true)
         #expect(status?.contains("[###") == true)
         #expect(script.status(state) == nil)
-        #expect(terminal.status(.idle) == nil)
+        #expect(terminal.status(.start) == nil)
         for width in [30, 50, 80] {
             let narrow = Presenter(style: .terminal(color: false), width: width, sourceName: "x")
             #expect((narrow.status(state, title: "A very long English name indeed")?.count ?? 0) <= width)

@@ -82,15 +82,17 @@ struct StudyTests {
         #expect(PlaybackSpeed.normal.description == "1")
     }
 
-    @Test("positions stay in recording time across speed changes")
+    @Test("positions stay in recording time across speed changes and loop wraps")
     func mapsOutputToRecordingTime() {
-        var timeline = SpeedTimeline(recordingStart: 44100, factor: 1)
-        #expect(timeline.recordingFrame(atOutputFrame: 1000) == 45100)
-        timeline.change(atOutputFrame: 2000, factor: 0.5)
-        #expect(timeline.recordingFrame(atOutputFrame: 4000) == 46100 + 1000)
-        timeline.change(atOutputFrame: 6000, factor: 2)
-        #expect(timeline.recordingFrame(atOutputFrame: 6000) == 48100)
-        #expect(timeline.recordingFrame(atOutputFrame: 7000) == 50100)
+        var timeline = PlaybackTimeline(recordingStart: 1, factor: 1)
+        #expect(timeline.recordingTime(atOutput: 0.5) == 1.5)
+        timeline.mark(atOutput: 2, recording: 3, factor: 0.5)
+        #expect(timeline.recordingTime(atOutput: 4) == 4)
+        #expect(timeline.recordingTime(atOutput: 1) == 2, "what was played before the change keeps its time")
+        timeline.mark(atOutput: 6, recording: 3, factor: 0.5)  // a loop wrap back to 3 s
+        #expect(timeline.recordingTime(atOutput: 5.5) == 4.75)
+        #expect(timeline.recordingTime(atOutput: 7) == 3.5)
+        #expect(timeline.start == 1)
     }
 
     @Test("seconds, frames and the fetch plan: keep feeding, refeed held bytes, read on, or ask with Range")

@@ -124,6 +124,29 @@ struct PipeTests {
         #expect(!run.stdout.contains("\u{1B}"), "no escape codes in a pipe")
     }
 
+    @Test("sono prints its picture as sono: lines; speed 0.5 writes the recording twice as long, and says so")
+    func studyInAPipe() async throws {
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-study-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let run = try await runAgainstFake(
+            ["search wren", "sono 2", "sono 3", "speed 0.5", "play 2", "wait", "seek 0:01", "quit"],
+            output: "wav:\(wav.path)")
+        #expect(run.status == 0, "\(run.stderr)")
+        let sono = run.lines("sono: ")
+        #expect(sono.first?.hasPrefix("sono: XC1002 0-") == true, "\(sono.first ?? "no sono lines")")
+        #expect(sono.count == 17, "a header and 16 rows")
+        #expect(Set(sono.dropFirst().map(\.count)).count == 1, "rows of one width")
+        #expect(run.lines("settings: ") == ["settings: speed=0.5 mode=tape volume=100 muted=no"])
+        #expect(run.lines("playback: playing XC1002").first?.hasSuffix("speed=0.5") == true)
+        #expect(
+            run.lines("error: ") == [
+                "error: \"row 3 (XC1003) is restricted: xeno-canto does not offer its audio\"",
+                "error: \"nothing is playing; play a recording first, then seek\"",
+            ])
+        let size = (try FileManager.default.attributesOfItem(atPath: wav.path)[.size] as? Int) ?? 0
+        #expect(size > 44 + 7 * 44_100 * 2, "about eight seconds of audio (4 s at half speed), got \(size) bytes")
+    }
+
     @Test("bad commands each get one line and the session goes on with its list intact")
     func badCommands() async throws {
         let run = try await runAgainstFake([

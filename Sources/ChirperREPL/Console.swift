@@ -3,7 +3,7 @@ import Foundation
 
 /// Where the REPL reads commands and writes what it shows: a terminal with line editing and a live status
 /// line, or plain pipes for scripts. The app never writes to stdout directly.
-protocol Console: AnyObject, Sendable {
+public protocol Console: AnyObject, Sendable {
     /// True on a terminal: prompt, colours, status line. False in a pipe: one stable line per change.
     var isInteractive: Bool { get }
     /// Columns available for a line (80 when unknown).
@@ -22,14 +22,13 @@ protocol Console: AnyObject, Sendable {
 }
 
 /// Commands from standard input, lines to standard output: no prompt, no colours, no escape codes.
-final class PipeConsole: Console, @unchecked Sendable {
-    // @unchecked: the only mutable state (the output handle) is guarded by `lock`.
-    let isInteractive = false
-    let width = 80
-    let lines: AsyncStream<String>
+public final class PipeConsole: Console {
+    public let isInteractive = false
+    public let width = 80
+    public let lines: AsyncStream<String>
     private let lock = NSLock()
 
-    init(input: FileHandle = .standardInput) {
+    public init(input: FileHandle = .standardInput) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         lines = stream
         // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
@@ -43,7 +42,7 @@ final class PipeConsole: Console, @unchecked Sendable {
         thread.start()
     }
 
-    func print(_ lines: [String]) {
+    public func print(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         let text = lines.joined(separator: "\n") + "\n"
         lock.lock()
@@ -51,7 +50,7 @@ final class PipeConsole: Console, @unchecked Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    func setStatus(_ text: String?) {}
-    func interrupted() {}
-    func close() {}
+    public func setStatus(_ text: String?) {}
+    public func interrupted() {}
+    public func close() {}
 }

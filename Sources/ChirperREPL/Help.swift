@@ -1,7 +1,33 @@
+import Foundation
 import ChirperCore
 
 /// The `help` text.
 enum Help {
+    /// More than the summary, for the commands that take times, factors or modes.
+    static let details: [String: [String]] = [
+        "seek": [
+            "  times: m:ss or h:mm:ss (seconds may have a fraction, 1:05.5), plain seconds (65), or +N / -N seconds",
+            "  from the position heard. Inside what has arrived no request is made; beyond it the file is fetched",
+            "  from the right byte (a server that ignores Range is read from the start, and the status says so).",
+            "  Works while buffering, paused or reconnecting. Examples: seek 1:05, seek +10, seek -5",
+        ],
+        "loop": [
+            "  loop a b jumps to a and repeats a-b without a gap until loop off (times as in seek); loop off plays on",
+            "  past b. Seeking outside the loop ends it. Example: loop 0:12 0:15.5",
+        ],
+        "speed": [
+            "  0.1 to 2.0 times the recording's speed, for this and later recordings. tape (the default): the pitch",
+            "  moves with the speed (0.5 is an octave lower; 0.1 is bat time expansion). keep: the pitch is kept",
+            "  (time-stretch, libsonic). Positions stay in the recording's own time. Examples: speed 0.5, speed 0.25 keep",
+        ],
+        "volume": ["  0 to 100, linear in amplitude: volume 50 halves it (-6 dB). Kept for later recordings."],
+        "sono": [
+            "  sono n draws row n's sonogram across the terminal: time left to right, frequency from 0 up to the",
+            "  recording's Nyquist frequency (or max-kHz), loud is dark. In a pipe: sono: lines (see the README).",
+            "  Ctrl-C stops a sonogram being drawn. Example: sono 1 10",
+        ],
+    ]
+
     static func lines(topic: String?, script: Bool) -> [String] {
         guard let topic else {
             let width = CommandParser.commands.map(\.usage.count).max() ?? 0
@@ -29,7 +55,7 @@ enum Help {
             ]
         }
         if let command = CommandParser.commands.first(where: { $0.name == topic || $0.aliases.contains(topic) }) {
-            return ["\(command.usage): \(command.summary)"]
+            return ["\(command.usage): \(command.summary)"] + (details[command.name] ?? [])
         }
         return ["no help for '\(TerminalText.sanitize(String(topic.prefix(30))))'; help lists the commands"]
     }

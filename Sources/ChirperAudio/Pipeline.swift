@@ -1,0 +1,241 @@
+import ChirperCore
+import NIOConcurrencyHelpers
+
+/// Work the effect runner hands to a pipeline task, in its mailbox.
+enum PipelineCommand: Sendable {
+    /// Wait the back-off for reconnect number `attempt`, then fetch again from byte `from`.
+    case reconnect(from: Int64, attempt: Int)
+    /// The connection dropped once too often: end with `failed(reason)`.
+    case giveUp(String)
+    /// Everything is queued: wait until the sink has played it, then report it.
+    case drain
+    /// Seek, loop or speed change: the sink was emptied; go on from the segment's start.
+    case restart(PlaybackSegment)
+    /// Change (or end, nil) the repeated section, without disturbing what is queued.
+    case setLoop(LoopSection?)
+    /// Stopped, replaced or failed: end without a last event.
+    case stop
+}
+
+/// How a pipeline ended; the last event is sent once its task has released everything.
+enum PipelineOutcome {
+    /// Everything was played: the machine gets `sinkDrained`.
+    case drained
+    /// Something failed: the machine gets `failed(reason)`.
+    case failed(String)
+    /// Stopped or replaced, or the machine already decided (e.g. "no audio"): nothing to send.
+    case ended
+}
+
+/// One play request's task, its output and its mailbox, shared by the player's commands and the task.
+final class Pipeline: Sendable {
+    let ticket: PlaybackMachine.Ticket
+    let output: OutputControl
+    /// Commands for the pipeline task, read only by that task.
+    let mailbox = PipelineMailbox()
+    private struct State {
+        var task: Task<Void, Never>?
+        var stopped = false
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = NIOLockedValueBox(State())
+
+    init(ticket: PlaybackMachine.Ticket, volume: Int) {
+        self.ticket = ticket
+        self.output = OutputControl(volume: volume)
+    }
+
+    /// Hands `command` to the pipeline task (dropped once the pipeline is stopped).
+    func post(_ command: PipelineCommand) {
+        mailbox.post(command)
+    }
+
+    var isStopped: Bool { state.withLockedValue { $0.stopped } }
+
+    func attach(_ task: Task<Void, Never>) {
+        let stopped = state.withLockedValue { state in
+            state.task = task
+            return state.stopped
+        }
+        if stopped { task.cancel() }
+    }
+
+    /// Silences the output at once and cancels the task. Idempotent.
+    func stop() {
+        let task = state.withLockedValue { state in
+            state.stopped = true
+            return state.task
+        }
+        output.close()
+        mailbox.post(.stop)
+        mailbox.close()
+        task?.cancel()
+    }
+
+    func markFinished() {
+        let waiters = state.withLockedValue { state in
+            state.finished = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = state.withLockedValue { state in
+                if !state.finished { state.waiters.append(continuation) }
+                return state.finished
+            }
+            if finished { continuation.resume() }
+        }
+    }
+}
+
+/// The pipeline's commands in order: the task polls it between steps (so a seek interrupts a long decode)
+/// and waits on it when it has nothing else to do.
+final class PipelineMailbox: Sendable {
+    private struct State {
+        var queue: [PipelineCommand] = []
+        var waiter: CheckedContinuation<PipelineCommand?, Never>?
+        var closed = false
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func post(_ command: PipelineCommand) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<PipelineCommand?, Never>? in
+            guard !state.closed else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.queue.append(command)
+            return nil
+        }
+        waiter?.resume(returning: command)
+    }
+
+    /// Ends the mailbox: a waiting `next` returns nil, later posts are dropped (queued ones can still be read).
+    func close() {
+        let waiter = state.withLockedValue { state in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// The next command if one is queued.
+    func poll() -> PipelineCommand? {
+        state.withLockedValue { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
+    }
+
+    /// The next command, waiting for it; nil once closed or cancelled.
+    func next() async -> PipelineCommand? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<PipelineCommand?, Never>) in
+                enum Now {
+                    case command(PipelineCommand?)
+                    case wait
+                }
+                let now = state.withLockedValue { state -> Now in
+                    if !state.queue.isEmpty { return .command(state.queue.removeFirst()) }
+                    if state.closed { return .command(nil) }
+                    state.waiter = continuation
+                    return .wait
+                }
+                if case .command(let command) = now { continuation.resume(returning: command) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+}
+
+/// The output of the track being played, reachable from commands (start, pause, seek, volume, stop) while
+/// the pipeline task writes to it. Remembers whether it should be running and its volume, for an output
+/// opened later.
+final class OutputControl: Sendable {
+    private struct State {
+        var output: (any AudioOutput)?
+        /// The segment the current output plays.
+        var segment = 0
+        var running = false
+        var closed = false
+        var volume: Int
+        /// Seconds played by earlier outputs of the same segment (after a format change).
+        var playedBefore: Double = 0
+    }
+    private let state: NIOLockedValueBox<State>
+
+    init(volume: Int) {
+        state = NIOLockedValueBox(State(volume: volume))
+    }
+
+    var current: (any AudioOutput)? { state.withLockedValue { $0.output } }
+
+    /// The segment's position at the sink: earlier outputs plus what the current one has played.
+    var played: (segment: Int, seconds: Double)? {
+        let (output, before, segment) = state.withLockedValue { ($0.output, $0.playedBefore, $0.segment) }
+        guard let output, let played = output.playedSeconds else { return nil }
+        return (segment, before + played)
+    }
+
+    func install(_ output: any AudioOutput, segment: Int, playedBefore: Double) throws {
+        let (old, closed, running, volume) = state.withLockedValue { state in
+            let old = state.output
+            if !state.closed {
+                state.output = output
+                state.segment = segment
+                state.playedBefore = playedBefore
+            }
+            return (old, state.closed, state.running, state.volume)
+        }
+        old?.stop()
+        if closed {
+            output.stop()
+            throw CancellationError()
+        }
+        output.setVolume(percent: volume)
+        if running { try output.start() }
+    }
+
+    func setRunning(_ running: Bool) {
+        let output = state.withLockedValue { state in
+            state.running = running
+            return state.output
+        }
+        // A failure here shows up as the pipeline's next write failing.
+        if running { try? output?.start() } else { try? output?.pause() }
+    }
+
+    /// Sets the volume of the current output at once, and of those opened later.
+    func setVolume(_ percent: Int) {
+        let output = state.withLockedValue { state in
+            state.volume = percent
+            return state.output
+        }
+        output?.setVolume(percent: percent)
+    }
+
+    /// Silences and drops the current output at once (a seek): a waiting write or drain wakes with
+    /// `CancellationError`; the pipeline opens a new output for the new segment.
+    func retire() {
+        let output = state.withLockedValue { state in
+            defer { state.output = nil }
+            return state.output
+        }
+        output?.stop()
+    }
+
+    /// Silences and closes the output at once, for good. Idempotent.
+    func close() {
+        let output = state.withLockedValue { state in
+            state.closed = true
+            defer { state.output = nil }
+            return state.output
+        }
+        output?.stop()
+    }
+}

@@ -1,0 +1,373 @@
+import ChirperAudio
+import ChirperCatalog
+import ChirperCore
+import Foundation
+
+/// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
+/// passes refusals on.
+public protocol PlaybackControl: Sendable {
+    /// The current state, then every change, in order.
+    func stateUpdates() -> AsyncStream<PlaybackState>
+    /// Starts `item` (stopping whatever plays); the ticket names this request in the states that follow.
+    func play(_ item: PlayItem) -> PlaybackTicket
+    /// Returns once nothing is left running; or the reason there was nothing to stop.
+    func stop() async -> String?
+    /// Nil, or the reason it cannot pause.
+    func pause() -> String?
+    /// Nil, or the reason it cannot resume.
+    func resume() -> String?
+    /// Nil, or the reason it cannot seek there (nothing playing, a time outside the recording).
+    func seek(_ time: TimeInput) -> String?
+    /// Nil, or the reason it cannot loop that section.
+    func loop(from a: TimeInput, to b: TimeInput) -> String?
+    /// Nil, or the reason there is no loop to end.
+    func loopOff() -> String?
+    /// Nil, or the reason the speed was not taken.
+    func setSpeed(_ speed: PlaybackSpeed) -> String?
+    /// Nil, or the reason the volume was not taken.
+    func setVolume(_ percent: Int) -> String?
+    /// Nil, or the reason it changes nothing (already muted, not muted).
+    func setMuted(_ muted: Bool) -> String?
+    /// Speed, volume and mute now.
+    var settings: PlaybackSettings { get }
+    /// Stops and releases the sound server connection.
+    func shutdown() async
+}
+
+extension Player: PlaybackControl {}
+
+/// What `sono <n>` needs: a recording decoded (not played) into a sonogram of a given shape.
+public protocol SonogramSource: Sendable {
+    /// Throws a `UserFacingError` (one line) or `CancellationError`.
+    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
+}
+
+extension SonogramReader: SonogramSource {}
+
+/// The read-eval-print loop: one event loop that takes typed lines, list changes, playback changes and
+/// Ctrl-C, in order, and renders every change through the ``Presenter``. Nothing else prints.
+public actor REPL {
+    public enum Event: Sendable {
+        case line(String)
+        case inputEnded
+        case list(ListState)
+        case playback(PlaybackState)
+        case interrupt
+        /// A `sono <n>` finished: its lines, or its one-line failure.
+        case sonogram(Result<[String], SonogramFailure>)
+    }
+
+    /// Why a sonogram could not be drawn, as the line to show.
+    public struct SonogramFailure: Error, Sendable {
+        var message: String
+    }
+
+    /// What a script is waiting for before its next line is read. Interactive sessions only wait for `wait`.
+    enum Blocker: Equatable {
+        case listSettles
+        /// Until the rendered state shows that this play request has ended.
+        case playbackEnds(PlaybackTicket)
+        /// Until the `sono` being computed is printed.
+        case sonogram
+    }
+
+    private let console: any Console
+    private let list: ListController
+    private let player: any PlaybackControl
+    private let sonograms: any SonogramSource
+    /// The `sono <n>` being computed (one at a time; a new one replaces it).
+    private var sonogramTask: Task<Void, Never>?
+    private var presenter: Presenter
+    private let events: AsyncStream<Event>
+    private let eventSink: AsyncStream<Event>.Continuation
+
+    private var listState: ListState = .idle
+    private var playback: PlaybackState = .start
+    /// The last play request and its recording, for attribution, titles and `wait`.
+    private var playing: (ticket: PlaybackTicket, recording: Recording)?
+    private var queued: [String] = []
+    private var blocker: Blocker?
+    private var inputEnded = false
+    private var lastStatus: String?
+
+    public init(
+        console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
+        presenter: Presenter
+    ) {
+        self.console = console
+        self.list = list
+        self.player = player
+        self.sonograms = sonograms
+        self.presenter = presenter
+        (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Feeds an event from outside (signals).
+    public nonisolated func send(_ event: Event) {
+        eventSink.yield(event)
+    }
+
+    /// Runs until `quit` or the end of input. Returns the exit status.
+    public func run(banner: [String]) async -> Int32 {
+        console.print(banner)
+        let sink = eventSink
+        let console = self.console
+        let list = self.list
+        let player = self.player
+        let forwarders = [
+            Task {
+                for await line in console.lines { sink.yield(.line(line)) }
+                sink.yield(.inputEnded)
+            },
+            Task { for await update in list.updates { sink.yield(.list(update)) } },
+            Task { for await state in player.stateUpdates() { sink.yield(.playback(state)) } },
+        ]
+        defer { forwarders.forEach { $0.cancel() } }
+        for await event in events {
+            if await handle(event) == .quit { break }
+        }
+        await player.shutdown()
+        console.setStatus(nil)
+        console.close()
+        return 0
+    }
+
+    private enum Flow { case goOn, quit }
+
+    private func handle(_ event: Event) async -> Flow {
+        switch event {
+        case .line(let line):
+            queued.append(line)
+        case .inputEnded:
+            inputEnded = true
+        case .list(let state):
+            let old = listState
+            listState = state
+            console.print(presenter.lines(list: state, from: old))
+            if blocker == .listSettles, !state.isBusy { blocker = nil }
+        case .playback(let state):
+            render(playback: state)
+            // Only the end of the awaited request (or of a later one) ends a wait: an update queued before the
+            // last `play` carries an older ticket.
+            if case .playbackEnds(let awaited) = blocker, !state.isActive, let ticket = state.ticket,
+                ticket >= awaited
+            {
+                blocker = nil
+            }
+        case .interrupt:
+            return await interrupt()
+        case .sonogram(let result):
+            sonogramTask = nil
+            switch result {
+            case .success(let lines): console.print(lines)
+            case .failure(let failure): console.print([presenter.refusal(failure.message)])
+            }
+            if blocker == .sonogram { blocker = nil }
+        }
+        return await drain()
+    }
+
+    /// Runs queued lines while nothing blocks them; quits at the end of input once they are done.
+    private func drain() async -> Flow {
+        while blocker == nil, !queued.isEmpty {
+            let line = queued.removeFirst()
+            if await execute(line) == .quit { return .quit }
+        }
+        if blocker == nil, queued.isEmpty, inputEnded { return .quit }
+        return .goOn
+    }
+
+    private func interrupt() async -> Flow {
+        console.interrupted()
+        if let task = sonogramTask {
+            // Ctrl-C first stops a sonogram being drawn.
+            task.cancel()
+            return .goOn
+        }
+        if await player.stop() == nil {
+            if case .playbackEnds = blocker { blocker = nil }
+            return await drain()
+        }
+        if !console.isInteractive && !listState.isBusy { return .quit }
+        if console.isInteractive { console.print([presenter.refusal("(Ctrl-D or quit leaves chirper-play)")]) }
+        return .goOn
+    }
+
+    private func render(playback new: PlaybackState) {
+        let old = playback
+        playback = new
+        let recording = playing.flatMap { $0.ticket == new.ticket ? $0.recording : nil }
+        if case .buffering = new, old.ticket != new.ticket, let recording {
+            console.print([presenter.attribution(recording)])
+        }
+        if let line = presenter.line(playback: new, from: old) {
+            console.print([line])
+        }
+        let title = recording?.englishName
+        let status = presenter.status(new, title: title)
+        if status != lastStatus {
+            lastStatus = status
+            console.setStatus(status)
+        }
+    }
+
+    private func execute(_ line: String) async -> Flow {
+        let command: Command
+        do {
+            command = try CommandParser.parse(line)
+        } catch {
+            console.print([presenter.refusal(error.description)])
+            return .goOn
+        }
+        switch command {
+        case .nothing:
+            break
+        case .quit:
+            return .quit
+        case .help(let topic):
+            console.print(Help.lines(topic: topic, script: !console.isInteractive))
+        case .search(let query):
+            await list.search(query)
+            if !console.isInteractive { blocker = .listSettles }
+        case .nextPage:
+            if let refusal = await list.nextPage() {
+                console.print([presenter.refusal(refusal)])
+            } else if !console.isInteractive {
+                // Accepted: a page is on its way, and a script waits for it to settle.
+                blocker = .listSettles
+            }
+        case .list:
+            console.print(presenter.listing(listState))
+        case .info(let row):
+            if let recording = recording(at: row, for: "info") {
+                console.print(presenter.info(recording, row: row))
+            }
+        case .play(let row):
+            guard let recording = recording(at: row, for: "play") else { break }
+            switch recording.audio {
+            case .playable:
+                guard let item = recording.playItem else { break }
+                playing = (player.play(item), recording)
+            case .restricted:
+                console.print([
+                    presenter.refusal(
+                        "row \(row) (\(recording.label)) is restricted: \(presenter.sourceName) does not offer its audio"
+                    )
+                ])
+            case .refused(let reason):
+                console.print([presenter.refusal("row \(row) (\(recording.label)) cannot be played: \(reason)")])
+            }
+        // The player's machine decides (it is ahead of the rendered copy by the events still queued, so a
+        // `stop` right after `play` stops it) and says why when it refuses.
+        case .stop:
+            if let refusal = await player.stop() { console.print([presenter.refusal(refusal)]) }
+        case .pause:
+            if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
+        case .resume:
+            if let refusal = player.resume() { console.print([presenter.refusal(refusal)]) }
+        case .seek(let time):
+            refuseIf(player.seek(time))
+        case .loop(let a, let b):
+            refuseIf(player.loop(from: a, to: b))
+        case .loopOff:
+            refuseIf(player.loopOff())
+        // Settings outlive a track: the answer says what is in force now (also when nothing plays).
+        case .speed(let speed):
+            settingsChanged(player.setSpeed(speed))
+        case .volume(let percent):
+            settingsChanged(player.setVolume(percent))
+        case .mute:
+            settingsChanged(player.setMuted(true))
+        case .unmute:
+            settingsChanged(player.setMuted(false))
+        case .sono(.draw(let row, let maxKHz)):
+            drawSonogram(row: row, maxKHz: maxKHz)
+        case .sono(.strip):
+            console.print([presenter.refusal("the live sonogram strip is not available yet; sono <n> draws a row")])
+        case .wait:
+            // Waits for the last play request unless the rendered state already shows it ended.
+            if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
+                blocker = .playbackEnds(ticket)
+            }
+        }
+        return .goOn
+    }
+
+    /// Computes row `row`'s sonogram off the event loop; the lines arrive as an event (a script waits for
+    /// them before its next line).
+    private func drawSonogram(row: Int, maxKHz: Double?) {
+        guard let recording = recording(at: row, for: "sono") else { return }
+        guard case .playable = recording.audio, let item = recording.playItem else {
+            let why: String
+            switch recording.audio {
+            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
+            case .refused(let reason): why = "cannot be decoded: \(reason)"
+            case .playable: why = "has no audio"
+            }
+            console.print([presenter.refusal("row \(row) (\(recording.label)) \(why)")])
+            return
+        }
+        let presenter = self.presenter
+        let (width, lines) = presenter.sonogramShape
+        let shape = presenter.sonogramRenderer.shape(
+            terminalWidth: width, lines: lines, maxFrequency: maxKHz.map { $0 * 1000 })
+        let sonograms = self.sonograms
+        let sink = eventSink
+        sonogramTask?.cancel()
+        sonogramTask = Task {
+            let result: Result<[String], SonogramFailure>
+            do {
+                let sonogram = try await sonograms.sonogram(of: item, shape: shape)
+                result = .success(
+                    presenter.sonogram(sonogram, label: recording.label, title: recording.englishName))
+            } catch is CancellationError {
+                result = .failure(SonogramFailure(message: "sono \(row) stopped"))
+            } catch {
+                result = .failure(SonogramFailure(message: userMessage(for: error)))
+            }
+            sink.yield(.sonogram(result))
+        }
+        if !console.isInteractive { blocker = .sonogram }
+    }
+
+    private func refuseIf(_ refusal: String?) {
+        if let refusal { console.print([presenter.refusal(refusal)]) }
+    }
+
+    private func settingsChanged(_ refusal: String?) {
+        if let refusal {
+            console.print([presenter.refusal(refusal)])
+        } else {
+            console.print([presenter.settings(player.settings)])
+        }
+    }
+
+    private func recording(at row: Int, for command: String) -> Recording? {
+        let rows = listState.rows
+        guard !rows.isEmpty else {
+            console.print([presenter.refusal("no rows yet: search first, e.g. search en:wren")])
+            return nil
+        }
+        guard row <= rows.count else {
+            let more = listState.hasMorePages ? " (next-page loads more)" : ""
+            console.print([presenter.refusal("there is no row \(row): rows 1-\(rows.count) are listed\(more)")])
+            return nil
+        }
+        return rows[row - 1]
+    }
+}
+
+extension ListState {
+    /// A page is being fetched.
+    var isBusy: Bool {
+        switch self {
+        case .loading, .paging(_, .loading): return true
+        default: return false
+        }
+    }
+
+    var hasMorePages: Bool {
+        if case .paging = self { return true }
+        return false
+    }
+}

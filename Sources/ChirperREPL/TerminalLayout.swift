@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import CEditLine
+
+/// Where text lands on the screen: libedit's line wrapping, visible widths, clipping and tables.
+enum TerminalLayout {
+    /// The prompt as it takes room on the screen: what lies between a pair of \u{1} markers is invisible.
+    static func visible(_ prompt: String) -> String {
+        prompt.split(separator: "\u{1}", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element).joined()
+    }
+
+    /// The prompt as written to the screen: the markers go, what they enclose stays.
+    static func printable(_ prompt: String) -> String {
+        prompt.filter { $0 != "\u{1}" }
+    }
+
+    /// The row (0 = the first) the cursor is on after writing `text` from the start of a row, wrapping as
+    /// libedit does: a character that does not fit goes to the next row, and a full row moves the cursor down.
+    static func row(after text: String, columns: Int) -> Int {
+        guard columns > 0 else { return 0 }
+        var row = 0
+        var column = 0
+        for scalar in text.unicodeScalars {
+            let width = displayWidth(scalar)
+            if width > 1 && column + width > columns {
+                row += 1
+                column = 0
+            }
+            column += width
+            if column >= columns {
+                row += 1
+                column = 0
+            }
+        }
+        return row
+    }
+
+    /// Columns libedit uses for a character: control characters as ^X, unprintable ones as \U+XXXX.
+    static func displayWidth(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value < 0x20 || value == 0x7F { return 2 }
+        let width = Int(wcwidth(wchar_t(bitPattern: value)))
+        if width >= 0 { return width }
+        return value > 0xFFFF ? 8 : 7
+    }
+
+    /// `text` cut to `columns` visible columns; SGR and other CSI sequences are kept (they take no room), other
+    /// control characters dropped.
+    static func clip(_ text: String, columns: Int) -> String {
+        var output = String.UnicodeScalarView()
+        var used = 0
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "\u{1B}" {
+                guard let next = scalars.next(), next == "[" else { continue }
+                var sequence = String.UnicodeScalarView(["\u{1B}", "["])
+                while let part = scalars.next() {
+                    sequence.append(part)
+                    if (0x40...0x7E).contains(part.value) { break }
+                }
+                output.append(contentsOf: sequence)
+                continue
+            }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
+            let width = displayWidth(scalar)
+            if used + width > columns { break }
+            used += width
+            output.append(scalar)
+        }
+        return String(output)
+    }
+
+    /// `items` in columns down then across, like ls, within `columns`.
+    static func table(_ items: [String], columns: Int) -> [String] {
+        let widths = items.map { $0.unicodeScalars.reduce(0) { $0 + displayWidth($1) } }
+        let cell = (widths.max() ?? 0) + 2
+        let across = max(1, columns / max(1, cell))
+        let rows = (items.count + across - 1) / across
+        return (0..<rows).map { row in
+            var line = ""
+            for column in 0..<across {
+                let index = row + column * rows
+                guard index < items.count else { break }
+                let isLast = index + rows >= items.count || column == across - 1
+                line += items[index] + (isLast ? "" : String(repeating: " ", count: cell - widths[index]))
+            }
+            return line
+        }
+    }
+}

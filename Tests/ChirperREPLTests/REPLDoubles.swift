@@ -1,0 +1,215 @@
+import ChirperCatalog
+import ChirperCore
+import ChirperREPL
+import Synchronization
+import Testing
+
+/// A console that reads a script and records what the REPL shows, in order.
+final class ScriptedConsole: Console {
+    let isInteractive: Bool
+    let width = 100
+    let lines: AsyncStream<String>
+    private let input: AsyncStream<String>.Continuation
+    private let shown = Mutex<[String]>([])
+    private let statuses = Mutex<[String?]>([])
+    private let closes = Mutex(0)
+
+    /// `script` is typed at once; the input ends after it unless `keepOpen`.
+    init(_ script: [String], interactive: Bool = false, keepOpen: Bool = false) {
+        isInteractive = interactive
+        (lines, input) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        for line in script { input.yield(line) }
+        if !keepOpen { input.finish() }
+    }
+
+    /// Types one more line.
+    func type(_ line: String) { input.yield(line) }
+    /// Ctrl-D.
+    func endInput() { input.finish() }
+
+    var printed: [String] { shown.withLock { $0 } }
+    var statusLines: [String?] { statuses.withLock { $0 } }
+    var closeCount: Int { closes.withLock { $0 } }
+
+    func print(_ lines: [String]) { shown.withLock { $0 += lines } }
+    func setStatus(_ text: String?) { statuses.withLock { $0.append(text) } }
+    func interrupted() { shown.withLock { $0.append("<interrupted>") } }
+    func close() { closes.withLock { $0 += 1 } }
+}
+
+/// A player double: every call must have been expected, in order; each expected call may answer and emit
+/// states on the stream the REPL follows. An unexpected call is a test failure.
+final class ScriptedPlayer: PlaybackControl {
+    enum Call: Equatable, CustomStringConvertible {
+        case play(String)
+        case stop
+        case pause
+        case resume
+        case seek(TimeInput)
+        case loop(TimeInput, TimeInput)
+        case loopOff
+        case speed(PlaybackSpeed)
+        case volume(Int)
+        case mute(Bool)
+        case shutdown
+
+        var description: String {
+            switch self {
+            case .play(let label): "play(\(label))"
+            case .stop: "stop"
+            case .pause: "pause"
+            case .resume: "resume"
+            case .seek(let time): "seek(\(time))"
+            case .loop(let a, let b): "loop(\(a), \(b))"
+            case .loopOff: "loopOff"
+            case .speed(let speed): "speed(\(speed))"
+            case .volume(let percent): "volume(\(percent))"
+            case .mute(let muted): "mute(\(muted))"
+            case .shutdown: "shutdown"
+            }
+        }
+    }
+
+    struct Expectation {
+        var call: Call
+        /// For stop, pause and resume: the refusal to answer (nil: accepted).
+        var refusal: String?
+        /// States to publish when the call arrives (before it returns).
+        var emits: [PlaybackState]
+        /// The settings in force after the call (for speed, volume and mute).
+        var settings: PlaybackSettings?
+
+        init(call: Call, refusal: String? = nil, emits: [PlaybackState] = [], settings: PlaybackSettings? = nil) {
+            self.call = call
+            self.refusal = refusal
+            self.emits = emits
+            self.settings = settings
+        }
+    }
+
+    private let expected: Mutex<[Expectation]>
+    private let made = Mutex<[Call]>([])
+    private let current = Mutex(PlaybackSettings())
+    private let nextTicket = Mutex<UInt64>(0)
+    private let stream: AsyncStream<PlaybackState>
+    private let states: AsyncStream<PlaybackState>.Continuation
+
+    init(_ expectations: [Expectation] = []) {
+        expected = Mutex(expectations)
+        (stream, states) = AsyncStream.makeStream(of: PlaybackState.self, bufferingPolicy: .unbounded)
+        states.yield(.start)
+    }
+
+    /// The calls that arrived, in order.
+    var calls: [Call] { made.withLock { $0 } }
+    /// Expected calls that never came.
+    var unmet: [Call] { expected.withLock { $0.map(\.call) } }
+
+    /// The ticket the next `play` gets (the first is #1).
+    static func ticket(_ value: UInt64) -> PlaybackTicket { PlaybackTicket(value) }
+
+    func stateUpdates() -> AsyncStream<PlaybackState> { stream }
+
+    func play(_ item: PlayItem) -> PlaybackTicket {
+        let ticket = nextTicket.withLock { value -> PlaybackTicket in
+            value += 1
+            return PlaybackTicket(value)
+        }
+        _ = arrive(.play(item.label))
+        return ticket
+    }
+
+    func stop() async -> String? { arrive(.stop) }
+    func pause() -> String? { arrive(.pause) }
+    func resume() -> String? { arrive(.resume) }
+    func seek(_ time: TimeInput) -> String? { arrive(.seek(time)) }
+    func loop(from a: TimeInput, to b: TimeInput) -> String? { arrive(.loop(a, b)) }
+    func loopOff() -> String? { arrive(.loopOff) }
+    func setSpeed(_ speed: PlaybackSpeed) -> String? { arrive(.speed(speed)) }
+    func setVolume(_ percent: Int) -> String? { arrive(.volume(percent)) }
+    func setMuted(_ muted: Bool) -> String? { arrive(.mute(muted)) }
+    var settings: PlaybackSettings { current.withLock { $0 } }
+
+    func shutdown() async {
+        made.withLock { $0.append(.shutdown) }
+        states.finish()
+    }
+
+    /// Publishes a state as the real player would.
+    func publish(_ state: PlaybackState) { states.yield(state) }
+
+    private func arrive(_ call: Call) -> String? {
+        made.withLock { $0.append(call) }
+        let next = expected.withLock { expected -> Expectation? in
+            guard let first = expected.first, first.call == call else { return nil }
+            return expected.removeFirst()
+        }
+        guard let next else {
+            Issue.record("unexpected call to the player: \(call)")
+            return nil
+        }
+        if let settings = next.settings { current.withLock { $0 = settings } }
+        for state in next.emits { states.yield(state) }
+        return next.refusal
+    }
+}
+
+/// A recording source that answers every search with `recordings` on one page; nothing else is expected.
+struct OnePageSource: RecordingSource {
+    let name = "the test catalog"
+    let defaultPerPage = 50
+    let recordings: [Recording]
+
+    func page(
+        query: SearchQuery,
+        page: Int,
+        perPage: Int,
+        onRetry: @escaping @Sendable (RetryNotice) -> Void
+    ) async throws(ListError) -> Page {
+        guard page == 1 else {
+            Issue.record("unexpected request for page \(page)")
+            throw ListError(.server, "no page \(page)")
+        }
+        return Page(
+            totalRecordings: recordings.count, totalSpecies: 1, page: 1, numPages: 1, recordings: recordings)
+    }
+}
+
+extension PlayItem {
+    static func of(_ recording: Recording) -> PlayItem { recording.playItem! }
+}
+
+/// Two playable recordings and a restricted one.
+enum Fixture {
+    static let wren = Recording(
+        id: "254462", genus: "Troglodytes", species: "troglodytes", englishName: "Eurasian Wren",
+        recordist: "A. Recordist", country: "Spain", pageURL: "https://xeno-canto.org/254462",
+        licenceURL: "https://creativecommons.org/licenses/by-nc-sa/4.0/", quality: "A", length: "0:12",
+        audio: .playable(.remote("https://xeno-canto.org/254462/download")))
+    static let robin = Recording(
+        id: "5168", genus: "Erithacus", species: "rubecula", englishName: "European Robin", recordist: "B. Birder",
+        country: "France", quality: "B", length: "0:31",
+        audio: .playable(.remote("https://xeno-canto.org/5168/download")))
+    static let hidden = Recording(
+        id: "9999", genus: "Strix", species: "secreta", englishName: "Secret Owl", length: "0:05", audio: .restricted)
+    static let all = [wren, robin, hidden]
+}
+
+/// Runs a REPL over `console` and `player` on the fixture catalog to the end of its input.
+func runREPL(_ console: ScriptedConsole, _ player: ScriptedPlayer) async -> Int32 {
+    let presenter = Presenter(
+        style: console.isInteractive ? .terminal(color: false) : .script, width: console.width,
+        sourceName: "the test catalog")
+    let repl = REPL(
+        console: console, list: ListController(source: OnePageSource(recordings: Fixture.all)), player: player,
+        sonograms: NoSonograms(), presenter: presenter)
+    return await repl.run(banner: [])
+}
+
+/// A sonogram source no test expects to be asked.
+struct NoSonograms: SonogramSource {
+    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
+        Issue.record("unexpected sonogram request for \(item.label)")
+        throw CancellationError()
+    }
+}
