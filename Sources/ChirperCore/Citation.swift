@@ -1,3 +1,5 @@
+import Foundation
+
 /// The attribution xeno-canto asks for when a recording is used: recordist, XC number, page URL, licence
 /// (../shared/xeno-canto/SOURCES.md: "Attribution: recordist, XC number, https://xeno-canto.org/<id>,
 /// licence"), and a warning when the licence restricts what may be done with the sound.

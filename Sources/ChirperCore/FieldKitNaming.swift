@@ -22,32 +22,14 @@ public enum FieldKitNaming {
         return nil
     }
 
-    /// The offset and total of a `Content-Range: bytes N-M/T` header (T may be `*`).
-    public static func contentRange(_ header: String) -> (start: Int64, end: Int64, total: Int64?)? {
-        let trimmed = header.split(separator: " ", maxSplits: 1)
-        guard trimmed.count == 2, trimmed[0].lowercased() == "bytes" else { return nil }
-        let rangeAndTotal = trimmed[1].split(separator: "/", omittingEmptySubsequences: false)
-        guard rangeAndTotal.count == 2 else { return nil }
-        let bounds = rangeAndTotal[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end else {
-            return nil
-        }
-        if rangeAndTotal[1] == "*" { return (start, end, nil) }
-        guard let total = Int64(rangeAndTotal[1]), total > end else { return nil }
-        return (start, end, total)
-    }
-
-    /// What `save` does when a file of the final name already exists: equal length and SHA-256 means the
-    /// recording is already saved (skip, say so); anything else is refused, never overwritten.
-    public enum Existing: Sendable, Equatable {
-        case skipIdentical
-        case refuse(String)
-    }
-
-    public static func existing(name: String, sameLength: Bool, sameDigest: Bool) -> Existing {
-        if sameLength && sameDigest { return .skipIdentical }
-        return .refuse(
-            "\(name) already exists and differs from the download; move it away or save to another folder (save <n> DIR)"
-        )
+    /// The xeno-canto number of an audio URL of the form `…/<digits>/download` (v3's `file`), the key the play
+    /// cache files a remote recording under; nil for any other location (those are not cached).
+    public static func id(of location: AudioLocation) -> String? {
+        guard case .remote(let url) = location else { return nil }
+        let path = url.split(separator: "?", maxSplits: 1)[0].split(separator: "/")
+        guard path.count >= 3, path[path.count - 1] == "download" else { return nil }
+        let number = String(path[path.count - 2])
+        guard stem(forID: number) == "XC\(number)" else { return nil }
+        return number
     }
 }

@@ -32,6 +32,12 @@ public struct PlayQueueState: Sendable, Hashable {
         self.phase = phase
         self.autoplay = autoplay
     }
+
+    /// An item the queue started has not ended yet.
+    public var isPlaying: Bool {
+        if case .playing = phase { return true }
+        return false
+    }
 }
 
 /// What happens to the queue.

@@ -20,6 +20,23 @@ enum Help {
             "  moves with the speed (0.5 is an octave lower; 0.1 is bat time expansion). keep: the pitch is kept",
             "  (time-stretch, libsonic). Positions stay in the recording's own time. Examples: speed 0.5, speed 0.25 keep",
         ],
+        "play": [
+            "  play n plays one row. play 3-7, play 2,5,9 or play all queue the playable rows and play them in order;",
+            "  next and prev move in the queue, autoplay off stops after each row, a new search clears the queue.",
+        ],
+        "save": [
+            "  save n, save 3-7 or save all downloads the original audio (MP3 or WAV as served) into DIR (default",
+            "  $XDG_DATA_HOME/chirper-play/recordings) as XC<id>.mp3|wav with XC<id>.json (licence, recordist, page,",
+            "  fetch time) beside it. It writes XC<id>.part first and resumes it after a drop, or in a later save;",
+            "  an existing file is left as it is. One request a second. Ctrl-C stops it. Example: save 1-3 ~/birds",
+        ],
+        "cite": [
+            "  The form xeno-canto asks for: recordist, XC number, page URL, licence; with a warning when the",
+            "  licence forbids commercial use or derivatives.",
+        ],
+        "also": [
+            "  Searches the first (or k-th) background species heard in row n, e.g. also 3, also 3 2."
+        ],
         "volume": ["  0 to 100, linear in amplitude: volume 50 halves it (-6 dB). Kept for later recordings."],
         "sono": [
             "  sono n draws row n's sonogram across the terminal: time left to right, frequency from 0 up to the",

@@ -158,23 +158,13 @@ struct FieldKitNamingTests {
         #expect(FieldKitNaming.sniffExtension(Array("<html>".utf8)) == nil)
     }
 
-    @Test("Content-Range headers parse, bad ones do not")
-    func contentRange() {
-        #expect(FieldKitNaming.contentRange("bytes 100-199/200")! == (100, 199, 200))
-        #expect(FieldKitNaming.contentRange("bytes 100-199/*")! == (100, 199, nil))
-        #expect(FieldKitNaming.contentRange("bytes 100-199/150") == nil)
-        #expect(FieldKitNaming.contentRange("items 1-2/3") == nil)
-    }
-
-    @Test("an existing identical file is skipped, a different one refused with a hint")
-    func existing() {
-        #expect(FieldKitNaming.existing(name: "XC1.mp3", sameLength: true, sameDigest: true) == .skipIdentical)
-        guard case .refuse(let line) = FieldKitNaming.existing(name: "XC1.mp3", sameLength: true, sameDigest: false)
-        else {
-            Issue.record("a different file must be refused")
-            return
-        }
-        #expect(line.contains("move it away or save to another folder"))
+    @Test("the cache key is the number of a …/<digits>/download URL; other locations are not cached")
+    func cacheKey() {
+        #expect(FieldKitNaming.id(of: .remote("https://xeno-canto.org/254462/download")) == "254462")
+        #expect(FieldKitNaming.id(of: .remote("http://127.0.0.1:8080/7/download?x=1")) == "7")
+        #expect(FieldKitNaming.id(of: .remote("https://xeno-canto.org/../download")) == nil)
+        #expect(FieldKitNaming.id(of: .remote("https://example.org/sounds/a.mp3")) == nil)
+        #expect(FieldKitNaming.id(of: .local(path: "/tmp/7/download")) == nil)
     }
 
     @Test("the cache never exceeds its bound under many inserts, evicting the least recently used")
@@ -213,5 +203,48 @@ struct FieldKitNamingTests {
             as [(String, Int64)])
     func sizes(text: String, bytes: Int64) {
         #expect(CacheIndex.parseSize(text) == bytes)
+    }
+
+    @Test("save saves one item at a time, goes on past a failure, counts, and ignores a stopped batch's outcome")
+    func saveBatch() {
+        var machine = SaveBatchMachine()
+        let items = [QueueItem(row: 1, label: "XC1"), QueueItem(row: 2, label: "XC2")]
+        #expect(
+            machine.handle(.start(items, directory: "/d"))
+                == .save(items[0], directory: "/d", position: 1, count: 2, batch: 1))
+        if case .refuse(let line) = machine.handle(.start(items, directory: "/e")) {
+            #expect(line.hasPrefix("a save is running (1 of 2)"))
+        } else {
+            Issue.record("a second save while one runs is refused")
+        }
+        #expect(
+            machine.handle(.ended(batch: 1, .failed(label: "XC1", reason: "x")))
+                == .save(items[1], directory: "/d", position: 2, count: 2, batch: 1))
+        #expect(
+            machine.handle(.ended(batch: 1, .saved(label: "XC2", file: "/d/XC2.mp3", bytes: 1)))
+                == .done(saved: 1, existing: 0, failed: 1, directory: "/d", stopped: false))
+        #expect(!machine.state.isBusy)
+        _ = machine.handle(.start(items, directory: "/d"))
+        #expect(machine.handle(.stop) == .done(saved: 0, existing: 0, failed: 0, directory: "/d", stopped: true))
+        #expect(machine.handle(.ended(batch: 2, .saved(label: "XC1", file: "f", bytes: 1))) == .nothing)
+    }
+
+    @Test("the field kit's commands parse, and bad ones say what to type")
+    func commands() throws {
+        #expect(try CommandParser.parse("play 3-7") == .playRows("3-7"))
+        #expect(try CommandParser.parse("play all") == .playRows("all"))
+        #expect(try CommandParser.parse("play 3") == .play(row: 3))
+        #expect(try CommandParser.parse("save 2,4 ~/birds") == .save(rows: "2,4", directory: "~/birds"))
+        #expect(try CommandParser.parse("save all") == .save(rows: "all", directory: nil))
+        #expect(try CommandParser.parse("cite 2") == .cite(row: 2))
+        #expect(try CommandParser.parse("also 2 3") == .also(row: 2, choice: 3))
+        #expect(try CommandParser.parse("next") == .next)
+        #expect(try CommandParser.parse("prev") == .prev)
+        #expect(try CommandParser.parse("autoplay off") == .autoplay(false))
+        #expect(throws: CommandError.self) { try CommandParser.parse("autoplay maybe") }
+        #expect(throws: CommandError.self) { try CommandParser.parse("save") }
+        #expect(throws: CommandError.self) { try CommandParser.parse("play 7-3") }
+        #expect(Completion.candidates(lineBeforeCursor: "autoplay o").sorted() == ["off", "on"])
+        #expect(Completion.candidates(lineBeforeCursor: "ci") == ["cite"])
     }
 }
