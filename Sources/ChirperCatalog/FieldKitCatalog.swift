@@ -6,8 +6,8 @@ extension OfflineCatalog {
     /// bundled one. Reads every `XC<id>.json` sidecar in `directories` (missing folders are skipped;
     /// unreadable or foreign sidecars are skipped and counted in `skippedSidecars`). The audio is the file
     /// named after the id beside the sidecar (`XC<id>.mp3` or `.wav`), never a name from the sidecar's text; a
-    /// sidecar without one (a cached recording evicted, a save not finished) is listed but not playable. A
-    /// recording in several folders is listed once, from the first folder that has its audio.
+    /// sidecar without one (a play stopped part-way, an evicted recording) is not listed. A recording in
+    /// several folders is listed once, from the first folder.
     public init(sidecarsIn directories: [String], name: String = "the saved and cached recordings") {
         var found: [String: Recording] = [:]
         var order: [String] = []
@@ -27,12 +27,11 @@ extension OfflineCatalog {
                 let audio = ["mp3", "wav"].lazy.map { "\(stem).\($0)" }.first {
                     FileManager.default.isReadableFile(atPath: root.appendingPathComponent($0).path)
                 }
-                recording.audio = Self.resolve(audio ?? "", in: root)
-                if let earlier = found[recording.id] {
-                    if case .playable = earlier.audio { continue }
-                } else {
-                    order.append(recording.id)
-                }
+                // Metadata without its audio (a play stopped before the end, an evicted file) is not listed.
+                guard let audio else { continue }
+                recording.audio = Self.resolve(audio, in: root)
+                guard found[recording.id] == nil else { continue }
+                order.append(recording.id)
                 found[recording.id] = recording
             }
         }

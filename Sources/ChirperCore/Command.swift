@@ -28,6 +28,8 @@ public enum Command: Sendable, Hashable {
     /// Repeat a section of the playing recording, `from` to `to`.
     case loop(from: TimeInput, to: TimeInput)
     case loopOff
+    /// `loop ann <k>`: repeat annotation box k of the playing recording.
+    case loopAnnotation(Int)
     case speed(PlaybackSpeed)
     /// 0…100.
     case volume(Int)
@@ -67,7 +69,10 @@ public enum CommandParser {
         ("also", [], "also <n> [k]", "search the background species of row n (k picks one of several)"),
         ("save", [], "save <n>|3-7|all [DIR]", "download rows' original audio and metadata (resumable)"),
         ("seek", ["jump"], "seek <m:ss>|+N|-N", "jump to a time in the recording, or N seconds on or back"),
-        ("loop", [], "loop <a> <b> | loop off", "repeat the section a to b (times as in seek) until loop off"),
+        (
+            "loop", [], "loop <a> <b> | loop ann <k> | loop off",
+            "repeat the section a to b (times as in seek), or annotation box k, until loop off"
+        ),
         ("speed", [], "speed <0.1-2.0> [tape|keep]", "slow down or speed up: tape moves the pitch, keep keeps it"),
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
@@ -154,6 +159,12 @@ public enum CommandParser {
         case "loop":
             let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
             if words.count == 1, words[0].lowercased() == "off" { return .loopOff }
+            if words.first?.lowercased() == "ann" {
+                guard words.count == 2 else {
+                    throw CommandError("loop ann needs a box number, e.g. loop ann 1 (info lists them)")
+                }
+                return .loopAnnotation(try row(words[1], for: "loop ann"))
+            }
             guard words.count == 2 else {
                 throw CommandError("loop takes two times, e.g. loop 0:12 0:15, or loop off")
             }
@@ -296,7 +307,7 @@ public enum Completion {
         case "sono" where position == 1:
             return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
         case "loop" where position == 1:
-            return ["off"].filter { $0.hasPrefix(current.lowercased()) }
+            return ["off", "ann"].filter { $0.hasPrefix(current.lowercased()) }
         case "volume", "vol":
             return position == 1 ? ["0", "25", "50", "75", "100"].filter { $0.hasPrefix(current) } : []
         default:

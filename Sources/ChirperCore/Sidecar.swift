@@ -18,6 +18,7 @@ public enum Sidecar {
             "smp": recording.sampleRate, "dvc": recording.device, "mic": recording.microphone,
             "animal-seen": recording.animalSeen, "playback-used": recording.playbackUsed,
         ]
+        object["annotation-set"] = recording.annotations.map(\.fields)
         object["file"] = audioFile
         object["licence"] = recording.licenceName
         object["attribution"] = Citation(recording).line

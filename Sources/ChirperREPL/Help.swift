@@ -12,6 +12,7 @@ enum Help {
             "  Works while buffering, paused or reconnecting. Examples: seek 1:05, seek +10, seek -5",
         ],
         "loop": [
+            "  loop ann k repeats annotation box k of the playing recording (info lists a recording's boxes).",
             "  loop a b jumps to a and repeats a-b without a gap until loop off (times as in seek); loop off plays on",
             "  past b. Seeking outside the loop ends it. Example: loop 0:12 0:15.5",
         ],

@@ -381,6 +381,8 @@ public actor REPL {
             refuseIf(player.loop(from: a, to: b))
         case .loopOff:
             refuseIf(player.loopOff())
+        case .loopAnnotation(let k):
+            loopAnnotation(k)
         // Settings outlive a track: the answer says what is in force now (also when nothing plays).
         case .speed(let speed):
             settingsChanged(player.setSpeed(speed))
@@ -441,6 +443,33 @@ public actor REPL {
             sink.yield(.sonogram(result))
         }
         if !console.isInteractive { blocker = .sonogram }
+    }
+
+    /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
+    /// (it is ahead of the rendered state, as for `stop`).
+    private func loopAnnotation(_ k: Int) {
+        guard let recording = playing?.recording else {
+            console.print([presenter.refusal("nothing is playing: play a row, then loop ann <k>")])
+            return
+        }
+        let boxes = recording.annotations
+        guard !boxes.isEmpty else {
+            console.print([presenter.refusal("\(recording.label) has no annotation boxes")])
+            return
+        }
+        guard k <= boxes.count else {
+            console.print([
+                presenter.refusal("\(recording.label) has \(boxes.count) annotation boxes, not \(k); info lists them")
+            ])
+            return
+        }
+        guard let span = boxes[k - 1].span else {
+            console.print([
+                presenter.refusal("annotation box \(k) of \(recording.label) has no start and end time to loop")
+            ])
+            return
+        }
+        refuseIf(player.loop(from: .absolute(span.start), to: .absolute(span.end)))
     }
 
     /// A new search (typed, or `also`): the queue's rows no longer mean anything.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ChirperCore
@@ -246,5 +247,28 @@ struct FieldKitNamingTests {
         #expect(throws: CommandError.self) { try CommandParser.parse("play 7-3") }
         #expect(Completion.candidates(lineBeforeCursor: "autoplay o").sorted() == ["off", "on"])
         #expect(Completion.candidates(lineBeforeCursor: "ci") == ["cite"])
+    }
+
+    @Test("info lists v3 annotation-set boxes (time, frequency, species, type), sanitised; an empty set adds nothing")
+    func annotations() throws {
+        let page = try PageDecoder.decode(
+            Data(
+                #"""
+                {"numRecordings": "2", "numSpecies": "1", "page": 1, "numPages": 1, "recordings": [
+                 {"id": "1", "en": "Wren", "annotation-set": [
+                   {"start": 1.2, "end": "2.5", "freq_low": 2000, "freq_high": 5400, "species": "Turdus merula",
+                    "type": "song"},
+                   {"label": "\u001b[31mOdd", "box": {"nested": true}, "confidence": 0.9},
+                   "not an object"]},
+                 {"id": "2", "en": "Robin", "annotation-set": []}]}
+                """#.utf8))
+        let presenter = Presenter(style: .script, sourceName: "xeno-canto")
+        let boxes = presenter.info(page.recordings[0], row: 1).filter { $0.hasPrefix("info: annotation") }
+        #expect(
+            boxes == [
+                #"info: annotation-1="1.2-2.5 s · 2000-5400 Hz · Turdus merula · song""#,
+                #"info: annotation-2="Odd · confidence=0.9""#,
+            ])
+        #expect(!presenter.info(page.recordings[1], row: 2).contains { $0.hasPrefix("info: annotation") })
     }
 }

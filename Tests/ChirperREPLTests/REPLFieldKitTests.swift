@@ -125,4 +125,28 @@ struct REPLFieldKitTests {
         #expect(lines[3] == #"error: "save: there is no row 9; the list has rows 1-3""#)
         #expect(lines[4].hasPrefix(#"error: "the range 2-1 runs backwards"#))
     }
+
+    @Test("loop ann k loops annotation box k of the recording asked for; boxes it cannot loop get one line")
+    func loopAnnotation() async {
+        var boxed = thrush
+        boxed.annotations = [
+            Annotation(fields: ["start": "1.5", "end": "2.25", "species": "Turdus philomelos"]),
+            Annotation(fields: ["species": "Erithacus rubecula"]),
+        ]
+        let console = ScriptedConsole([
+            "loop ann 1", "search thrush", "play 1", "loop ann 1", "loop ann 2", "loop ann 3",
+        ])
+        let player = ScriptedPlayer([
+            .init(call: .play("XC3"), emits: []),
+            .init(call: .loop(.absolute(1.5), .absolute(2.25)), emits: []),
+        ])
+        _ = await runREPL(console, player, recordings: [boxed])
+        #expect(
+            console.printed.filter { $0.hasPrefix("error:") } == [
+                #"error: "nothing is playing: play a row, then loop ann <k>""#,
+                #"error: "annotation box 2 of XC3 has no start and end time to loop""#,
+                #"error: "XC3 has 2 annotation boxes, not 3; info lists them""#,
+            ])
+        #expect(player.unmet.isEmpty)
+    }
 }
