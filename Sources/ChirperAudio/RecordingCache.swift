@@ -15,6 +15,8 @@ public final class RecordingCache: Sendable {
     /// Ids whose `.part` a reader is writing now: a second reader of the same recording (a `sono` while it
     /// plays) reads through without teeing, so two writers never share one part file.
     private let writing = NIOLockedValueBox<Set<String>>([])
+    /// A folder that cannot be written is said once, not at every play.
+    private let toldUnwritable = NIOLockedValueBox(false)
 
     /// `now` is seconds since the epoch (injected); `report` receives the one-line notices (`cache: …`).
     public init(
@@ -44,8 +46,11 @@ public final class RecordingCache: Sendable {
         return index.withLockedValue { index -> URL? in
             guard let entry = index.entries[id] else { return nil }
             let url = directory.appendingPathComponent(entry.file)
-            guard FileManager.default.fileExists(atPath: url.path) else {
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
+            guard let size, size.int64Value == entry.size else {
+                // Deleted, or not the file that was kept (truncated, replaced): fetched again instead.
                 index.entries[id] = nil
+                if size != nil { try? FileManager.default.removeItem(at: url) }
                 return nil
             }
             _ = index.touch(id, now: time)
@@ -75,6 +80,11 @@ public final class RecordingCache: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try data.write(to: directory.appendingPathComponent("\(stem).json"), options: .atomic)
         } catch {
+            let first = toldUnwritable.withLockedValue { told -> Bool in
+                defer { told = true }
+                return !told
+            }
+            guard first else { return }
             report(
                 "cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached")
         }

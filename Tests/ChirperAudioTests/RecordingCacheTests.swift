@@ -129,9 +129,69 @@ struct RecordingCacheTests {
         #expect(cache.cachedFile(id: "7") == nil)
         try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
             server in
+            let sources = ByteSources.cached(.live(), cache: cache)
+            let bytes = try await drain(sources, server.baseURL + "/7/download")
+            #expect(bytes == Self.body)
+            #expect(cache.cachedFile(id: "7") != nil)
+            // A cached file cut short behind the cache's back is fetched again, not played short.
+            let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("XC7.mp3"))
+            try handle.truncate(atOffset: 100)
+            try handle.close()
+            let again = try await drain(sources, server.baseURL + "/7/download")
+            #expect(again == Self.body)
+            #expect(server.requests.count == 2)
+        }
+        #expect(cache.cachedFile(id: "7") != nil)
+        #expect(notices.withLockedValue { $0 }.count == 1, "nothing more to say")
+    }
+
+    @Test("a cache folder that cannot be written says so once, and reading goes on uncached")
+    func unwritable() async throws {
+        let file = folder()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data().write(to: file)
+        let notices = NIOLockedValueBox<[String]>([])
+        let cache = RecordingCache(directory: file.appendingPathComponent("cache"), limit: 1 << 20, now: { 1 }) {
+            line in notices.withLockedValue { $0.append(line) }
+        }
+        cache.remember(Recording(id: "7"), fetched: Date())
+        cache.remember(Recording(id: "8"), fetched: Date())
+        try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
+            server in
             let bytes = try await drain(ByteSources.cached(.live(), cache: cache), server.baseURL + "/7/download")
             #expect(bytes == Self.body)
         }
-        #expect(cache.cachedFile(id: "7") != nil)
+        let said = notices.withLockedValue { $0 }
+        #expect(said.first?.hasPrefix("cannot write in the cache folder \(file.path)/cache (") == true)
+        #expect(said.first?.hasSuffix("playing goes on uncached") == true)
+        #expect(said.count == 1, "\(said)")
+    }
+
+    @Test("the Player on cached sources: playing a recording again makes no request and gives the same samples")
+    func playerReplay() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let wav = makeWAV(
+            chirpSignal(frames: 11025, sampleRate: 11025, channels: 1), encoding: .signed16, sampleRate: 11025,
+            channels: 1)
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(wav.bytes, contentType: "audio/wav", for: request, chunkSize: 4096)
+        }) { server in
+            let sink = NullSink()
+            let player = Player(sink: sink, sources: ByteSources.cached(.live(), cache: cache))
+            let item = PlayItem(label: "XC7", location: .remote(server.baseURL + "/7/download"))
+            for round in 1...2 {
+                player.play(item)
+                try await player.waitFor("round \(round) ends") { state in
+                    if case .idle(let ending?) = state { return ending.ticket.value == UInt64(round) }
+                    return false
+                }
+                #expect(sink.totals.samples == round * wav.expected.count)
+            }
+            #expect(server.requests.count == 1, "the second play read the cached file")
+        }
     }
 }
