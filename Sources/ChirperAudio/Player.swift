@@ -233,6 +233,14 @@ public final class Player: Sendable {
         locked.withLockedValue { $0.machine.settings }
     }
 
+    /// Connects to the sound server in the background (at start-up, while the first search runs), so the
+    /// first `play` finds the connection ready. A failure here is not reported: the first `play` tries again
+    /// and says what went wrong.
+    public func warmUp() {
+        let sink = self.sink
+        Task { try? await sink.prepare() }
+    }
+
     /// Stops, closes the sink's connection and ends every `stateUpdates()` stream.
     public func shutdown() async {
         await stop()

@@ -1,7 +1,8 @@
 import CPulse
 
 /// State shared with libpulse's callbacks; every field is guarded by the main loop's lock.
-// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held).
+// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held), a
+// C lock the compiler cannot see.
 final class ContextState: @unchecked Sendable {
     enum Phase {
         case connecting
@@ -11,15 +12,10 @@ final class ContextState: @unchecked Sendable {
     }
 
     var phase: Phase = .connecting
+    /// `waitUntilReady` calls waiting for the connection (not cancellable, so they can stay under this lock).
     var waiters: [CheckedContinuation<Void, any Error>] = []
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
-
-    /// Resumes every waiter (from a libpulse callback, which runs with the lock held: there is no later
-    /// point on the main loop's thread at which the lock is released).
-    func resumeWaiters(with result: Result<Void, any Error>) {
-        for waiter in takeWaiters() { waiter.resume(with: result) }
-    }
 
     /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
     func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -60,7 +56,11 @@ final class PulseConnection: @unchecked Sendable {
             { context, userdata in
                 guard let context, let userdata else { return }
                 let state = Unmanaged<ContextState>.fromOpaque(userdata).takeUnretainedValue()
-                PulseConnection.contextStateChanged(context, state)
+                // Decided with the lock held (libpulse holds it around callbacks), resumed at the end, outside
+                // every lock of ours (see `PulseResumptions`).
+                var resumptions = PulseResumptions()
+                PulseConnection.contextStateChanged(context, state, into: &resumptions)
+                resumptions.run()
             },
             statePointer.toOpaque()
         )
@@ -88,7 +88,9 @@ final class PulseConnection: @unchecked Sendable {
         statePointer.release()
     }
 
-    /// Runs `body` with the main loop locked. Never call from a libpulse callback.
+    /// Runs `body` with the main loop locked. Never call from a libpulse callback (libpulse holds the lock
+    /// there already and asserts), nor from a task cancellation handler (it would wait for the lock while holding
+    /// its task's status lock, which a callback resuming that task needs: see `PulseResumptions`).
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -124,30 +126,34 @@ final class PulseConnection: @unchecked Sendable {
 
     /// Disconnects and stops the main loop thread. Idempotent.
     func close() {
-        let (wasRunning, waiters) = locked {
-            var waiters: [CheckedContinuation<Void, any Error>] = []
+        var resumptions = PulseResumptions()
+        let wasRunning = locked {
             if case .closed = state.phase {
                 // Closed before: nothing more to do (close is idempotent).
             } else {
                 state.phase = .closed
-                waiters = state.takeWaiters()
+                resumptions.fail(state.takeWaiters(), with: CancellationError())
                 pa_context_disconnect(context)
             }
             defer { running = false }
-            return (running, waiters)
+            return running
         }
-        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+        resumptions.run()
         if wasRunning {
             pa_threaded_mainloop_stop(mainloop)
         }
     }
 
-    private static func contextStateChanged(_ context: OpaquePointer, _ state: ContextState) {
+    private static func contextStateChanged(
+        _ context: OpaquePointer,
+        _ state: ContextState,
+        into resumptions: inout PulseResumptions
+    ) {
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
             if case .connecting = state.phase {
                 state.phase = .ready
-                state.resumeWaiters(with: .success(()))
+                for waiter in state.takeWaiters() { resumptions.resume(waiter, with: .success(())) }
             }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             let detail = PulseError.message(of: context)
@@ -155,7 +161,7 @@ final class PulseConnection: @unchecked Sendable {
             case .connecting:
                 let error = AudioSinkError.noSoundServer(detail: detail)
                 state.phase = .failed(error)
-                state.resumeWaiters(with: .failure(error))
+                resumptions.fail(state.takeWaiters(), with: error)
             case .ready:
                 state.phase = .failed(.soundServerLost(detail: detail))
             case .failed, .closed:

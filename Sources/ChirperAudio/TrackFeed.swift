@@ -55,6 +55,8 @@ final class TrackFeed {
     private var replayAt: Int?
     /// The recording frame right after the kept pass (the loop's end).
     private var passEndFrame = 0
+    /// The loop is too long to keep in memory: every pass seeks back.
+    private var loopTooLong = false
 
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
     private static let loopPassLimit = 32 << 20
@@ -345,14 +347,20 @@ final class TrackFeed {
         if let pass = loopPass, !pass.isEmpty {
             replayAt = 0
         } else {
+            // No whole pass was kept (the segment began inside the loop, e.g. after a speed change): seek back
+            // and keep the next pass, which is whole.
             _ = try await reposition(to: start)
+            loopPass = loopTooLong ? nil : []
         }
     }
 
     private func keepForLoop(_ samples: [Int16]) {
         guard var pass = loopPass, replayAt == nil else { return }
         loopPass = nil  // keeps the buffer unique while it grows
-        guard pass.count + samples.count <= Self.loopPassLimit else { return }
+        guard pass.count + samples.count <= Self.loopPassLimit else {
+            loopTooLong = true
+            return
+        }
         pass += samples
         loopPass = pass
     }
@@ -388,7 +396,9 @@ final class TrackFeed {
         plan = segment
         segmentQueued = 0
         replayAt = nil
-        loopPass = segment.loop == nil ? nil : []
+        loopTooLong = false
+        // Only a pass from the loop's start is whole (a speed change inside a loop restarts mid-pass).
+        loopPass = segment.loop.map { $0.start == segment.start ? [] : nil } ?? nil
         guard let format, let landing = try await reposition(to: segment.start) else {
             awaitingFormat = segment
             return

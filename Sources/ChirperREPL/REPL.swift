@@ -97,6 +97,8 @@ public actor REPL {
         case saveEnded(batch: Int, SaveOutcome)
         /// One line from the play cache (a rebuilt index, a folder that cannot be written).
         case cacheNotice(String)
+        /// The live strip's picture of play request `ticket`, or why there is none.
+        case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
     }
 
     /// Why a sonogram could not be drawn, as the line to show.
@@ -130,6 +132,9 @@ public actor REPL {
     /// `save` (pure), and the task saving its current item.
     private var saves = SaveBatchMachine()
     private var saveTask: Task<Void, Never>?
+    /// The live sonogram strip (`sono on|off`) and the computation of its picture.
+    private var strip = SonogramStrip()
+    private var stripTask: Task<Void, Never>?
     private var presenter: Presenter
     private let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
@@ -231,6 +236,12 @@ public actor REPL {
             run(saves.handle(.ended(batch: batch, outcome)))
         case .cacheNotice(let text):
             console.print([presenter.cacheNotice(text)])
+        case .stripPicture(let ticket, let result):
+            switch result {
+            case .success(let picture): run(strip.ready(picture, ticket: ticket))
+            case .failure(let failure): run(strip.failed(failure.message, ticket: ticket))
+            }
+            refreshStatus()
         }
         return await drain()
     }
@@ -279,16 +290,52 @@ public actor REPL {
         if let line = presenter.line(playback: new, from: old) {
             console.print([line])
         }
-        let title = recording?.englishName
-        let status = presenter.status(new, title: title)
-        if status != lastStatus {
-            lastStatus = status
-            console.setStatus(status)
-        }
+        run(strip.playbackChanged(new))
+        refreshStatus()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on.
         if !new.isActive, let ticket = queueTicket, new.ticket == ticket {
             queueTicket = nil
             run(queue.handle(.trackEnded))
+        }
+    }
+
+    /// Draws the status line (with the live strip above it when on) from the rendered states.
+    private func refreshStatus() {
+        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
+        let line = presenter.status(playback, title: recording?.englishName)
+        let lines = presenter.strip(strip, playback: playback) + (line.map { [$0] } ?? [])
+        let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
+        if status != lastStatus {
+            lastStatus = status
+            console.setStatus(status)
+        }
+    }
+
+    /// Runs what the strip machine decided: compute a picture off the event loop, or stop computing.
+    private func run(_ action: SonogramStrip.Action) {
+        switch action {
+        case .none:
+            break
+        case .refuse(let reason):
+            console.print([presenter.refusal(reason)])
+        case .cancel:
+            stripTask?.cancel()
+            stripTask = nil
+        case .compute(let item, let ticket):
+            stripTask?.cancel()
+            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
+            let sonograms = self.sonograms
+            let sink = eventSink
+            stripTask = Task {
+                do {
+                    let picture = try await sonograms.sonogram(of: item, shape: shape)
+                    sink.yield(.stripPicture(ticket, .success(picture)))
+                } catch is CancellationError {
+                    // Turned off, or replaced by the next recording's picture.
+                } catch {
+                    sink.yield(.stripPicture(ticket, .failure(SonogramFailure(message: userMessage(for: error)))))
+                }
+            }
         }
     }
 
@@ -394,8 +441,13 @@ public actor REPL {
             settingsChanged(player.setMuted(false))
         case .sono(.draw(let row, let maxKHz)):
             drawSonogram(row: row, maxKHz: maxKHz)
-        case .sono(.strip):
-            console.print([presenter.refusal("the live sonogram strip is not available yet; sono <n> draws a row")])
+        case .sono(.strip(let on)):
+            guard console.isInteractive else {
+                console.print([presenter.refusal("the live strip needs a terminal; sono <n> prints the picture")])
+                break
+            }
+            run(on ? strip.turnOn(playing: playback) : strip.turnOff())
+            refreshStatus()
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
             blocker = .queueEnds

@@ -123,7 +123,11 @@ struct ChirperPlay: AsyncParsableCommand {
                 report: { notices.send($0) })
             : nil
         let sources = cache.map { ByteSources.cached(live, cache: $0) } ?? live
-        let player = Player(sink: choice.makeSink(), sources: sources)
+        // On a terminal the position is read every 0.1 s, so the live sonogram strip's marker keeps within
+        // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
+        let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
+        let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
+        player.warmUp()
         let client = source as? XenoCantoClient<ContinuousClock>
         let fieldKit = FieldKit(
             saver: RecordingSaver(sources: live, pace: { await client?.waitForTurn() }),

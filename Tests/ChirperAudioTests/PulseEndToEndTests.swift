@@ -201,4 +201,33 @@ struct PulseEndToEndTests {
         #expect(rig.player.state.isIdle)
         await rig.tearDown()
     }
+
+    @Test(
+        "a write waiting for room ends with CancellationError when its task is cancelled, however that races the server's requests (1000 times)",
+        .timeLimit(.minutes(1))
+    )
+    func cancelledWritesEnd() async throws {
+        // The race this covers: the main loop thread resumes a waiting write (room freed by the server's request)
+        // while the writer's cancellation handler runs. A handler that waited for the main loop lock deadlocked.
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 8000, channels: 1)
+        let sink = PulseAudioSink(server: harness.serverAddress)
+        let output = try await sink.openOutput(
+            format: PCMFormat(sampleRate: 8000, channels: 1), label: "cancel", bufferSeconds: 0.05, onUnderrun: {})
+        try output.start()
+        // 1 s of audio, far more than the 50 ms the output holds: each write waits for room many times.
+        let block = [Int16](repeating: 1000, count: 8000)
+        for round in 0..<1000 {
+            let writer = Task { try await output.write(block) }
+            // Spread the cancellations over the server's request cycle (this suite runs in real time); the
+            // outcome does not depend on how long this is.
+            try await Task.sleep(for: .microseconds(round * 997 % 10_000))
+            writer.cancel()
+            await #expect(throws: CancellationError.self, "round \(round)") { try await writer.value }
+        }
+        #expect(await harness.sinkInputCount() == 1)
+        output.stop()
+        sink.shutdown()
+        await harness.stop()
+    }
 }
