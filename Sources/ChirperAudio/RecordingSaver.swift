@@ -99,9 +99,10 @@ public struct RecordingSaver: Sendable {
                 var quarter = reader.totalLength.map { Int(part.size * 4 / max(1, $0)) } ?? 4
                 while let chunk = try await reader.read() {
                     try part.append(chunk)
-                    if let total = reader.totalLength, total > 0, Int(part.size * 4 / total) > quarter {
-                        quarter = Int(part.size * 4 / total)
-                        if quarter < 4 { progress(.received(label: label, percent: quarter * 25)) }
+                    // Every quarter passed gets its line, also when one chunk passes two.
+                    while let total = reader.totalLength, total > 0, quarter < min(3, Int(part.size * 4 / total)) {
+                        quarter += 1
+                        progress(.received(label: label, percent: quarter * 25))
                     }
                 }
                 if let total = reader.totalLength, total != part.size {

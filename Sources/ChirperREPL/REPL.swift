@@ -132,6 +132,8 @@ public actor REPL {
     /// `save` (pure), and the task saving its current item.
     private var saves = SaveBatchMachine()
     private var saveTask: Task<Void, Never>?
+    /// The recordings of the save batch, in the machine's order (taken when `save` was typed).
+    private var saving: [Recording] = []
     /// The live sonogram strip (`sono on|off`) and the computation of its picture.
     private var strip = SonogramStrip()
     private var stripTask: Task<Void, Never>?
@@ -417,7 +419,10 @@ public actor REPL {
             guard let rows = rows(text, for: "save") else { break }
             let items = rows.map { QueueItem(row: $0, label: listState.rows[$0 - 1].label) }
             let folder = directory.map(Self.expandingTilde) ?? fieldKit.saveDirectory
-            run(saves.handle(.start(items, directory: folder)))
+            let action = saves.handle(.start(items, directory: folder))
+            // The recordings are taken now: a new search while the batch runs does not change what it saves.
+            if case .save = action { saving = rows.map { listState.rows[$0 - 1] } }
+            run(action)
         case .pause:
             if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
         case .resume:
@@ -557,19 +562,14 @@ public actor REPL {
             console.print([presenter.refusal(reason)])
         case .done(let saved, let existing, let failed, let directory, let stopped):
             saveTask = nil
+            saving = []
             console.print([
                 presenter.saveDone(
                     saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
             ])
             if blocker == .saving { blocker = nil }
-        case .save(let item, let directory, _, _, let batch):
-            let rows = listState.rows
-            guard item.row <= rows.count, rows[item.row - 1].label == item.label else {
-                eventSink.yield(
-                    .saveEnded(batch: batch, .failed(label: item.label, reason: "the list changed; save it again")))
-                return
-            }
-            let recording = rows[item.row - 1]
+        case .save(_, let directory, let position, _, let batch):
+            let recording = saving[position - 1]
             let saver = fieldKit.saver
             let sink = eventSink
             saveTask = Task {
