@@ -271,4 +271,26 @@ struct FieldKitNamingTests {
             ])
         #expect(!presenter.info(page.recordings[1], row: 2).contains { $0.hasPrefix("info: annotation") })
     }
+
+    @Test("on a terminal the field kit speaks in sentences, sanitised, without escapes when colour is off")
+    func terminalLines() {
+        let presenter = Presenter(style: .terminal(color: false), sourceName: "xeno-canto")
+        #expect(
+            presenter.save(.fetching(label: "XC1", offset: 2 << 20, attempt: 2), position: 1, count: 3)
+                == "↓ 1/3 XC1 resuming at 2.0 MB (attempt 2) …")
+        #expect(
+            presenter.save(.saved(label: "XC1", file: "/tmp/\u{1B}[2JXC1.mp3", bytes: 3 << 20), position: 1, count: 3)
+                == "✓ 1/3 XC1 saved: /tmp/XC1.mp3 (3.0 MB)")
+        #expect(
+            presenter.saveDone(saved: 2, existing: 1, failed: 0, directory: "/tmp", stopped: false)
+                == "Save done: 2 saved, 1 already there in /tmp")
+        let queued = [QueueItem(row: 1, label: "XC1"), QueueItem(row: 2, label: "XC2")]
+        #expect(
+            presenter.queue(.play(queued[0], position: 1, count: 2), queued: queued) == [
+                "Queued 2: XC1, XC2 · next, prev, autoplay on|off", "▷ 1/2 XC1",
+            ])
+        #expect(presenter.queue(.nothing, queued: queued).isEmpty)
+        let script = Presenter(style: .script, sourceName: "xeno-canto")
+        #expect(script.cacheNotice("index \"x\" rebuilt") == #"cache: message="index \"x\" rebuilt""#)
+    }
 }
