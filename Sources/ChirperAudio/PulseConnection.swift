@@ -16,6 +16,8 @@ final class ContextState: @unchecked Sendable {
     var waiters: [CheckedContinuation<Void, any Error>] = []
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
+    /// The last track's stream, corked and empty, kept for the next track of the same format (at most one).
+    var parked: PulseStreamState?
 
     /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
     func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -56,8 +58,8 @@ final class PulseConnection: @unchecked Sendable {
             { context, userdata in
                 guard let context, let userdata else { return }
                 let state = Unmanaged<ContextState>.fromOpaque(userdata).takeUnretainedValue()
-                // Decided with the lock held (libpulse holds it around callbacks), resumed at the end, outside
-                // every lock of ours (see `PulseResumptions`).
+                // Decided, then resumed at the end; libpulse holds the main loop lock throughout (see
+                // `PulseResumptions` for why resuming there is safe).
                 var resumptions = PulseResumptions()
                 PulseConnection.contextStateChanged(context, state, into: &resumptions)
                 resumptions.run()
@@ -172,25 +174,63 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued).
-    func setVolume(percent: Int, of stream: PulseStreamState) {
+    /// Keeps `stream` (main loop locked, ready, flushed by the caller) for the next track of its format; the
+    /// stream parked before it is disconnected. False when the connection is going away.
+    func park(_ stream: PulseStreamState) -> Bool {
+        guard case .ready = state.phase else { return false }
+        if let old = state.parked, old !== stream, let handle = old.stream {
+            old.phase = .closed
+            old.stream = nil
+            pa_stream_disconnect(handle)
+            pa_stream_unref(handle)
+        }
+        state.parked = stream
+        return true
+    }
+
+    /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued), if the
+    /// output of `lease` still has it.
+    func setVolume(percent: Int, of stream: PulseStreamState, lease: Int) {
         locked {
-            guard let handle = stream.stream else { return }
+            guard stream.lease == lease, let handle = stream.stream else { return }
             PulseVolume.set(percent: percent, context: context, stream: handle, channels: stream.format.channels)
         }
     }
 
-    /// Creates a playback stream, corked, and waits until the server has it ready.
+    /// A corked playback stream for one track: the parked one when its format and size match (no round
+    /// trips to the server: the first sound comes sooner), else a new one, once the server has it ready.
     func openStream(
         format: PCMFormat,
         name: String,
         bufferSeconds: Double,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> PulseOutput {
-        let output = try locked { () throws -> PulseOutput in
+        let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
+        let output = try locked { () throws -> (PulseOutput, reused: Bool) in
             guard case .ready = state.phase else {
                 if case .failed(let error) = state.phase { throw error }
                 throw AudioSinkError.soundServerLost(detail: "connection closed")
+            }
+            if let parked = state.parked {
+                state.parked = nil
+                if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
+                    let stream = parked.stream
+                {
+                    parked.lease += 1
+                    parked.onUnderrun = onUnderrun
+                    parked.timeBase = parked.time ?? 0
+                    if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
+                    let output = PulseOutput(
+                        connection: self, streamState: parked, contextState: state, lease: parked.lease)
+                    return (output, true)
+                }
+                // Another format: the parked stream goes.
+                if let handle = parked.stream {
+                    parked.phase = .closed
+                    parked.stream = nil
+                    pa_stream_disconnect(handle)
+                    pa_stream_unref(handle)
+                }
             }
             var spec = pa_sample_spec(
                 format: PA_SAMPLE_S16LE,
@@ -203,7 +243,6 @@ final class PulseConnection: @unchecked Sendable {
             guard let stream = pa_stream_new(context, name, &spec, nil) else {
                 throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
             }
-            let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
             let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
             state.streams[ObjectIdentifier(streamState)] = streamState
             let userdata = Unmanaged.passUnretained(streamState).toOpaque()
@@ -241,14 +280,15 @@ final class PulseConnection: @unchecked Sendable {
                 throw AudioSinkError.soundServer(detail: detail)
             }
             streamState.stream = stream
-            return PulseOutput(connection: self, streamState: streamState, contextState: state)
+            return (PulseOutput(connection: self, streamState: streamState, contextState: state, lease: 0), false)
         }
+        if output.reused { return output.0 }
         do {
-            try await output.waitUntilReady()
+            try await output.0.waitUntilReady()
         } catch {
-            output.stop()
+            output.0.stop()
             throw error
         }
-        return output
+        return output.0
     }
 }

@@ -14,8 +14,14 @@ final class PulseStreamState: @unchecked Sendable {
     }
 
     let format: PCMFormat
-    let onUnderrun: @Sendable () -> Void
+    /// The track's underrun handler; a parked stream has none.
+    var onUnderrun: @Sendable () -> Void
     let waiters = PulseWaiters()
+    /// Counts the tracks that used this stream: a stream is parked after a track and reused by the next one
+    /// of the same format (no server round trips), and an output of an earlier lease finds it gone.
+    var lease = 0
+    /// The stream's time when this lease began: what this track has played is the time since.
+    var timeBase: pa_usec_t = 0
     var stream: OpaquePointer?
     var phase: Phase = .connecting
     /// Called when the stream is gone for good (to unregister it).
@@ -28,6 +34,9 @@ final class PulseStreamState: @unchecked Sendable {
     let capacity: Int
     var frameBytes: Int { format.channels * 2 }
     var pending: Int { queue.count - queueStart }
+    /// A waiting writer is woken once this much room is free (a quarter of the queue), so that it hands over
+    /// large pieces instead of waking for every few milliseconds the server takes.
+    var wakeRoom: Int { max(frameBytes, capacity / 4 / frameBytes * frameBytes) }
 
     init(format: PCMFormat, capacity: Int, onUnderrun: @escaping @Sendable () -> Void) {
         self.format = format
@@ -42,6 +51,18 @@ final class PulseStreamState: @unchecked Sendable {
         case .closed: CancellationError()
         case .connecting, .ready: nil
         }
+    }
+
+    /// The error for an output of lease `lease`: a later track has the stream now, or the stream's own error.
+    func error(forLease lease: Int) -> (any Error)? {
+        self.lease == lease ? blockingError : CancellationError()
+    }
+
+    /// The stream's current time (main loop locked), or nil before the server has told it.
+    var time: pa_usec_t? {
+        guard let stream, case .ready = phase else { return nil }
+        var microseconds: pa_usec_t = 0
+        return pa_stream_get_time(stream, &microseconds) == 0 ? microseconds : nil
     }
 
     /// Takes every waiter out, to be failed with `error`.
@@ -71,7 +92,7 @@ final class PulseStreamState: @unchecked Sendable {
             queue.removeFirst(queueStart)
             queueStart = 0
         }
-        if pending < capacity {
+        if pending + wakeRoom <= capacity {
             resumptions.resume(waiters.take(.space), with: .success(()))
         }
     }
@@ -153,11 +174,14 @@ final class PulseOutput: AudioOutput, Sendable {
     private let connection: PulseConnection
     private let state: PulseStreamState
     private let contextState: ContextState
+    /// Which use of the stream this output is (see `PulseStreamState.lease`).
+    private let lease: Int
 
-    init(connection: PulseConnection, streamState: PulseStreamState, contextState: ContextState) {
+    init(connection: PulseConnection, streamState: PulseStreamState, contextState: ContextState, lease: Int) {
         self.connection = connection
         self.state = streamState
         self.contextState = contextState
+        self.lease = lease
         let key = ObjectIdentifier(streamState)
         streamState.onGone = { [weak contextState] in
             contextState?.streams[key] = nil
@@ -178,18 +202,18 @@ final class PulseOutput: AudioOutput, Sendable {
     }
 
     func write(_ samples: [Int16]) async throws {
-        let frameBytes = state.format.channels * 2
         let total = samples.count * 2
         var offset = 0
         while offset < total {
+            let needed = min(state.wakeRoom, total - offset)
             try await wait(for: .space) { state in
-                state.pending + frameBytes <= state.capacity ? .success(()) : nil
+                state.pending + needed <= state.capacity ? .success(()) : nil
             }
             var resumptions = PulseResumptions()
             defer { resumptions.run() }
             try connection.locked {
-                if let error = state.blockingError { throw error }
-                let room = (state.capacity - state.pending) / frameBytes * frameBytes
+                if let error = state.error(forLease: lease) { throw error }
+                let room = (state.capacity - state.pending) / state.frameBytes * state.frameBytes
                 let count = min(room, total - offset)
                 guard count > 0 else { return }
                 samples.withUnsafeBytes { raw in
@@ -206,7 +230,7 @@ final class PulseOutput: AudioOutput, Sendable {
     }
 
     func setVolume(percent: Int) {
-        connection.setVolume(percent: percent, of: state)
+        connection.setVolume(percent: percent, of: state, lease: lease)
     }
 
     func pause() throws {
@@ -215,7 +239,7 @@ final class PulseOutput: AudioOutput, Sendable {
 
     private func cork(_ corked: Bool) throws {
         try connection.locked {
-            if let error = state.blockingError { throw error }
+            if let error = state.error(forLease: lease) { throw error }
             guard let stream = state.stream else { return }
             if let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil) {
                 pa_operation_unref(operation)
@@ -237,13 +261,25 @@ final class PulseOutput: AudioOutput, Sendable {
         }
     }
 
+    /// Silences at once: the server drops what it holds. A ready stream is parked (corked, emptied) for the
+    /// next track of the same format; any other is disconnected.
     func stop() {
         var resumptions = PulseResumptions()
         defer { resumptions.run() }
         connection.locked {
-            guard let stream = state.stream else { return }
+            guard state.lease == lease, let stream = state.stream else { return }
             if case .ready = state.phase, let operation = pa_stream_flush(stream, nil, nil) {
                 pa_operation_unref(operation)
+            }
+            if case .ready = state.phase, connection.park(state) {
+                if let operation = pa_stream_cork(stream, 1, nil, nil) { pa_operation_unref(operation) }
+                state.lease += 1
+                state.onUnderrun = {}
+                state.drainIssued = false
+                state.failAll(CancellationError(), into: &resumptions)
+                state.queue = []
+                state.queueStart = 0
+                return
             }
             switch state.phase {
             case .connecting, .ready:
@@ -262,10 +298,8 @@ final class PulseOutput: AudioOutput, Sendable {
 
     var playedSeconds: Double? {
         connection.locked {
-            guard let stream = state.stream, case .ready = state.phase else { return nil }
-            var microseconds: pa_usec_t = 0
-            guard pa_stream_get_time(stream, &microseconds) == 0 else { return nil }
-            return Double(microseconds) / 1_000_000
+            guard state.lease == lease, let time = state.time else { return nil }
+            return Double(time >= state.timeBase ? time - state.timeBase : 0) / 1_000_000
         }
     }
 
@@ -278,12 +312,13 @@ final class PulseOutput: AudioOutput, Sendable {
         whenWaiting: @escaping (PulseStreamState, inout PulseResumptions) -> Void = { _, _ in }
     ) async throws {
         let state = self.state
+        let lease = self.lease
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Decided under the lock, resumed outside it.
                 var resumptions = PulseResumptions()
                 let decided: Result<Void, any Error>? = connection.locked {
-                    if let error = state.blockingError { return .failure(error) }
+                    if let error = state.error(forLease: lease) { return .failure(error) }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if let now = decide(state) { return now }
                     guard state.waiters.register(kind, continuation) else { return .failure(CancellationError()) }

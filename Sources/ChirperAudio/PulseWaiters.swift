@@ -76,24 +76,27 @@ final class PulseWaiters: Sendable {
 ///
 /// Code that takes the main loop lock itself calls `run()` after unlocking. A libpulse callback cannot
 /// unlock (libpulse holds the lock around it, and `pa_threaded_mainloop_unlock` and `_once_unlocked` assert
-/// they are not called on the main loop's thread), so it calls `run()` at its end, outside every lock of
-/// ours. That is safe because resuming only enqueues the task on its executor; it briefly takes the task's
-/// status lock (the Swift runtime updates the task's dependency record). The one deadlock possible is with a
-/// thread that holds that status lock and waits for the main loop lock: a cancellation handler runs with it
-/// held, so cancellation handlers never take the main loop lock (`PulseOutput.wait` uses `PulseWaiters`).
+/// they are not called on the main loop's thread; only a hop to another thread would do), so it calls `run()`
+/// at its end: outside the waiters' lock, still inside the main loop lock. That is safe because resuming only
+/// enqueues the task on its executor, briefly taking the task's status lock (the Swift runtime updates the
+/// task's dependency record). The one deadlock possible is with a thread that holds that status lock and
+/// waits for the main loop lock: a cancellation handler runs with it held, so cancellation handlers never
+/// take the main loop lock (`PulseOutput.wait` fails its waiters through `PulseWaiters`).
 struct PulseResumptions {
     private var decided: [(CheckedContinuation<Void, any Error>, Result<Void, any Error>)] = []
 
+    /// Decides that `continuation` (if there is one) gets `result`; `run()` resumes it.
     mutating func resume(_ continuation: CheckedContinuation<Void, any Error>?, with result: Result<Void, any Error>) {
         guard let continuation else { return }
         decided.append((continuation, result))
     }
 
+    /// Decides that each of `continuations` gets `error`; `run()` resumes them.
     mutating func fail(_ continuations: [CheckedContinuation<Void, any Error>], with error: any Error) {
         for continuation in continuations { decided.append((continuation, .failure(error))) }
     }
 
-    /// Resumes what was decided. Call with no lock of ours held.
+    /// Resumes what was decided. Call with no lock held (in a libpulse callback: only the main loop's).
     func run() {
         for (continuation, result) in decided { continuation.resume(with: result) }
     }

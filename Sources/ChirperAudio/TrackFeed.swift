@@ -10,8 +10,9 @@ import ChirperCore
 final class TrackFeed {
     /// Feeds one event to the machine and runs what it decides; returns the action it named.
     typealias Send = (_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> PlaybackMachine.Action
-    /// Opens a sink output for `format` whose underruns are reported for segment `segment`.
-    typealias OpenOutput = (_ format: PCMFormat, _ segment: Int) async throws -> any AudioOutput
+    /// Opens a sink output for `format` whose underruns are reported for segment `segment`; `continuing` when
+    /// the track had an output before (a seek, a loop, a format change).
+    typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
 
     /// The rest of a decoded batch is not to be played: the segment moved (a loop wrapped, or a seek waited
     /// for the format).
@@ -48,6 +49,8 @@ final class TrackFeed {
     /// A restart that came before the decoder knew its format; carried out when it does.
     private var awaitingFormat: PlaybackSegment?
     private var durationReported = false
+    /// An output was opened for this track already.
+    private var openedOutput = false
     /// The loop's first pass as decoded (nil when there is no loop or it is too long to keep): later
     /// passes replay it, so every seam is the same sample-exact join and costs no decoding.
     private var loopPass: [Int16]?
@@ -332,7 +335,8 @@ final class TrackFeed {
     }
 
     private func install(_ format: PCMFormat) async throws {
-        let output = try await openOutput(format, plan.number)
+        let output = try await openOutput(format, plan.number, openedOutput)
+        openedOutput = true
         try pipeline.output.install(output, segment: plan.number, playedBefore: segmentQueued)
     }
 

@@ -66,6 +66,33 @@ struct PlayerStudyTests {
         await server.shutdown()
     }
 
+    @Test("a server that ignores Range: the seek still lands (read forward and discarded) and the state says so")
+    func serverIgnoresRange() async throws {
+        let server = try await LoopbackServer.start { request in
+            // The whole file with 200 whatever the Range header asks, slowly enough that 50 s is not yet here.
+            LoopbackResponse(
+                status: 200, headers: [("Content-Type", "audio/wav")],
+                chunks: LoopbackResponse.chunked(longWAV.bytes, size: 64 * 1024, delay: .milliseconds(20)))
+        }
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(player.seek(.absolute(50)) == nil)
+        let landed = try await player.waitFor("buffered at 50 s") { state in
+            state.progress?.position == 50 && (state.progress?.buffered ?? 0) > 0.5
+        }
+        #expect(landed.progress?.rangeIgnored == true)
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("range") == "bytes=\(44 + 50 * 8000 * 4)-")
+        // What reaches the sink after the seek is the recording from 50 s.
+        let output = try #require(sink.outputs.last)
+        let from50 = Array(longWAV.expected[(50 * 8000 * 2)...].prefix(output.samples.count))
+        #expect(output.samples.count >= 8000 && output.samples == from50)
+        await player.shutdown()
+        await server.shutdown()
+    }
+
     @Test("volume reaches the playing output at once and every output opened after it; mute is volume 0")
     func volume() async throws {
         let (server, sink, player, item) = try await Self.rig()
@@ -82,5 +109,34 @@ struct PlayerStudyTests {
         #expect(player.settings == PlaybackSettings(volume: 50))
         await player.shutdown()
         await server.shutdown()
+    }
+}
+
+@Suite("Player: studying into a WAV file")
+struct PlayerWAVStudyTests {
+    @Test("--output wav: a seek back appends what is heard after it (the file is not started over); loops are refused")
+    func seekAppends() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = GatedSource(totalLength: longWAV.bytes.count)
+        let player = Player(sink: WAVFileSink(path: path), sources: source.sources)
+        player.play(PlayItem(label: "XC-LONG", location: .local(path: "/gated")))
+        // The first 10 s arrive and are written (8000 frames/s × 4 bytes).
+        source.release(longWAV.bytes.prefix(44 + 10 * 8000 * 4))
+        try await player.waitFor("10 s written") { ($0.progress?.buffered ?? 0) + ($0.progress?.position ?? 0) >= 9.9 }
+        #expect(
+            player.loop(from: .absolute(1), to: .absolute(2))
+                == "loops need a sound server: --output wav and null run faster than real time")
+        #expect(player.seek(.absolute(8)) == nil)
+        source.release(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
+        source.finish()
+        try await player.waitFor("idle") { $0.isIdle || $0.failureReason != nil }
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let frames = (file.count - 44) / 4
+        // 10 s, then from 8 s to the end (52 s): 62 s in all, one valid header saying so.
+        #expect(frames == 62 * 8000, "\(frames) frames")
+        let declared = file[40..<44].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        #expect(declared == file.count - 44)
+        await player.shutdown()
     }
 }
