@@ -10,6 +10,15 @@ public struct OfflineCatalog: RecordingSource {
     public var defaultPerPage: Int { 10 }
     /// Every recording, in catalogue order, with `file` resolved to files inside `directory`.
     public let recordings: [Recording]
+    /// Sidecars that could not be read (``init(sidecarsIn:name:)``): the REPL says how many were skipped.
+    public private(set) var skippedSidecars = 0
+
+    init(directory: String, name: String, recordings: [Recording], skippedSidecars: Int) {
+        self.directory = directory
+        self.name = name
+        self.recordings = recordings
+        self.skippedSidecars = skippedSidecars
+    }
 
     /// Loads `directory/catalog.json`. A `file` value is only accepted as a plain relative path that stays
     /// inside the folder and names an existing file; anything else is listed but not playable.

@@ -62,6 +62,12 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     private let clock: C
     private let gate: RequestGate<C>
 
+    /// Waits for a request's turn at the client's pace (one start a second), for requests made elsewhere
+    /// (`save`'s downloads) so that they and the searches together keep xeno-canto's pace.
+    public func waitForTurn() async {
+        await gate.run {}
+    }
+
     public init(configuration: XenoCantoConfiguration, httpClient: HTTPClient, clock: C) {
         self.configuration = configuration
         self.http = httpClient

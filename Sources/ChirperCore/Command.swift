@@ -6,6 +6,19 @@ public enum Command: Sendable, Hashable {
     case nextPage
     case list
     case play(row: Int)
+    /// `play 3-7`, `play 2,5`, `play all`: queue the rows named (``RowSelection``, resolved against the list).
+    case playRows(String)
+    /// The queue's next and previous items.
+    case next
+    case prev
+    /// Whether the queue starts the next item when one ends.
+    case autoplay(Bool)
+    /// `save 3`, `save 3-7`, `save all`, optionally into a folder.
+    case save(rows: String, directory: String?)
+    /// The attribution xeno-canto asks for.
+    case cite(row: Int)
+    /// Search the background species of a row (`choice` picks one of several).
+    case also(row: Int, choice: Int?)
     case stop
     case pause
     case resume
@@ -15,6 +28,8 @@ public enum Command: Sendable, Hashable {
     /// Repeat a section of the playing recording, `from` to `to`.
     case loop(from: TimeInput, to: TimeInput)
     case loopOff
+    /// `loop ann <k>`: repeat annotation box k of the playing recording.
+    case loopAnnotation(Int)
     case speed(PlaybackSpeed)
     /// 0…100.
     case volume(Int)
@@ -40,15 +55,24 @@ public enum CommandParser {
     /// The commands, with the short forms users type.
     public static let commands: [(name: String, aliases: [String], usage: String, summary: String)] = [
         ("search", ["s", "/"], "search <query>", "search recordings: words, or tags like en:wren cnt:spain q:A"),
-        ("next-page", ["n", "next"], "next-page", "append the next page of results"),
+        ("next-page", ["n"], "next-page", "append the next page of results"),
         ("list", ["ls", "l"], "list", "show the rows loaded so far"),
-        ("play", ["p"], "play <n>", "play row n (stops what is playing)"),
+        ("play", ["p"], "play <n> | 3-7 | all", "play row n (stops what is playing), or queue rows and play them"),
+        ("next", [], "next", "play the queue's next row"),
+        ("prev", ["previous"], "prev", "play the queue's previous row"),
+        ("autoplay", [], "autoplay on|off", "whether the queue plays on by itself when a row ends (default on)"),
         ("stop", [], "stop", "stop playback"),
         ("pause", [], "pause", "pause playback"),
         ("resume", ["continue"], "resume", "resume paused playback"),
         ("info", ["i"], "info <n>", "everything about row n, with its licence and URL"),
+        ("cite", [], "cite <n>", "row n's attribution as xeno-canto asks for it, with licence warnings"),
+        ("also", [], "also <n> [k]", "search the background species of row n (k picks one of several)"),
+        ("save", [], "save <n>|3-7|all [DIR]", "download rows' original audio and metadata (resumable)"),
         ("seek", ["jump"], "seek <m:ss>|+N|-N", "jump to a time in the recording, or N seconds on or back"),
-        ("loop", [], "loop <a> <b> | loop off", "repeat the section a to b (times as in seek) until loop off"),
+        (
+            "loop", [], "loop <a> <b> | loop ann <k> | loop off",
+            "repeat the section a to b (times as in seek), or annotation box k, until loop off"
+        ),
         ("speed", [], "speed <0.1-2.0> [tape|keep]", "slow down or speed up: tape moves the pitch, keep keeps it"),
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
@@ -92,7 +116,37 @@ public enum CommandParser {
                 throw CommandError(TerminalText.sanitize(error.description))
             }
         case "play":
+            if !rest.isEmpty, !rest.hasPrefix("-"),
+                rest.lowercased() == "all" || rest.contains(where: { $0 == "-" || $0 == "," })
+            {
+                try checkSelection(rest, for: "play")
+                return .playRows(rest)
+            }
             return .play(row: try row(rest, for: "play"))
+        case "cite":
+            return .cite(row: try row(rest, for: "cite"))
+        case "also":
+            let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard (1...2).contains(words.count) else {
+                throw CommandError(
+                    "also needs a row number, e.g. also 3 (or also 3 2 for its second background species)")
+            }
+            let choice = try words.count == 2 ? row(words[1], for: "also <n>") : nil
+            return .also(row: try row(words[0], for: "also"), choice: choice)
+        case "save":
+            let words = rest.split(maxSplits: 1, whereSeparator: \.isWhitespace).map(String.init)
+            guard let rows = words.first else {
+                throw CommandError("save needs rows, e.g. save 3, save 3-7 or save all (and a folder if you like)")
+            }
+            try checkSelection(rows, for: "save")
+            let folder = words.count == 2 ? words[1].trimmingCharacters(in: .whitespaces) : nil
+            return .save(rows: rows, directory: folder)
+        case "autoplay":
+            switch rest.lowercased() {
+            case "on": return .autoplay(true)
+            case "off": return .autoplay(false)
+            default: throw CommandError("autoplay takes on or off, e.g. autoplay off")
+            }
         case "info":
             return .info(row: try row(rest, for: "info"))
         case "sono":
@@ -105,6 +159,12 @@ public enum CommandParser {
         case "loop":
             let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
             if words.count == 1, words[0].lowercased() == "off" { return .loopOff }
+            if words.first?.lowercased() == "ann" {
+                guard words.count == 2 else {
+                    throw CommandError("loop ann needs a box number, e.g. loop ann 1 (info lists them)")
+                }
+                return .loopAnnotation(try row(words[1], for: "loop ann"))
+            }
             guard words.count == 2 else {
                 throw CommandError("loop takes two times, e.g. loop 0:12 0:15, or loop off")
             }
@@ -133,6 +193,8 @@ public enum CommandParser {
             }
             switch command.name {
             case "next-page": return .nextPage
+            case "next": return .next
+            case "prev": return .prev
             case "list": return .list
             case "stop": return .stop
             case "pause": return .pause
@@ -149,6 +211,16 @@ public enum CommandParser {
         switch TimeInput.parse(text) {
         case .success(let time): return time
         case .failure(let error): throw CommandError(TerminalText.sanitize(error.message))
+        }
+    }
+
+    /// Checks the form of a row selection (the rows themselves are checked against the list later).
+    private static func checkSelection(_ text: String, for name: String) throws(CommandError) {
+        guard text.lowercased() != "all" else { return }
+        do {
+            _ = try RowSelection.parse(text, count: 999_999)
+        } catch {
+            throw CommandError("\(error.description); usage: \(name) 3, \(name) 3-7 or \(name) all")
         }
     }
 
@@ -228,10 +300,14 @@ public enum Completion {
             return ["0.1", "0.25", "0.5", "1", "2"].filter { $0.hasPrefix(current) }
         case "speed" where position == 2:
             return PlaybackSpeed.Mode.allCases.map(\.rawValue).filter { $0.hasPrefix(current.lowercased()) }
+        case "autoplay" where position == 1:
+            return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
+        case "play" where position == 1, "p" where position == 1, "save" where position == 1:
+            return ["all"].filter { $0.hasPrefix(current.lowercased()) && !current.isEmpty }
         case "sono" where position == 1:
             return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
         case "loop" where position == 1:
-            return ["off"].filter { $0.hasPrefix(current.lowercased()) }
+            return ["off", "ann"].filter { $0.hasPrefix(current.lowercased()) }
         case "volume", "vol":
             return position == 1 ? ["0", "25", "50", "75", "100"].filter { $0.hasPrefix(current) } : []
         default:

@@ -137,6 +137,36 @@ struct LooseTextList: Decodable, Hashable {
     }
 }
 
+/// An object whose scalar members are read as text; nested objects and arrays are dropped.
+struct LooseObject: Decodable, Hashable {
+    var fields: [String: String] = [:]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        for key in container.allKeys.prefix(64) {
+            if let value = try? container.decode(LooseText.self, forKey: key), !value.text.isEmpty {
+                fields[key.stringValue] = value.text
+            }
+        }
+    }
+}
+
+/// An array element that is dropped (nil) instead of failing the array when it is not an object.
+private struct LossyObject: Decodable {
+    var object: LooseObject?
+
+    init(from decoder: any Decoder) throws {
+        object = try? LooseObject(from: decoder)
+    }
+}
+
 private struct RawPage: Decodable {
     var numRecordings: LooseText?
     var numSpecies: LooseText?
@@ -157,6 +187,7 @@ private struct LossyRecording: Decodable {
 private struct RawRecording: Decodable {
     var fields: [String: String] = [:]
     var also: [String] = []
+    var annotations: [Annotation] = []
 
     struct Key: CodingKey {
         var stringValue: String
@@ -170,6 +201,11 @@ private struct RawRecording: Decodable {
         for key in container.allKeys {
             if key.stringValue == "also" {
                 also = (try? container.decode(LooseTextList.self, forKey: key))?.items ?? []
+            } else if key.stringValue == "annotation-set" {
+                let boxes = (try? container.decode([LossyObject].self, forKey: key)) ?? []
+                annotations = boxes.compactMap { $0.object.map { Annotation(fields: $0.fields) } }.filter {
+                    !$0.fields.isEmpty
+                }
             } else if let value = try? container.decode(LooseText.self, forKey: key) {
                 fields[key.stringValue] = value.text
             }
@@ -217,7 +253,8 @@ private struct RawRecording: Decodable {
             microphone: field("mic"),
             animalSeen: field("animal-seen", "bird-seen"),
             playbackUsed: field("playback-used"),
-            audio: PageDecoder.availability(ofFile: field("file"))
+            audio: PageDecoder.availability(ofFile: field("file")),
+            annotations: annotations
         )
     }
 }

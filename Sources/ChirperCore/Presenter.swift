@@ -215,7 +215,8 @@ public struct Presenter: Sendable {
             ("web page", recording.pageURL),
             ("audio", audio),
         ]
-        let shown = fields.filter { !$0.1.isEmpty }
+        let boxes = recording.annotations.enumerated().map { ("annotation \($0.offset + 1)", $0.element.summary) }
+        let shown = (fields + boxes).filter { !$0.1.isEmpty }
         if isScript {
             return ["info: n=\(row) id=\(quote(recording.label))"]
                 + shown.dropFirst().map { "info: \($0.0.replacingOccurrences(of: " ", with: "-"))=\(quote($0.1))" }

@@ -50,6 +50,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
     public var microphone: String
     public var animalSeen: String
     public var playbackUsed: String
+    /// v3's `annotation-set`: time and frequency boxes with species and sound type (often empty).
+    public var annotations: [Annotation]
     public var audio: AudioAvailability
 
     public init(
@@ -84,7 +86,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
         microphone: String = "",
         animalSeen: String = "",
         playbackUsed: String = "",
-        audio: AudioAvailability = .restricted
+        audio: AudioAvailability = .restricted,
+        annotations: [Annotation] = []
     ) {
         self.id = id
         self.genus = genus
@@ -118,6 +121,7 @@ public struct Recording: Sendable, Hashable, Identifiable {
         self.animalSeen = animalSeen
         self.playbackUsed = playbackUsed
         self.audio = audio
+        self.annotations = annotations
     }
 
     /// The label users know a recording by: `XC254462` for xeno-canto numbers, the id itself otherwise.

@@ -12,6 +12,7 @@ enum Help {
             "  Works while buffering, paused or reconnecting. Examples: seek 1:05, seek +10, seek -5",
         ],
         "loop": [
+            "  loop ann k repeats annotation box k of the playing recording (info lists a recording's boxes).",
             "  loop a b jumps to a and repeats a-b without a gap until loop off (times as in seek); loop off plays on",
             "  past b. Seeking outside the loop ends it. Example: loop 0:12 0:15.5",
         ],
@@ -19,6 +20,23 @@ enum Help {
             "  0.1 to 2.0 times the recording's speed, for this and later recordings. tape (the default): the pitch",
             "  moves with the speed (0.5 is an octave lower; 0.1 is bat time expansion). keep: the pitch is kept",
             "  (time-stretch, libsonic). Positions stay in the recording's own time. Examples: speed 0.5, speed 0.25 keep",
+        ],
+        "play": [
+            "  play n plays one row. play 3-7, play 2,5,9 or play all queue the playable rows and play them in order;",
+            "  next and prev move in the queue, autoplay off stops after each row, a new search clears the queue.",
+        ],
+        "save": [
+            "  save n, save 3-7 or save all downloads the original audio (MP3 or WAV as served) into DIR (default",
+            "  $XDG_DATA_HOME/chirper-play/recordings) as XC<id>.mp3|wav with XC<id>.json (licence, recordist, page,",
+            "  fetch time) beside it. It writes XC<id>.part first and resumes it after a drop, or in a later save;",
+            "  an existing file is left as it is. One request a second. Ctrl-C stops it. Example: save 1-3 ~/birds",
+        ],
+        "cite": [
+            "  The form xeno-canto asks for: recordist, XC number, page URL, licence; with a warning when the",
+            "  licence forbids commercial use or derivatives.",
+        ],
+        "also": [
+            "  Searches the first (or k-th) background species heard in row n, e.g. also 3, also 3 2."
         ],
         "volume": ["  0 to 100, linear in amplitude: volume 50 halves it (-6 dB). Kept for later recordings."],
         "sono": [

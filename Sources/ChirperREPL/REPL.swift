@@ -44,6 +44,43 @@ public protocol SonogramSource: Sendable {
 
 extension SonogramReader: SonogramSource {}
 
+/// What `save` needs: one recording downloaded into a folder, its progress reported as it goes.
+public protocol RecordingSaving: Sendable {
+    func save(
+        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
+    ) async -> SaveOutcome
+}
+
+extension RecordingSaver: RecordingSaving {}
+
+/// The field kit's collaborators: the saver, where `save` puts files by default, and what to tell the play
+/// cache when a recording starts (its metadata, for `--offline`).
+public struct FieldKit: Sendable {
+    public var saver: any RecordingSaving
+    public var saveDirectory: String
+    public var played: @Sendable (Recording) -> Void
+
+    public init(
+        saver: any RecordingSaving, saveDirectory: String, played: @escaping @Sendable (Recording) -> Void = { _ in }
+    ) {
+        self.saver = saver
+        self.saveDirectory = saveDirectory
+        self.played = played
+    }
+
+    /// For sessions and tests that never save: a `save` is refused with one line.
+    public static let none = FieldKit(saver: NoSaver(), saveDirectory: "")
+}
+
+/// Refuses every save (no saver was given).
+struct NoSaver: RecordingSaving {
+    func save(
+        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
+    ) async -> SaveOutcome {
+        .failed(label: recording.label, reason: "saving is not available in this session")
+    }
+}
+
 /// The read-eval-print loop: one event loop that takes typed lines, list changes, playback changes and
 /// Ctrl-C, in order, and renders every change through the ``Presenter``. Nothing else prints.
 public actor REPL {
@@ -55,6 +92,11 @@ public actor REPL {
         case interrupt
         /// A `sono <n>` finished: its lines, or its one-line failure.
         case sonogram(Result<[String], SonogramFailure>)
+        /// A save of batch `batch` made progress, or ended.
+        case saveProgress(batch: Int, SaveProgress)
+        case saveEnded(batch: Int, SaveOutcome)
+        /// One line from the play cache (a rebuilt index, a folder that cannot be written).
+        case cacheNotice(String)
         /// The live strip's picture of play request `ticket`, or why there is none.
         case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
     }
@@ -71,6 +113,10 @@ public actor REPL {
         case playbackEnds(PlaybackTicket)
         /// Until the `sono` being computed is printed.
         case sonogram
+        /// Until the save batch is over.
+        case saving
+        /// Until the queue is no longer playing (its last item ended, or it was stopped).
+        case queueEnds
     }
 
     private let console: any Console
@@ -79,6 +125,15 @@ public actor REPL {
     private let sonograms: any SonogramSource
     /// The `sono <n>` being computed (one at a time; a new one replaces it).
     private var sonogramTask: Task<Void, Never>?
+    private let fieldKit: FieldKit
+    /// The play queue (pure); `queueTicket` is the play request of the item it started, whose end advances it.
+    private var queue = PlayQueueMachine()
+    private var queueTicket: PlaybackTicket?
+    /// `save` (pure), and the task saving its current item.
+    private var saves = SaveBatchMachine()
+    private var saveTask: Task<Void, Never>?
+    /// The recordings of the save batch, in the machine's order (taken when `save` was typed).
+    private var saving: [Recording] = []
     /// The live sonogram strip (`sono on|off`) and the computation of its picture.
     private var strip = SonogramStrip()
     private var stripTask: Task<Void, Never>?
@@ -97,8 +152,9 @@ public actor REPL {
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
-        presenter: Presenter
+        presenter: Presenter, fieldKit: FieldKit = .none
     ) {
+        self.fieldKit = fieldKit
         self.console = console
         self.list = list
         self.player = player
@@ -159,6 +215,7 @@ public actor REPL {
             {
                 blocker = nil
             }
+            if blocker == .queueEnds, !queue.state.isPlaying { blocker = nil }
         case .interrupt:
             return await interrupt()
         case .sonogram(let result):
@@ -168,6 +225,19 @@ public actor REPL {
             case .failure(let failure): console.print([presenter.refusal(failure.message)])
             }
             if blocker == .sonogram { blocker = nil }
+        case .saveProgress(let batch, let progress):
+            let state = saves.state
+            if batch == state.batch, let current = state.current {
+                console.print([presenter.save(progress, position: current + 1, count: state.items.count)])
+            }
+        case .saveEnded(let batch, let outcome):
+            let state = saves.state
+            if batch == state.batch, let current = state.current {
+                console.print([presenter.save(outcome, position: current + 1, count: state.items.count)])
+            }
+            run(saves.handle(.ended(batch: batch, outcome)))
+        case .cacheNotice(let text):
+            console.print([presenter.cacheNotice(text)])
         case .stripPicture(let ticket, let result):
             switch result {
             case .success(let picture): run(strip.ready(picture, ticket: ticket))
@@ -195,6 +265,14 @@ public actor REPL {
             task.cancel()
             return .goOn
         }
+        if let task = saveTask {
+            // Then a save (its `.part` stays, for a later save to resume).
+            task.cancel()
+            saveTask = nil
+            run(saves.handle(.stop))
+            return await drain()
+        }
+        _ = queue.handle(.stop)
         if await player.stop() == nil {
             if case .playbackEnds = blocker { blocker = nil }
             return await drain()
@@ -216,6 +294,11 @@ public actor REPL {
         }
         run(strip.playbackChanged(new))
         refreshStatus()
+        // The end (or failure) of the item the queue started, as rendered, moves the queue on.
+        if !new.isActive, let ticket = queueTicket, new.ticket == ticket {
+            queueTicket = nil
+            run(queue.handle(.trackEnded))
+        }
     }
 
     /// Draws the status line (with the live strip above it when on) from the rendered states.
@@ -274,8 +357,7 @@ public actor REPL {
         case .help(let topic):
             console.print(Help.lines(topic: topic, script: !console.isInteractive))
         case .search(let query):
-            await list.search(query)
-            if !console.isInteractive { blocker = .listSettles }
+            await search(query)
         case .nextPage:
             if let refusal = await list.nextPage() {
                 console.print([presenter.refusal(refusal)])
@@ -293,8 +375,9 @@ public actor REPL {
             guard let recording = recording(at: row, for: "play") else { break }
             switch recording.audio {
             case .playable:
-                guard let item = recording.playItem else { break }
-                playing = (player.play(item), recording)
+                // A single play replaces the queue.
+                run(queue.handle(.listReplaced))
+                start(recording)
             case .restricted:
                 console.print([
                     presenter.refusal(
@@ -307,7 +390,39 @@ public actor REPL {
         // The player's machine decides (it is ahead of the rendered copy by the events still queued, so a
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
+            _ = queue.handle(.stop)
             if let refusal = await player.stop() { console.print([presenter.refusal(refusal)]) }
+        case .playRows(let text):
+            guard let rows = rows(text, for: "play") else { break }
+            let items = rows.compactMap { row -> QueueItem? in
+                let recording = listState.rows[row - 1]
+                return recording.playItem.map { _ in QueueItem(row: row, label: recording.label) }
+            }
+            run(queue.handle(.enqueue(items)))
+        case .next:
+            run(queue.handle(.next))
+        case .prev:
+            run(queue.handle(.prev))
+        case .autoplay(let on):
+            run(queue.handle(.autoplay(on)))
+        case .cite(let row):
+            if let recording = recording(at: row, for: "cite") {
+                console.print(presenter.cite(Citation(recording), label: recording.label))
+            }
+        case .also(let row, let choice):
+            guard let recording = recording(at: row, for: "also") else { break }
+            switch BackgroundSearch.query(for: recording, choice: choice) {
+            case .success(let query): await search(query)
+            case .failure(let refusal): console.print([presenter.refusal(refusal.description)])
+            }
+        case .save(let text, let directory):
+            guard let rows = rows(text, for: "save") else { break }
+            let items = rows.map { QueueItem(row: $0, label: listState.rows[$0 - 1].label) }
+            let folder = directory.map(Self.expandingTilde) ?? fieldKit.saveDirectory
+            let action = saves.handle(.start(items, directory: folder))
+            // The recordings are taken now: a new search while the batch runs does not change what it saves.
+            if case .save = action { saving = rows.map { listState.rows[$0 - 1] } }
+            run(action)
         case .pause:
             if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
         case .resume:
@@ -318,6 +433,8 @@ public actor REPL {
             refuseIf(player.loop(from: a, to: b))
         case .loopOff:
             refuseIf(player.loopOff())
+        case .loopAnnotation(let k):
+            loopAnnotation(k)
         // Settings outlive a track: the answer says what is in force now (also when nothing plays).
         case .speed(let speed):
             settingsChanged(player.setSpeed(speed))
@@ -336,6 +453,9 @@ public actor REPL {
             }
             run(on ? strip.turnOn(playing: playback) : strip.turnOff())
             refreshStatus()
+        case .wait where queue.state.isPlaying:
+            // A queue plays on: wait for its end.
+            blocker = .queueEnds
         case .wait:
             // Waits for the last play request unless the rendered state already shows it ended.
             if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
@@ -380,6 +500,105 @@ public actor REPL {
             sink.yield(.sonogram(result))
         }
         if !console.isInteractive { blocker = .sonogram }
+    }
+
+    /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
+    /// (it is ahead of the rendered state, as for `stop`).
+    private func loopAnnotation(_ k: Int) {
+        guard let recording = playing?.recording else {
+            console.print([presenter.refusal("nothing is playing: play a row, then loop ann <k>")])
+            return
+        }
+        let boxes = recording.annotations
+        guard !boxes.isEmpty else {
+            console.print([presenter.refusal("\(recording.label) has no annotation boxes")])
+            return
+        }
+        guard k <= boxes.count else {
+            console.print([
+                presenter.refusal("\(recording.label) has \(boxes.count) annotation boxes, not \(k); info lists them")
+            ])
+            return
+        }
+        guard let span = boxes[k - 1].span else {
+            console.print([
+                presenter.refusal("annotation box \(k) of \(recording.label) has no start and end time to loop")
+            ])
+            return
+        }
+        refuseIf(player.loop(from: .absolute(span.start), to: .absolute(span.end)))
+    }
+
+    /// A new search (typed, or `also`): the queue's rows no longer mean anything.
+    private func search(_ query: SearchQuery) async {
+        run(queue.handle(.listReplaced))
+        await list.search(query)
+        if !console.isInteractive { blocker = .listSettles }
+    }
+
+    /// Starts a recording (a row, or the queue's item) and tells the cache what it is.
+    private func start(_ recording: Recording) {
+        guard let item = recording.playItem else { return }
+        playing = (player.play(item), recording)
+        fieldKit.played(recording)
+    }
+
+    /// Runs what the queue decided.
+    private func run(_ action: PlayQueueAction) {
+        console.print(presenter.queue(action, queued: queue.state.items))
+        guard case .play(let item, _, _) = action else { return }
+        let rows = listState.rows
+        guard item.row <= rows.count, rows[item.row - 1].label == item.label else { return }
+        start(rows[item.row - 1])
+        queueTicket = playing?.ticket
+    }
+
+    /// Runs what the save machine decided.
+    private func run(_ action: SaveBatchAction) {
+        switch action {
+        case .nothing:
+            break
+        case .refuse(let reason):
+            console.print([presenter.refusal(reason)])
+        case .done(let saved, let existing, let failed, let directory, let stopped):
+            saveTask = nil
+            saving = []
+            console.print([
+                presenter.saveDone(
+                    saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
+            ])
+            if blocker == .saving { blocker = nil }
+        case .save(_, let directory, let position, _, let batch):
+            let recording = saving[position - 1]
+            let saver = fieldKit.saver
+            let sink = eventSink
+            saveTask = Task {
+                let outcome = await saver.save(recording, into: directory) { progress in
+                    sink.yield(.saveProgress(batch: batch, progress))
+                }
+                sink.yield(.saveEnded(batch: batch, outcome))
+            }
+            if !console.isInteractive { blocker = .saving }
+        }
+    }
+
+    /// The rows a selection names, or nil after one line saying why.
+    private func rows(_ text: String, for command: String) -> [Int]? {
+        guard !listState.rows.isEmpty else {
+            console.print([presenter.refusal("no rows yet: search first, e.g. search en:wren")])
+            return nil
+        }
+        do {
+            return try RowSelection.parse(text, count: listState.rows.count)
+        } catch {
+            console.print([presenter.refusal("\(command): \(error.description)")])
+            return nil
+        }
+    }
+
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst()
     }
 
     private func refuseIf(_ refusal: String?) {

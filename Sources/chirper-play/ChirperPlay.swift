@@ -7,6 +7,7 @@ import ChirperREPL
 import Dispatch
 import Foundation
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -48,6 +49,16 @@ struct ChirperPlay: AsyncParsableCommand {
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Bound of the play cache in $XDG_CACHE_HOME/chirper-play, e.g. 500MB, 2G; 0 turns it off.",
+            valueName: "size"))
+    var cacheSize: String = "500MB"
+
+    @Flag(name: .long, help: "Search only the saved and cached recordings (no network).")
+    var offline = false
+
     func validate() throws {
         if let perPage, !(1...500).contains(perPage) {
             throw ValidationError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
@@ -56,6 +67,12 @@ struct ChirperPlay: AsyncParsableCommand {
             _ = try OutputChoice(parsing: output)
         } catch {
             throw ValidationError("\(error)")
+        }
+        if CacheIndex.parseSize(cacheSize) == nil {
+            throw ValidationError("--cache-size takes a size such as 500MB, 2G or 800k (0 turns the cache off)")
+        }
+        if offline && catalog != nil {
+            throw ValidationError("--offline and --catalog both choose what to search; give one")
         }
         let scheme = URLComponents(string: apiURL)?.scheme?.lowercased()
         if scheme != "http" && scheme != "https" {
@@ -74,25 +91,50 @@ struct ChirperPlay: AsyncParsableCommand {
                 timeout: .init(connect: .seconds(15), read: .seconds(30))
             )
         )
+        let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
+        let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
         let source: any RecordingSource
         let sourceLine: String
-        do {
-            (source, sourceLine) = try Self.source(key: key, apiURL: apiURL, catalog: catalog, http: http)
-        } catch {
-            try? await http.shutdown()
-            throw ValidationError(error.description)
+        if offline {
+            let kit = OfflineCatalog(sidecarsIn: [saveDirectory, cacheDirectory.path])
+            let skipped = kit.skippedSidecars > 0 ? ", \(kit.skippedSidecars) unreadable sidecars skipped" : ""
+            (source, sourceLine) = (kit, "offline: \(kit.recordings.count) saved and cached recordings\(skipped)")
+        } else {
+            do {
+                (source, sourceLine) = try Self.source(key: key, apiURL: apiURL, catalog: catalog, http: http)
+            } catch {
+                try? await http.shutdown()
+                throw ValidationError(error.description)
+            }
         }
         if source is XenoCantoClient<ContinuousClock>, let perPage, perPage < 50 {
             try? await http.shutdown()
             throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice = try OutputChoice(parsing: output)
-        let sources = ByteSources.live(httpClient: http)
+        let live = ByteSources.live(httpClient: http)
+        // Cache notices go to the REPL once it exists (the index is read before it is made).
+        let notices = NoticeRelay()
+        let limit = CacheIndex.parseSize(cacheSize) ?? CacheIndex.defaultLimit
+        let cache =
+            limit > 0
+            ? RecordingCache(
+                directory: cacheDirectory, limit: limit, now: { Date().timeIntervalSince1970 },
+                report: { notices.send($0) })
+            : nil
+        let sources = cache.map { ByteSources.cached(live, cache: $0) } ?? live
         // On a terminal the position is read every 0.1 s, so the live sonogram strip's marker keeps within
         // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
         let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
         player.warmUp()
+        let client = source as? XenoCantoClient<ContinuousClock>
+        let fieldKit = FieldKit(
+            saver: RecordingSaver(sources: live, pace: { await client?.waitForTurn() }),
+            saveDirectory: saveDirectory,
+            played: { recording in
+                if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
+            })
         let console = Self.console(interactive: interactive)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
@@ -106,8 +148,10 @@ struct ChirperPlay: AsyncParsableCommand {
             list: ListController(source: source, perPage: perPage),
             player: player,
             sonograms: SonogramReader(sources: sources),
-            presenter: presenter
+            presenter: presenter,
+            fieldKit: fieldKit
         )
+        notices.attach(repl)
         let signals = Self.watchSignals(repl: repl, console: console)
         let banner =
             console.isInteractive
@@ -143,6 +187,28 @@ struct ChirperPlay: AsyncParsableCommand {
             demo,
             "offline demo catalog: \(demo.recordings.count) synthetic sounds (set XENO_CANTO_API_KEY for xeno-canto)"
         )
+    }
+
+    /// Holds the play cache's notices until the REPL exists, then passes them on as events.
+    final class NoticeRelay: Sendable {
+        private let state = Mutex<(repl: REPL?, pending: [String])>((nil, []))
+
+        func send(_ line: String) {
+            let repl = state.withLock { state -> REPL? in
+                if state.repl == nil { state.pending.append(line) }
+                return state.repl
+            }
+            repl?.send(.cacheNotice(line))
+        }
+
+        func attach(_ repl: REPL) {
+            let pending = state.withLock { state -> [String] in
+                state.repl = repl
+                defer { state.pending = [] }
+                return state.pending
+            }
+            for line in pending { repl.send(.cacheNotice(line)) }
+        }
     }
 
     /// Line editing on a terminal; plain lines in a pipe, or when the terminal cannot be set up.

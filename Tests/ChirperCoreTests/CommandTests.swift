@@ -67,7 +67,8 @@ struct CompletionTests {
     @Test(
         "completes commands, tags and tag values",
         arguments: [
-            ("sea", ["search"]), ("p", ["play", "pause"]), ("search cn", ["cnt:"]), ("search grp:bi", ["grp:birds"]),
+            ("sea", ["search"]), ("p", ["play", "prev", "pause"]), ("search cn", ["cnt:"]),
+            ("search grp:bi", ["grp:birds"]),
             ("search wren q:", ["q:A", "q:B", "q:C", "q:D", "q:E", "q:\">C\"", "q:\"<C\""]), ("help ta", ["tags"]),
             ("play ", []),
         ])

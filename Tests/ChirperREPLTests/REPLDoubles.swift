@@ -195,15 +195,52 @@ enum Fixture {
     static let all = [wren, robin, hidden]
 }
 
-/// Runs a REPL over `console` and `player` on the fixture catalog to the end of its input.
-func runREPL(_ console: ScriptedConsole, _ player: ScriptedPlayer) async -> Int32 {
+/// Runs a REPL over `console` and `player` on the fixture catalog (or `recordings`) to the end of its input.
+func runREPL(
+    _ console: ScriptedConsole, _ player: ScriptedPlayer, recordings: [Recording] = Fixture.all,
+    fieldKit: FieldKit = .none
+) async -> Int32 {
     let presenter = Presenter(
         style: console.isInteractive ? .terminal(color: false) : .script, width: console.width,
         sourceName: "the test catalog")
     let repl = REPL(
-        console: console, list: ListController(source: OnePageSource(recordings: Fixture.all)), player: player,
-        sonograms: NoSonograms(), presenter: presenter)
+        console: console, list: ListController(source: OnePageSource(recordings: recordings)), player: player,
+        sonograms: NoSonograms(), presenter: presenter, fieldKit: fieldKit)
     return await repl.run(banner: [])
+}
+
+/// A saver double: every save must have been expected, in order; each reports its progress and outcome.
+/// An unexpected save is a test failure.
+final class ScriptedSaver: RecordingSaving {
+    struct Expectation {
+        var label: String
+        var directory: String
+        var progress: [SaveProgress]
+        var outcome: SaveOutcome
+    }
+
+    private let expected: Mutex<[Expectation]>
+    init(_ expectations: [Expectation]) { expected = Mutex(expectations) }
+
+    /// Expected saves that never came.
+    var unmet: [String] { expected.withLock { $0.map(\.label) } }
+
+    func save(
+        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
+    ) async -> SaveOutcome {
+        let next = expected.withLock { expected -> Expectation? in
+            guard let first = expected.first, first.label == recording.label, first.directory == directory else {
+                return nil
+            }
+            return expected.removeFirst()
+        }
+        guard let next else {
+            Issue.record("unexpected save of \(recording.label) into \(directory)")
+            return .failed(label: recording.label, reason: "unexpected")
+        }
+        next.progress.forEach(progress)
+        return next.outcome
+    }
 }
 
 /// A sonogram source no test expects to be asked.

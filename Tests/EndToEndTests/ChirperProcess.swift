@@ -50,6 +50,11 @@ func runChirper(
     var env = ProcessInfo.processInfo.environment
     env["XENO_CANTO_API_KEY"] = nil
     env["NO_COLOR"] = nil
+    // A fresh play cache and save folder for every run: no run sees another's cached recordings.
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-xdg-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    env["XDG_CACHE_HOME"] = scratch.path + "/cache"
+    env["XDG_DATA_HOME"] = scratch.path + "/data"
     for (key, value) in environment { env[key] = value }
     process.environment = env
     process.currentDirectoryURL = ChirperBinary.packageRoot

@@ -172,6 +172,73 @@ struct PipeTests {
         #expect(run.lines("row: ").count == 50 + 50 + 100)
     }
 
+    @Test("the field kit: save, cite, a queue, a cached replay with no request, then --offline finds the saved rows")
+    func fieldKit() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-kit-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = [
+            "XENO_CANTO_API_KEY": apiKey, "XDG_CACHE_HOME": home.path + "/cache", "XDG_DATA_HOME": home.path + "/data",
+        ]
+        let base = NIOLockedBase()
+        let server = try await LoopbackServer.start { request in fakeXenoCanto(request, base: { base.value }) }
+        base.value = server.baseURL
+        let run = try await runChirper(
+            ["--api-url", server.baseURL + "/api/3/recordings", "--output", "null"],
+            input: ["search wren", "save 1-3", "save 1", "cite 2", "play 4-5", "wait", "play 4", "wait", "quit"],
+            environment: environment)
+        let downloads = server.requests.map(\.path).filter { $0.hasSuffix("/download") }
+        await server.shutdown()
+        #expect(run.status == 0, "\(run.stderr)")
+        let folder = home.path + "/data/chirper-play/recordings"
+        let size = try FileManager.default.attributesOfItem(atPath: folder + "/XC1001.mp3")[.size] as? Int ?? -1
+        #expect(
+            run.lines("save: ").filter { !$0.hasPrefix("save: progress") } == [
+                "save: fetching XC1001 item=1/3 offset=0 attempt=1",
+                "save: saved XC1001 item=1/3 bytes=\(size) file=\"\(folder)/XC1001.mp3\"",
+                "save: fetching XC1002 item=2/3 offset=0 attempt=1",
+                "save: saved XC1002 item=2/3 bytes=\(size) file=\"\(folder)/XC1002.mp3\"",
+                "save: failed XC1003 item=3/3 reason=\"restricted: its audio is not offered\"",
+                "save: done saved=2 existing=0 failed=1 dir=\"\(folder)\"",
+                "save: exists XC1001 item=1/1 file=\"\(folder)/XC1001.mp3\"",
+                "save: done saved=0 existing=1 failed=0 dir=\"\(folder)\"",
+            ])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                "XC1001.json", "XC1001.mp3", "XC1002.json", "XC1002.mp3",
+            ])
+        #expect(
+            run.lines("cite: ") == [
+                "cite: XC1002 text=\"Rec 1002, XC1002, https://xeno-canto.org/1002, CC BY-NC-SA 4.0\"",
+                "cite: XC1002 warning=\"licence CC BY-NC-SA 4.0: no commercial use\"",
+            ])
+        #expect(
+            run.lines("queue: ") == [
+                "queue: queued XC1004,XC1005", "queue: 1/2 XC1004", "queue: 2/2 XC1005", "queue: finished",
+                "queue: cleared",
+            ])
+        #expect(
+            run.lines("attribution: ").map { $0.prefix(19) } == [
+                "attribution: XC1004", "attribution: XC1005", "attribution: XC1004",
+            ])
+        // Saved twice (1001, 1002), played 1004 and 1005 once each; the replay of 1004 came from the cache.
+        #expect(downloads.sorted() == ["/1001/download", "/1002/download", "/1004/download", "/1005/download"])
+        #expect(run.lines("playback: idle").count == 3)
+
+        // No network: the saved and cached recordings, found with the same query syntax, and playable.
+        let offline = try await runChirper(
+            ["--offline", "--output", "null"],
+            input: ["search rec:\"Rec 1002\"", "play 1", "wait", "search gen:troglodytes", "quit"],
+            environment: environment)
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(
+            offline.lines("list: populated") == [
+                "list: populated rows=1 page=1/1 total=1", "list: populated rows=4 page=1/1 total=4",
+            ])
+        #expect(offline.lines("row: n=1 ").first?.hasPrefix("row: n=1 id=\"XC1002\"") == true)
+        #expect(offline.lines("playback: idle").count == 1)
+        #expect(offline.lines("playback: failed").isEmpty)
+    }
+
     @Test("an empty result says so")
     func emptyResult() async throws {
         let run = try await runAgainstFake(["search en:nothing", "quit"])

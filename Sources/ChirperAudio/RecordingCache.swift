@@ -1,0 +1,309 @@
+import ChirperCore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The play cache on disk (`$XDG_CACHE_HOME/chirper-play`): complete recordings named `XC<id>.<ext>` (the
+/// id only, the extension sniffed), `.part` files while a download is in flight, and `index.json` (sizes and
+/// last use, written atomically) bounded by ``CacheIndex``. A deleted folder or a corrupted index is never
+/// fatal: it is rebuilt from the files present, and `report` gets one line.
+public final class RecordingCache: Sendable {
+    public let directory: URL
+    public let limit: Int64
+    private let now: @Sendable () -> Double
+    private let report: @Sendable (String) -> Void
+    private let index: NIOLockedValueBox<CacheIndex>
+    /// Ids whose `.part` a reader is writing now: a second reader of the same recording (a `sono` while it
+    /// plays) reads through without teeing, so two writers never share one part file.
+    private let writing = NIOLockedValueBox<Set<String>>([])
+    /// A folder that cannot be written is said once, not at every play.
+    private let toldUnwritable = NIOLockedValueBox(false)
+
+    /// `now` is seconds since the epoch (injected); `report` receives the one-line notices (`cache: …`).
+    public init(
+        directory: URL, limit: Int64 = CacheIndex.defaultLimit, now: @escaping @Sendable () -> Double,
+        report: @escaping @Sendable (String) -> Void
+    ) {
+        self.directory = directory
+        self.limit = limit
+        self.now = now
+        self.report = report
+        self.index = NIOLockedValueBox(Self.load(directory: directory, report: report))
+    }
+
+    /// `$XDG_CACHE_HOME/chirper-play`, or `~/.cache/chirper-play`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let base = environment["XDG_CACHE_HOME"], base.hasPrefix("/") {
+            return URL(fileURLWithPath: base).appendingPathComponent("chirper-play")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/chirper-play")
+    }
+
+    /// The complete cached file of recording `id`, touched as used now; nil when not cached (an entry whose
+    /// file vanished is dropped).
+    public func cachedFile(id: String) -> URL? {
+        let time = now()
+        return index.withLockedValue { index -> URL? in
+            guard let entry = index.entries[id] else { return nil }
+            let url = directory.appendingPathComponent(entry.file)
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
+            guard let size, size.int64Value == entry.size else {
+                // Deleted, or not the file that was kept (truncated, replaced): fetched again instead.
+                index.entries[id] = nil
+                if size != nil { try? FileManager.default.removeItem(at: url) }
+                return nil
+            }
+            _ = index.touch(id, now: time)
+            return url
+        }
+    }
+
+    /// Claims the `.part` of `id` for one reader; nil for an id that cannot name a file, or while another
+    /// reader holds it. ``release(id:)`` gives it back.
+    func claimPart(id: String) -> URL? {
+        guard let stem = FieldKitNaming.stem(forID: id), writing.withLockedValue({ $0.insert(id).inserted }) else {
+            return nil
+        }
+        return directory.appendingPathComponent("\(stem).part")
+    }
+
+    func release(id: String) {
+        _ = writing.withLockedValue { $0.remove(id) }
+    }
+
+    /// Writes `XC<id>.json` beside the cached audio (the metadata `--offline` searches). Best effort: a
+    /// cache that cannot be written costs the offline search this recording, never the playing.
+    public func remember(_ recording: Recording, fetched: Date) {
+        guard let stem = FieldKitNaming.stem(forID: recording.id) else { return }
+        let data = Sidecar.encode(recording, audioFile: "", fetched: fetched)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try data.write(to: directory.appendingPathComponent("\(stem).json"), options: .atomic)
+        } catch {
+            let first = toldUnwritable.withLockedValue { told -> Bool in
+                defer { told = true }
+                return !told
+            }
+            guard first else { return }
+            report(
+                "cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached")
+        }
+    }
+
+    /// Bytes kept now (for tests and `--cache-size` checks).
+    public var totalSize: Int64 { index.withLockedValue { $0.totalSize } }
+
+    /// Commits a complete `.part` of `id`: checks its length, sniffs its extension, renames it, records it,
+    /// evicts what no longer fits and writes the index. Anything wrong discards the part with one line.
+    func commit(id: String, part: URL, expectedLength: Int64?) {
+        let fileManager = FileManager.default
+        let size = ((try? fileManager.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value ?? -1
+        let head = (try? FileHandle(forReadingFrom: part)).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 12)
+        }
+        guard let stem = FieldKitNaming.stem(forID: id), size > 0, expectedLength.map({ $0 == size }) ?? true,
+            let ext = head.flatMap({ FieldKitNaming.sniffExtension(Array($0)) })
+        else {
+            try? fileManager.removeItem(at: part)
+            return
+        }
+        let name = "\(stem).\(ext)"
+        let final = directory.appendingPathComponent(name)
+        // rename(2) replaces a stale file of the same name in one step: never a half-written final name.
+        guard rename(part.path, final.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? fileManager.removeItem(at: part)
+            report("cannot keep \(stem) in the cache folder \(directory.path) (\(reason)); playing goes on uncached")
+            return
+        }
+        let time = now()
+        let evicted = index.withLockedValue { index in
+            index.insert(id, .init(file: name, size: size, lastUse: time), limit: limit)
+        }
+        for entry in evicted {
+            try? fileManager.removeItem(at: directory.appendingPathComponent(entry.file))
+            let sidecar = (entry.file as NSString).deletingPathExtension + ".json"
+            try? fileManager.removeItem(at: directory.appendingPathComponent(sidecar))
+        }
+        save()
+    }
+
+    /// Writes the index (temporary file, then rename).
+    func save() {
+        let snapshot = index.withLockedValue { $0 }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let data = try JSONEncoder().encode(snapshot)
+            try data.write(to: directory.appendingPathComponent("index.json"), options: .atomic)
+        } catch {
+            report("cannot write the cache index in \(directory.path) (\(Self.reason(error))); playing goes on")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.underlying as? POSIXError {
+            return String(cString: strerror(underlying.code.rawValue))
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    /// The index on disk, or one rebuilt from the files present when it is missing or unreadable.
+    static func load(directory: URL, report: (String) -> Void) -> CacheIndex {
+        let fileManager = FileManager.default
+        let indexFile = directory.appendingPathComponent("index.json")
+        if let data = try? Data(contentsOf: indexFile) {
+            if let index = try? JSONDecoder().decode(CacheIndex.self, from: data) { return index }
+            report("the cache index in \(directory.path) was unreadable; rebuilt it from the files there")
+        }
+        var index = CacheIndex()
+        let names = (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names.sorted() where !name.hasSuffix(".json") {
+            let url = directory.appendingPathComponent(name)
+            if name.hasSuffix(".part") {
+                try? fileManager.removeItem(at: url)
+                continue
+            }
+            let parts = name.split(separator: ".")
+            guard parts.count == 2, ["mp3", "wav"].contains(parts[1]) else { continue }
+            let stem = String(parts[0])
+            let id = stem.hasPrefix("XC") ? String(stem.dropFirst(2)) : stem
+            guard FieldKitNaming.stem(forID: id) == stem,
+                let attributes = try? fileManager.attributesOfItem(atPath: url.path),
+                let size = (attributes[.size] as? NSNumber)?.int64Value
+            else { continue }
+            let used = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            index.entries[id] = .init(file: name, size: size, lastUse: used)
+        }
+        return index
+    }
+}
+
+/// A byte source that serves a cached recording from disk, and otherwise tees the network read into the cache.
+public struct CachingByteSource: ByteSource {
+    let base: any ByteSource
+    let cache: RecordingCache
+    let id: String
+
+    public init(base: any ByteSource, cache: RecordingCache, id: String) {
+        self.base = base
+        self.cache = cache
+        self.id = id
+    }
+
+    public var canResume: Bool { base.canResume }
+
+    public func open(from offset: Int64) async throws -> any ByteReader {
+        if let file = cache.cachedFile(id: id) {
+            return try await FileByteSource(path: file.path).open(from: offset)
+        }
+        let reader = try await base.open(from: offset)
+        guard let part = cache.claimPart(id: id) else { return reader }
+        return TeeReader(base: reader, part: part, offset: offset, cache: cache, id: id)
+    }
+}
+
+/// Copies what a network reader gives into the `.part` file while the bytes line up with it (a read from 0,
+/// or a resume exactly where the part ends); commits at the end. A seek elsewhere just reads through.
+final class TeeReader: ByteReader {
+    private let base: any ByteReader
+    private let cache: RecordingCache
+    private let id: String
+    private let part: URL
+    private var handle: FileHandle?
+    private var written: Int64
+
+    init(base: any ByteReader, part: URL, offset: Int64, cache: RecordingCache, id: String) {
+        self.base = base
+        self.part = part
+        self.cache = cache
+        self.id = id
+        let fileManager = FileManager.default
+        let existing = ((try? fileManager.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value
+        if offset == 0 {
+            // A deleted cache folder is made again here.
+            try? fileManager.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
+            handle =
+                fileManager.createFile(atPath: part.path, contents: nil) ? try? FileHandle(forWritingTo: part) : nil
+            written = 0
+        } else if existing == offset {
+            handle = try? FileHandle(forWritingTo: part)
+            _ = try? handle?.seekToEnd()
+            written = offset
+        } else {
+            handle = nil
+            written = 0
+        }
+        if handle == nil { cache.release(id: id) }
+    }
+
+    deinit {
+        // A reader dropped before its end (stop, a new play, a seek): the part stays for a resume from where
+        // it ends, and the claim goes.
+        if handle != nil { cache.release(id: id) }
+    }
+
+    var totalLength: Int64? { base.totalLength }
+
+    func read() async throws -> [UInt8]? {
+        let chunk: [UInt8]?
+        do {
+            chunk = try await base.read()
+        } catch {
+            // A drop: the part keeps what arrived, and the resumed read (from where it ends) carries on
+            // teeing into it.
+            stopTeeing()
+            throw error
+        }
+        guard let handle else { return chunk }
+        guard let chunk else {
+            if let total = base.totalLength, written < total {
+                // Ended short: kept for the resume that follows, like a drop.
+                stopTeeing()
+                return nil
+            }
+            try? handle.close()
+            self.handle = nil
+            cache.commit(id: id, part: part, expectedLength: base.totalLength ?? written)
+            cache.release(id: id)
+            return nil
+        }
+        do {
+            try handle.write(contentsOf: chunk)
+            written += Int64(chunk.count)
+        } catch {
+            // A full disk or a deleted folder only costs the caching, never the playing.
+            try? handle.close()
+            self.handle = nil
+            try? FileManager.default.removeItem(at: part)
+            cache.release(id: id)
+        }
+        return chunk
+    }
+
+    private func stopTeeing() {
+        guard let handle else { return }
+        try? handle.close()
+        self.handle = nil
+        cache.release(id: id)
+    }
+}
+
+extension ByteSources {
+    /// `base` with the play cache in front of it: locations `id` names a recording id for are served from the
+    /// cache when complete and teed into it otherwise; others go straight to `base`. The Player and the
+    /// SonogramReader get the same wrapped sources, so a replay, a seek, a loop or a `sono` of a cached
+    /// recording makes no request.
+    public static func cached(
+        _ base: ByteSources, cache: RecordingCache,
+        id: @escaping @Sendable (AudioLocation) -> String? = FieldKitNaming.id(of:)
+    ) -> ByteSources {
+        ByteSources { location in
+            let source = try base.source(for: location)
+            guard case .remote = location, let key = id(location), FieldKitNaming.stem(forID: key) != nil else {
+                return source
+            }
+            return CachingByteSource(base: source, cache: cache, id: key)
+        }
+    }
+}

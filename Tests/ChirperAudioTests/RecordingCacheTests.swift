@@ -1,0 +1,197 @@
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import ChirperAudio
+
+@Suite("Field kit: the play cache")
+struct RecordingCacheTests {
+    /// An MP3-looking body (ID3 header, then counting bytes).
+    static let body: [UInt8] = Array("ID3".utf8) + (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("chirper-cache-\(UUID())")
+    }
+
+    func drain(_ sources: ByteSources, _ url: String, from offset: Int64 = 0) async throws -> [UInt8] {
+        let reader = try await sources.source(for: .remote(url)).open(from: offset)
+        var bytes: [UInt8] = []
+        while let chunk = try await reader.read() { bytes += chunk }
+        return bytes
+    }
+
+    @Test("a cached replay makes no request and gives the same bytes, from any offset")
+    func cachedReplay() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notices = NIOLockedValueBox<[String]>([])
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1000 }) { line in
+            notices.withLockedValue { $0.append(line) }
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 5000)
+        }) { server in
+            let url = server.baseURL + "/254462/download"
+            let sources = ByteSources.cached(.live(), cache: cache)
+            let first = try await drain(sources, url)
+            #expect(first == Self.body)
+            #expect(server.requests.count == 1)
+            let replay = try await drain(sources, url)
+            let seek = try await drain(sources, url, from: 100)
+            #expect(replay == Self.body)
+            #expect(seek == Array(Self.body[100...]))
+            #expect(server.requests.count == 1, "the replay and the seek were served from the cache")
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("XC254462.mp3").path))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("XC254462.part").path))
+        let index = try JSONDecoder().decode(
+            CacheIndex.self, from: Data(contentsOf: directory.appendingPathComponent("index.json")))
+        #expect(index.entries["254462"]?.size == Int64(Self.body.count))
+        #expect(notices.withLockedValue { $0 }.isEmpty)
+    }
+
+    @Test("a drop mid-play is resumed into the same part, and the recording is cached whole")
+    func dropThenResume() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { _ in }
+        let cut = NIOLockedValueBox(true)
+        try await LoopbackServer.with(handler: { request in
+            let full = LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
+            guard cut.withLockedValue({ $0 }) else { return full }
+            cut.withLockedValue { $0 = false }
+            return LoopbackResponse(
+                status: 200, headers: [("Content-Type", "audio/mpeg")],
+                chunks: LoopbackResponse.chunked(Array(Self.body[..<20_000]), size: 4096),
+                ending: .cut(declaredLength: Self.body.count))
+        }) { server in
+            let url = server.baseURL + "/7/download"
+            let sources = ByteSources.cached(.live(), cache: cache)
+            let source = try sources.source(for: .remote(url))
+            var bytes: [UInt8] = []
+            let first = try await source.open(from: 0)
+            do {
+                while let chunk = try await first.read() { bytes += chunk }
+            } catch {}
+            #expect(bytes.count < Self.body.count)
+            let second = try await source.open(from: Int64(bytes.count))
+            while let chunk = try await second.read() { bytes += chunk }
+            #expect(bytes == Self.body)
+            #expect(server.requests.count == 2)
+            #expect(try await drain(sources, url) == Self.body)
+            #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test("the cache never exceeds its bound: the least recently played go, sidecars with them")
+    func bounded() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = NIOLockedValueBox(0.0)
+        let limit = Int64(Self.body.count * 2 + 100)
+        let cache = RecordingCache(directory: directory, limit: limit, now: { clock.withLockedValue { $0 } }) { _ in }
+        try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
+            server in
+            let sources = ByteSources.cached(.live(), cache: cache)
+            for id in 1...6 {
+                clock.withLockedValue { $0 = Double(id) }
+                cache.remember(Recording(id: "\(id)"), fetched: Date(timeIntervalSince1970: 0))
+                _ = try await drain(sources, server.baseURL + "/\(id)/download")
+                #expect(cache.totalSize <= limit)
+                let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                    .filter { $0.hasSuffix(".mp3") }
+                    .map { try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($0).path) }
+                    .reduce(Int64(0)) { $0 + (($1[.size] as? NSNumber)?.int64Value ?? 0) }
+                #expect(onDisk <= limit, "the files on disk fit the bound after recording \(id)")
+            }
+        }
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(names.isSuperset(of: ["XC5.mp3", "XC6.mp3", "XC6.json"]))
+        #expect(!names.contains("XC1.mp3") && !names.contains("XC1.json"))
+    }
+
+    @Test("a corrupted index is rebuilt from the files with one line; a deleted folder is recreated")
+    func corruptedIndex() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(Self.body).write(to: directory.appendingPathComponent("XC7.mp3"))
+        try Data("{garbage".utf8).write(to: directory.appendingPathComponent("index.json"))
+        let notices = NIOLockedValueBox<[String]>([])
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            notices.withLockedValue { $0.append(line) }
+        }
+        #expect(notices.withLockedValue { $0 }.count == 1)
+        #expect(cache.cachedFile(id: "7") != nil)
+        try FileManager.default.removeItem(at: directory)
+        #expect(cache.cachedFile(id: "7") == nil)
+        try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
+            server in
+            let sources = ByteSources.cached(.live(), cache: cache)
+            let bytes = try await drain(sources, server.baseURL + "/7/download")
+            #expect(bytes == Self.body)
+            #expect(cache.cachedFile(id: "7") != nil)
+            // A cached file cut short behind the cache's back is fetched again, not played short.
+            let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("XC7.mp3"))
+            try handle.truncate(atOffset: 100)
+            try handle.close()
+            let again = try await drain(sources, server.baseURL + "/7/download")
+            #expect(again == Self.body)
+            #expect(server.requests.count == 2)
+        }
+        #expect(cache.cachedFile(id: "7") != nil)
+        #expect(notices.withLockedValue { $0 }.count == 1, "nothing more to say")
+    }
+
+    @Test("a cache folder that cannot be written says so once, and reading goes on uncached")
+    func unwritable() async throws {
+        let file = folder()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data().write(to: file)
+        let notices = NIOLockedValueBox<[String]>([])
+        let cache = RecordingCache(directory: file.appendingPathComponent("cache"), limit: 1 << 20, now: { 1 }) {
+            line in notices.withLockedValue { $0.append(line) }
+        }
+        cache.remember(Recording(id: "7"), fetched: Date())
+        cache.remember(Recording(id: "8"), fetched: Date())
+        try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
+            server in
+            let bytes = try await drain(ByteSources.cached(.live(), cache: cache), server.baseURL + "/7/download")
+            #expect(bytes == Self.body)
+        }
+        let said = notices.withLockedValue { $0 }
+        #expect(said.first?.hasPrefix("cannot write in the cache folder \(file.path)/cache (") == true)
+        #expect(said.first?.hasSuffix("playing goes on uncached") == true)
+        #expect(said.count == 1, "\(said)")
+    }
+
+    @Test("the Player on cached sources: playing a recording again makes no request and gives the same samples")
+    func playerReplay() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let wav = makeWAV(
+            chirpSignal(frames: 11025, sampleRate: 11025, channels: 1), encoding: .signed16, sampleRate: 11025,
+            channels: 1)
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(wav.bytes, contentType: "audio/wav", for: request, chunkSize: 4096)
+        }) { server in
+            let sink = NullSink()
+            let player = Player(sink: sink, sources: ByteSources.cached(.live(), cache: cache))
+            let item = PlayItem(label: "XC7", location: .remote(server.baseURL + "/7/download"))
+            for round in 1...2 {
+                player.play(item)
+                try await player.waitFor("round \(round) ends") { state in
+                    if case .idle(let ending?) = state { return ending.ticket.value == UInt64(round) }
+                    return false
+                }
+                #expect(sink.totals.samples == round * wav.expected.count)
+            }
+            #expect(server.requests.count == 1, "the second play read the cached file")
+        }
+    }
+}
