@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev pkg-config
-TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame \
+	pipewire pipewire-pulse wireplumber dbus-daemon
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time
 ARGS ?=
 

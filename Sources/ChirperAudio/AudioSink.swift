@@ -17,8 +17,35 @@ public protocol AudioSink: Sendable {
         bufferSeconds: Double,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput
+    /// As `openOutput(format:label:bufferSeconds:onUnderrun:)`; `continuing` says the output goes on with
+    /// the same track (after a seek, a loop or a format change), so a sink that records (a WAV file) appends
+    /// instead of starting over.
+    func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        continuing: Bool,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput
     /// Ends the session: closes any connection. Idempotent; `prepare` may connect again later.
     func shutdown()
+    /// Whether the sink plays in real time (a sound server) rather than as fast as audio is decoded.
+    var playsInRealTime: Bool { get }
+}
+
+extension AudioSink {
+    public var playsInRealTime: Bool { true }
+
+    /// Sinks that play (rather than record) treat a continuing output like any other.
+    public func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        continuing: Bool,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput {
+        try await openOutput(format: format, label: label, bufferSeconds: bufferSeconds, onUnderrun: onUnderrun)
+    }
 }
 
 /// One track's output stream.

@@ -35,27 +35,79 @@ public enum AudioSniffer {
     /// Bytes kept to describe an unsupported body.
     public static let describeLength = 64
 
+    /// Bytes that decide every signature at the start (ID3, an MPEG header, RIFF....WAVE, Ogg, FLAC, MP4).
+    static let signatureLength = 12
+
+    /// How far into a body the first MPEG frame may start: libmpg123 gives up searching for the first frame
+    /// after 65,536 bytes of junk (`skip_junk` in parse.c; measured with mpg123 1.31: a frame at offset 65,535
+    /// plays, one at 65,536 fails with "Failed to find valid MPEG data within limit on resync"), so looking
+    /// further would accept streams the decoder then refuses, and looking less would refuse streams mpg123
+    /// plays. It also bounds what is held while looking (this plus one frame).
+    public static let resyncLimit = 65536
+
     /// Looks at `prefix` (the body's first bytes). `isComplete` says that no more bytes will come.
     ///
-    /// The verdict depends only on the bytes, never on how they were split: an audio signature is decided
-    /// with at most 12 bytes, and anything else waits for `describeLength` bytes (or the end) to describe it.
+    /// The verdict depends only on the bytes, never on how they were split: an audio signature at the start is
+    /// decided with at most 12 bytes; otherwise the body is searched for MPEG frames (see `Scanner`), and a body
+    /// without any is described by its first `describeLength` bytes.
     public static func sniff(_ prefix: some Collection<UInt8>, isComplete: Bool) -> Verdict {
-        let bytes = Array(prefix.prefix(describeLength))
-        if bytes.isEmpty {
-            return isComplete ? .unsupported(UnsupportedAudioFormat(found: "an empty body")) : .needMore
+        var scanner = Scanner()
+        return scanner.verdict(Array(prefix), isComplete: isComplete)
+    }
+
+    /// Sniffs a body that grows between calls (`bytes` is always the whole prefix so far), remembering how far
+    /// its search got, so feeding a byte at a time stays linear.
+    public struct Scanner: Sendable {
+        /// The next offset to try as the first frame of a junk-prefixed stream.
+        private var nextOffset = 1
+        /// The start is known to be neither audio nor another format (decided once 12 bytes are in).
+        private var startIsJunk = false
+
+        public init() {}
+
+        /// The verdict on `bytes`, the body's first bytes (a prefix of every later call's).
+        public mutating func verdict(_ bytes: [UInt8], isComplete: Bool) -> Verdict {
+            if bytes.isEmpty {
+                return isComplete ? .unsupported(UnsupportedAudioFormat(found: "an empty body")) : .needMore
+            }
+            if !startIsJunk {
+                switch matchAudio(bytes) {
+                case .some(.some(let container)):
+                    return .container(container)
+                case .some(.none):
+                    break  // not audio at the start
+                case .none:
+                    if !isComplete { return .needMore }
+                }
+                let head = Array(bytes.prefix(signatureLength))
+                if isOtherFormat(head) {
+                    return .unsupported(UnsupportedAudioFormat(found: describe(Array(bytes.prefix(describeLength)))))
+                }
+                // Every signature is decided by its first 12 bytes: the start need not be looked at again.
+                startIsJunk = bytes.count >= signatureLength
+            }
+            // Junk before the first frame (padding, a broken tag): look for frames further on, as libmpg123 does.
+            while nextOffset < min(bytes.count, resyncLimit) {
+                switch MPEGFrameChain.check(bytes, at: nextOffset, isComplete: isComplete) {
+                case .found: return .container(.mp3)
+                case .needMore: return .needMore
+                case .absent: nextOffset += 1
+                }
+            }
+            if !isComplete && bytes.count < resyncLimit {
+                return .needMore
+            }
+            var found = describe(Array(bytes.prefix(describeLength)))
+            if bytes.count >= resyncLimit { found += ", and no MPEG audio frame in the first 64 KiB" }
+            return .unsupported(UnsupportedAudioFormat(found: found))
         }
-        switch matchAudio(bytes) {
-        case .some(.some(let container)):
-            return .container(container)
-        case .some(.none):
-            break  // certainly not audio we know
-        case .none:
-            if !isComplete { return .needMore }
-        }
-        if bytes.count < describeLength && !isComplete {
-            return .needMore
-        }
-        return .unsupported(UnsupportedAudioFormat(found: describe(bytes)))
+    }
+
+    /// Signatures of other formats that may hold anything (so also bytes that look like MPEG frames).
+    private static func isOtherFormat(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: Array("OggS".utf8)) || bytes.starts(with: Array("fLaC".utf8))
+            || (bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)))
+            || (bytes.count >= 8 && Array(bytes[4..<8]) == Array("ftyp".utf8))
     }
 
     /// `.some(container)`: audio; `.some(nil)`: not audio; `nil`: too few bytes to say.
@@ -91,12 +143,7 @@ public enum AudioSniffer {
 
     /// Whether these bytes start a plausible MPEG audio frame (sync, version, layer, bit rate, sample rate).
     static func isMPEGFrameHeader(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> Bool {
-        guard b0 == 0xFF, b1 & 0xE0 == 0xE0 else { return false }
-        let version = (b1 >> 3) & 0x3  // 01 is reserved
-        let layer = (b1 >> 1) & 0x3  // 00 is reserved
-        let bitrateIndex = b2 >> 4  // 1111 is invalid
-        let rateIndex = (b2 >> 2) & 0x3  // 11 is reserved
-        return version != 1 && layer != 0 && bitrateIndex != 0xF && rateIndex != 3
+        MPEGFrameHeader(b0, b1, b2, 0) != nil
     }
 
     private enum Comparison { case match, mismatch, tooShort }

@@ -30,8 +30,9 @@ public struct TruncatedAudio: UserFacingError, Hashable {
 /// Decodes an MP3 byte stream fed in pieces of any size (libmpg123 feed mode) into 16-bit PCM.
 ///
 /// One owner for one `mpg123_handle`: created in `init`, freed in `deinit`. The output is interleaved signed
-/// 16-bit at the stream's own rate and channel count; a `.format` is emitted before the first samples and
-/// whenever the stream changes format. Not thread-safe: use it from one task at a time.
+/// 16-bit at the rate and channel count of the stream's first frame; one `.format` is emitted before the first
+/// samples, and frames of another format later in the stream are converted to it by libmpg123. Not
+/// thread-safe: use it from one task at a time.
 public final class MP3Decoder {
     private let handle: OpaquePointer
     /// Reused output buffer for `mpg123_read` (samples).
@@ -151,6 +152,20 @@ public final class MP3Decoder {
         var encoding: Int32 = 0
         try check(mpg123_getformat(handle, &rate, &channels, &encoding))
         let newFormat = PCMFormat(sampleRate: rate, channels: Int(channels))
+        if format == nil {
+            // One output format for the whole track: from now on libmpg123 may only produce this one, so a
+            // later change in the stream (mono ↔ stereo between frames, another sample rate in joined files)
+            // is converted by the library itself (mixing to mono or duplicating to stereo, NtoM resampling)
+            // and the sink, or the one WAV file, never sees a change. The result equals
+            // `mpg123 -s -r RATE --resample NtoM --mono|--stereo` (StreamFamilyTests). Plain `mpg123 -r`
+            // resamples with libsyn123 in the front end instead and differs by ±1 after the change; plain
+            // `mpg123 -s` writes the change out raw, which no single-format sink can play.
+            try check(mpg123_format_none(handle))
+            try check(mpg123_format(handle, rate, channels, encoding))
+            try check(mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0))
+        } else if newFormat == format {
+            return  // the stream changed, the output did not
+        }
         if duration == nil {
             // In feed mode a length is only known from an Info/Xing header: that one is exact.
             let frames = mpg123_length(handle)

@@ -11,6 +11,8 @@ public final class NullSink: AudioSink {
 
     public func prepare() async throws {}
 
+    public var playsInRealTime: Bool { false }
+
     public func openOutput(
         format: PCMFormat,
         label: String,

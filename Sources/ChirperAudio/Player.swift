@@ -117,7 +117,10 @@ public final class Player: Sendable {
         self.progressElapsed = elapsedTime(on: clocks.progress)
         self.configuration = configuration
         self.locked = NIOLockedValueBox(
-            Locked(machine: PlaybackMachine(policy: configuration.policy, maxReconnects: configuration.maxReconnects)))
+            Locked(
+                machine: PlaybackMachine(
+                    policy: configuration.policy, maxReconnects: configuration.maxReconnects,
+                    realTimeOutput: sink.playsInRealTime)))
     }
 
     /// A player for an `--output` choice.
@@ -231,6 +234,14 @@ public final class Player: Sendable {
     /// Speed, volume and mute as the machine holds them.
     public var settings: PlaybackSettings {
         locked.withLockedValue { $0.machine.settings }
+    }
+
+    /// Connects to the sound server in the background (at start-up, while the first search runs), so the
+    /// first `play` finds the connection ready. A failure here is not reported: the first `play` tries again
+    /// and says what went wrong.
+    public func warmUp() {
+        let sink = self.sink
+        Task { try? await sink.prepare() }
     }
 
     /// Stops, closes the sink's connection and ends every `stateUpdates()` stream.
@@ -424,8 +435,9 @@ public final class Player: Sendable {
                         ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
                         monitor: monitor, configuration: self.configuration, backoffClock: self.clocks.backoff,
                         send: { event in self.send(event).action },
-                        openOutput: { format, number in
-                            try await self.openOutput(format, item: item, pipeline: pipeline, segment: number)
+                        openOutput: { format, number, continuing in
+                            try await self.openOutput(
+                                format, item: item, pipeline: pipeline, segment: number, continuing: continuing)
                         })
                     return try await feed.run()
                 }
@@ -441,14 +453,15 @@ public final class Player: Sendable {
     }
 
     /// A sink output for one segment of `item`; its underruns are reported for that segment.
-    private func openOutput(_ format: PCMFormat, item: PlayItem, pipeline: Pipeline, segment: Int) async throws
-        -> any AudioOutput
-    {
+    private func openOutput(
+        _ format: PCMFormat, item: PlayItem, pipeline: Pipeline, segment: Int, continuing: Bool
+    ) async throws -> any AudioOutput {
         let ticket = pipeline.ticket
         return try await sink.openOutput(
             format: format,
             label: item.label,
             bufferSeconds: configuration.policy.sinkBuffer,
+            continuing: continuing,
             onUnderrun: { [weak self] in
                 // Called on the sound server's thread: hop off it before touching the machine. The position
                 // goes first, so the machine knows what is really left in the sink.

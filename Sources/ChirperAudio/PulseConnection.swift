@@ -1,7 +1,8 @@
 import CPulse
 
 /// State shared with libpulse's callbacks; every field is guarded by the main loop's lock.
-// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held).
+// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held), a
+// C lock the compiler cannot see.
 final class ContextState: @unchecked Sendable {
     enum Phase {
         case connecting
@@ -11,15 +12,12 @@ final class ContextState: @unchecked Sendable {
     }
 
     var phase: Phase = .connecting
+    /// `waitUntilReady` calls waiting for the connection (not cancellable, so they can stay under this lock).
     var waiters: [CheckedContinuation<Void, any Error>] = []
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
-
-    /// Resumes every waiter (from a libpulse callback, which runs with the lock held: there is no later
-    /// point on the main loop's thread at which the lock is released).
-    func resumeWaiters(with result: Result<Void, any Error>) {
-        for waiter in takeWaiters() { waiter.resume(with: result) }
-    }
+    /// The last track's stream, corked and empty, kept for the next track of the same format (at most one).
+    var parked: PulseStreamState?
 
     /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
     func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -60,7 +58,11 @@ final class PulseConnection: @unchecked Sendable {
             { context, userdata in
                 guard let context, let userdata else { return }
                 let state = Unmanaged<ContextState>.fromOpaque(userdata).takeUnretainedValue()
-                PulseConnection.contextStateChanged(context, state)
+                // Decided, then resumed at the end; libpulse holds the main loop lock throughout (see
+                // `PulseResumptions` for why resuming there is safe).
+                var resumptions = PulseResumptions()
+                PulseConnection.contextStateChanged(context, state, into: &resumptions)
+                resumptions.run()
             },
             statePointer.toOpaque()
         )
@@ -88,7 +90,9 @@ final class PulseConnection: @unchecked Sendable {
         statePointer.release()
     }
 
-    /// Runs `body` with the main loop locked. Never call from a libpulse callback.
+    /// Runs `body` with the main loop locked. Never call from a libpulse callback (libpulse holds the lock
+    /// there already and asserts), nor from a task cancellation handler (it would wait for the lock while holding
+    /// its task's status lock, which a callback resuming that task needs: see `PulseResumptions`).
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -124,30 +128,34 @@ final class PulseConnection: @unchecked Sendable {
 
     /// Disconnects and stops the main loop thread. Idempotent.
     func close() {
-        let (wasRunning, waiters) = locked {
-            var waiters: [CheckedContinuation<Void, any Error>] = []
+        var resumptions = PulseResumptions()
+        let wasRunning = locked {
             if case .closed = state.phase {
                 // Closed before: nothing more to do (close is idempotent).
             } else {
                 state.phase = .closed
-                waiters = state.takeWaiters()
+                resumptions.fail(state.takeWaiters(), with: CancellationError())
                 pa_context_disconnect(context)
             }
             defer { running = false }
-            return (running, waiters)
+            return running
         }
-        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+        resumptions.run()
         if wasRunning {
             pa_threaded_mainloop_stop(mainloop)
         }
     }
 
-    private static func contextStateChanged(_ context: OpaquePointer, _ state: ContextState) {
+    private static func contextStateChanged(
+        _ context: OpaquePointer,
+        _ state: ContextState,
+        into resumptions: inout PulseResumptions
+    ) {
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
             if case .connecting = state.phase {
                 state.phase = .ready
-                state.resumeWaiters(with: .success(()))
+                for waiter in state.takeWaiters() { resumptions.resume(waiter, with: .success(())) }
             }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             let detail = PulseError.message(of: context)
@@ -155,7 +163,7 @@ final class PulseConnection: @unchecked Sendable {
             case .connecting:
                 let error = AudioSinkError.noSoundServer(detail: detail)
                 state.phase = .failed(error)
-                state.resumeWaiters(with: .failure(error))
+                resumptions.fail(state.takeWaiters(), with: error)
             case .ready:
                 state.phase = .failed(.soundServerLost(detail: detail))
             case .failed, .closed:
@@ -166,25 +174,63 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued).
-    func setVolume(percent: Int, of stream: PulseStreamState) {
+    /// Keeps `stream` (main loop locked, ready, flushed by the caller) for the next track of its format; the
+    /// stream parked before it is disconnected. False when the connection is going away.
+    func park(_ stream: PulseStreamState) -> Bool {
+        guard case .ready = state.phase else { return false }
+        if let old = state.parked, old !== stream, let handle = old.stream {
+            old.phase = .closed
+            old.stream = nil
+            pa_stream_disconnect(handle)
+            pa_stream_unref(handle)
+        }
+        state.parked = stream
+        return true
+    }
+
+    /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued), if the
+    /// output of `lease` still has it.
+    func setVolume(percent: Int, of stream: PulseStreamState, lease: Int) {
         locked {
-            guard let handle = stream.stream else { return }
+            guard stream.lease == lease, let handle = stream.stream else { return }
             PulseVolume.set(percent: percent, context: context, stream: handle, channels: stream.format.channels)
         }
     }
 
-    /// Creates a playback stream, corked, and waits until the server has it ready.
+    /// A corked playback stream for one track: the parked one when its format and size match (no round
+    /// trips to the server: the first sound comes sooner), else a new one, once the server has it ready.
     func openStream(
         format: PCMFormat,
         name: String,
         bufferSeconds: Double,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> PulseOutput {
-        let output = try locked { () throws -> PulseOutput in
+        let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
+        let output = try locked { () throws -> (PulseOutput, reused: Bool) in
             guard case .ready = state.phase else {
                 if case .failed(let error) = state.phase { throw error }
                 throw AudioSinkError.soundServerLost(detail: "connection closed")
+            }
+            if let parked = state.parked {
+                state.parked = nil
+                if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
+                    let stream = parked.stream
+                {
+                    parked.lease += 1
+                    parked.onUnderrun = onUnderrun
+                    parked.timeBase = parked.time ?? 0
+                    if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
+                    let output = PulseOutput(
+                        connection: self, streamState: parked, contextState: state, lease: parked.lease)
+                    return (output, true)
+                }
+                // Another format: the parked stream goes.
+                if let handle = parked.stream {
+                    parked.phase = .closed
+                    parked.stream = nil
+                    pa_stream_disconnect(handle)
+                    pa_stream_unref(handle)
+                }
             }
             var spec = pa_sample_spec(
                 format: PA_SAMPLE_S16LE,
@@ -197,7 +243,6 @@ final class PulseConnection: @unchecked Sendable {
             guard let stream = pa_stream_new(context, name, &spec, nil) else {
                 throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
             }
-            let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
             let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
             state.streams[ObjectIdentifier(streamState)] = streamState
             let userdata = Unmanaged.passUnretained(streamState).toOpaque()
@@ -235,14 +280,15 @@ final class PulseConnection: @unchecked Sendable {
                 throw AudioSinkError.soundServer(detail: detail)
             }
             streamState.stream = stream
-            return PulseOutput(connection: self, streamState: streamState, contextState: state)
+            return (PulseOutput(connection: self, streamState: streamState, contextState: state, lease: 0), false)
         }
+        if output.reused { return output.0 }
         do {
-            try await output.waitUntilReady()
+            try await output.0.waitUntilReady()
         } catch {
-            output.stop()
+            output.0.stop()
             throw error
         }
-        return output
+        return output.0
     }
 }

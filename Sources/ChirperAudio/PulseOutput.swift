@@ -1,10 +1,10 @@
 import CPulse
-import Dispatch
 
 /// One stream's state, shared with libpulse's callbacks; guarded by the main loop's lock. It stays
 /// registered with the connection until libpulse reports the stream terminated or failed, so a callback
-/// never sees freed memory.
-// @unchecked: every field is read and written only with the main loop locked (callbacks run with it held).
+/// never sees freed memory. The continuations waiting on the stream are in `waiters`, under their own lock.
+// @unchecked: the mutable fields are read and written only with the main loop locked (callbacks run with it
+// held), a C lock the compiler cannot see; `waiters` is Sendable.
 final class PulseStreamState: @unchecked Sendable {
     enum Phase {
         case connecting
@@ -14,14 +14,16 @@ final class PulseStreamState: @unchecked Sendable {
     }
 
     let format: PCMFormat
-    let onUnderrun: @Sendable () -> Void
+    /// The track's underrun handler; a parked stream has none.
+    var onUnderrun: @Sendable () -> Void
+    let waiters = PulseWaiters()
+    /// Counts the tracks that used this stream: a stream is parked after a track and reused by the next one
+    /// of the same format (no server round trips), and an output of an earlier lease finds it gone.
+    var lease = 0
+    /// The stream's time when this lease began: what this track has played is the time since.
+    var timeBase: pa_usec_t = 0
     var stream: OpaquePointer?
     var phase: Phase = .connecting
-    var readyWaiter: CheckedContinuation<Void, any Error>?
-    /// A `write` waiting for room in `queue`.
-    var spaceWaiter: CheckedContinuation<Void, any Error>?
-    /// A `drain` waiting for `queue` to empty, then for the server's drain.
-    var drainWaiter: CheckedContinuation<Void, any Error>?
     /// Called when the stream is gone for good (to unregister it).
     var onGone: (() -> Void)?
 
@@ -32,6 +34,9 @@ final class PulseStreamState: @unchecked Sendable {
     let capacity: Int
     var frameBytes: Int { format.channels * 2 }
     var pending: Int { queue.count - queueStart }
+    /// A waiting writer is woken once this much room is free (a quarter of the queue), so that it hands over
+    /// large pieces instead of waking for every few milliseconds the server takes.
+    var wakeRoom: Int { max(frameBytes, capacity / 4 / frameBytes * frameBytes) }
 
     init(format: PCMFormat, capacity: Int, onUnderrun: @escaping @Sendable () -> Void) {
         self.format = format
@@ -48,18 +53,26 @@ final class PulseStreamState: @unchecked Sendable {
         }
     }
 
-    func failAll(_ error: any Error) {
-        readyWaiter?.resume(throwing: error)
-        spaceWaiter?.resume(throwing: error)
-        drainWaiter?.resume(throwing: error)
-        readyWaiter = nil
-        spaceWaiter = nil
-        drainWaiter = nil
+    /// The error for an output of lease `lease`: a later track has the stream now, or the stream's own error.
+    func error(forLease lease: Int) -> (any Error)? {
+        self.lease == lease ? blockingError : CancellationError()
+    }
+
+    /// The stream's current time (main loop locked), or nil before the server has told it.
+    var time: pa_usec_t? {
+        guard let stream, case .ready = phase else { return nil }
+        var microseconds: pa_usec_t = 0
+        return pa_stream_get_time(stream, &microseconds) == 0 ? microseconds : nil
+    }
+
+    /// Takes every waiter out, to be failed with `error`.
+    func failAll(_ error: any Error, into resumptions: inout PulseResumptions) {
+        resumptions.fail(waiters.takeAll(), with: error)
     }
 
     /// Hands queued audio to the server as far as it asks for it (main loop locked). Wakes a writer when
     /// there is room again.
-    func pump() {
+    func pump(into resumptions: inout PulseResumptions) {
         guard let stream, case .ready = phase else { return }
         var writable = pa_stream_writable_size(stream)
         while writable != -1, pending >= frameBytes, writable >= frameBytes {
@@ -69,7 +82,7 @@ final class PulseStreamState: @unchecked Sendable {
             }
             if status < 0 {
                 phase = .failed(.soundServerLost(detail: PulseError.message(status)))
-                failAll(blockingError ?? CancellationError())
+                failAll(blockingError ?? CancellationError(), into: &resumptions)
                 return
             }
             queueStart += count
@@ -79,58 +92,63 @@ final class PulseStreamState: @unchecked Sendable {
             queue.removeFirst(queueStart)
             queueStart = 0
         }
-        if pending < capacity, let waiter = spaceWaiter {
-            spaceWaiter = nil
-            waiter.resume()
+        if pending + wakeRoom <= capacity {
+            resumptions.resume(waiters.take(.space), with: .success(()))
         }
     }
+
+    /// Asks the server to play out what it holds; the drain waiter is resumed by `drainCallback`.
+    var drainIssued = false
+
+    func issueDrain(_ stream: OpaquePointer, into resumptions: inout PulseResumptions) {
+        drainIssued = true
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        if let operation = pa_stream_drain(stream, PulseStreamState.drainCallback, userdata) {
+            pa_operation_unref(operation)
+        } else {
+            let error = AudioSinkError.soundServerLost(detail: "drain refused")
+            resumptions.resume(waiters.take(.drain), with: .failure(error))
+        }
+    }
+
+    // The callbacks run on the main loop's thread with its lock held: each decides and takes the waiters out,
+    // and resumes them at its end (see `PulseResumptions` for why that is safe there).
 
     static let stateCallback: pa_stream_notify_cb_t = { stream, userdata in
         guard let stream, let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        var resumptions = PulseResumptions()
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
             if case .connecting = state.phase { state.phase = .ready }
-            state.readyWaiter?.resume()
-            state.readyWaiter = nil
+            resumptions.resume(state.waiters.take(.ready), with: .success(()))
         case PA_STREAM_FAILED:
             let detail = PulseError.message(of: pa_stream_get_context(stream))
             if case .closed = state.phase {
             } else {
                 state.phase = .failed(.soundServerLost(detail: detail))
             }
-            state.failAll(state.blockingError ?? CancellationError())
+            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
             state.onGone?()
         case PA_STREAM_TERMINATED:
             if case .failed = state.phase {} else { state.phase = .closed }
-            state.failAll(state.blockingError ?? CancellationError())
+            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
             state.onGone?()
         default:
             break
         }
+        resumptions.run()
     }
 
     static let writeCallback: pa_stream_request_cb_t = { _, _, userdata in
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
-        state.pump()
-        if state.pending == 0, let drain = state.drainWaiter, let stream = state.stream, !state.drainIssued {
-            state.issueDrain(stream, drain)
+        var resumptions = PulseResumptions()
+        state.pump(into: &resumptions)
+        if state.pending == 0, let stream = state.stream, !state.drainIssued, state.waiters.isWaiting(.drain) {
+            state.issueDrain(stream, into: &resumptions)
         }
-    }
-
-    /// Asks the server to play out what it holds; `drainWaiter` is resumed by `drainCallback`.
-    var drainIssued = false
-
-    func issueDrain(_ stream: OpaquePointer, _ waiter: CheckedContinuation<Void, any Error>) {
-        drainIssued = true
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        if let operation = pa_stream_drain(stream, PulseStreamState.drainCallback, userdata) {
-            pa_operation_unref(operation)
-        } else {
-            drainWaiter = nil
-            waiter.resume(throwing: AudioSinkError.soundServerLost(detail: "drain refused"))
-        }
+        resumptions.run()
     }
 
     static let underflowCallback: pa_stream_notify_cb_t = { _, userdata in
@@ -142,13 +160,12 @@ final class PulseStreamState: @unchecked Sendable {
     static let drainCallback: pa_stream_success_cb_t = { _, success, userdata in
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
-        if success != 0 {
-            state.drainWaiter?.resume()
-        } else {
-            state.drainWaiter?.resume(
-                throwing: state.blockingError ?? AudioSinkError.soundServer(detail: "drain failed"))
-        }
-        state.drainWaiter = nil
+        let result: Result<Void, any Error> =
+            success != 0
+            ? .success(()) : .failure(state.blockingError ?? AudioSinkError.soundServer(detail: "drain failed"))
+        var resumptions = PulseResumptions()
+        resumptions.resume(state.waiters.take(.drain), with: result)
+        resumptions.run()
     }
 }
 
@@ -157,11 +174,14 @@ final class PulseOutput: AudioOutput, Sendable {
     private let connection: PulseConnection
     private let state: PulseStreamState
     private let contextState: ContextState
+    /// Which use of the stream this output is (see `PulseStreamState.lease`).
+    private let lease: Int
 
-    init(connection: PulseConnection, streamState: PulseStreamState, contextState: ContextState) {
+    init(connection: PulseConnection, streamState: PulseStreamState, contextState: ContextState, lease: Int) {
         self.connection = connection
         self.state = streamState
         self.contextState = contextState
+        self.lease = lease
         let key = ObjectIdentifier(streamState)
         streamState.onGone = { [weak contextState] in
             contextState?.streams[key] = nil
@@ -175,34 +195,32 @@ final class PulseOutput: AudioOutput, Sendable {
     var format: PCMFormat { state.format }
 
     func waitUntilReady() async throws {
-        try await wait { state in
-            if case .ready = state.phase { return true }
-            return false
-        } register: { state, continuation in
-            state.readyWaiter = continuation
+        try await wait(for: .ready) { state in
+            if case .ready = state.phase { return .success(()) }
+            return nil
         }
     }
 
     func write(_ samples: [Int16]) async throws {
-        let frameBytes = state.format.channels * 2
         let total = samples.count * 2
         var offset = 0
         while offset < total {
-            try await wait { state in
-                state.pending + frameBytes <= state.capacity
-            } register: { state, continuation in
-                state.spaceWaiter = continuation
+            let needed = min(state.wakeRoom, total - offset)
+            try await wait(for: .space) { state in
+                state.pending + needed <= state.capacity ? .success(()) : nil
             }
+            var resumptions = PulseResumptions()
+            defer { resumptions.run() }
             try connection.locked {
-                if let error = state.blockingError { throw error }
-                let room = (state.capacity - state.pending) / frameBytes * frameBytes
+                if let error = state.error(forLease: lease) { throw error }
+                let room = (state.capacity - state.pending) / state.frameBytes * state.frameBytes
                 let count = min(room, total - offset)
                 guard count > 0 else { return }
                 samples.withUnsafeBytes { raw in
                     state.queue.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
                 }
                 offset += count
-                state.pump()
+                state.pump(into: &resumptions)
             }
         }
     }
@@ -212,7 +230,7 @@ final class PulseOutput: AudioOutput, Sendable {
     }
 
     func setVolume(percent: Int) {
-        connection.setVolume(percent: percent, of: state)
+        connection.setVolume(percent: percent, of: state, lease: lease)
     }
 
     func pause() throws {
@@ -221,7 +239,7 @@ final class PulseOutput: AudioOutput, Sendable {
 
     private func cork(_ corked: Bool) throws {
         try connection.locked {
-            if let error = state.blockingError { throw error }
+            if let error = state.error(forLease: lease) { throw error }
             guard let stream = state.stream else { return }
             if let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil) {
                 pa_operation_unref(operation)
@@ -230,28 +248,38 @@ final class PulseOutput: AudioOutput, Sendable {
     }
 
     func drain() async throws {
-        try await wait { _ in
-            false
-        } register: { state, continuation in
-            guard let stream = state.stream, state.drainWaiter == nil else {
-                continuation.resume(throwing: CancellationError())
-                return
-            }
-            state.drainWaiter = continuation
+        try await wait(for: .drain) { state in
+            // One drain at a time, on a live stream.
+            state.stream == nil || state.waiters.isWaiting(.drain) ? .failure(CancellationError()) : nil
+        } whenWaiting: { state, resumptions in
             state.drainIssued = false
-            state.pump()
+            state.pump(into: &resumptions)
             // Once our queue is empty the server is asked to drain; until then the write callback asks.
-            if state.pending == 0 {
-                state.issueDrain(stream, continuation)
+            if state.pending == 0, let stream = state.stream {
+                state.issueDrain(stream, into: &resumptions)
             }
         }
     }
 
+    /// Silences at once: the server drops what it holds. A ready stream is parked (corked, emptied) for the
+    /// next track of the same format; any other is disconnected.
     func stop() {
+        var resumptions = PulseResumptions()
+        defer { resumptions.run() }
         connection.locked {
-            guard let stream = state.stream else { return }
+            guard state.lease == lease, let stream = state.stream else { return }
             if case .ready = state.phase, let operation = pa_stream_flush(stream, nil, nil) {
                 pa_operation_unref(operation)
+            }
+            if case .ready = state.phase, connection.park(state) {
+                if let operation = pa_stream_cork(stream, 1, nil, nil) { pa_operation_unref(operation) }
+                state.lease += 1
+                state.onUnderrun = {}
+                state.drainIssued = false
+                state.failAll(CancellationError(), into: &resumptions)
+                state.queue = []
+                state.queueStart = 0
+                return
             }
             switch state.phase {
             case .connecting, .ready:
@@ -260,7 +288,7 @@ final class PulseOutput: AudioOutput, Sendable {
             case .failed, .closed:
                 break
             }
-            state.failAll(state.blockingError ?? CancellationError())
+            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
             state.queue = []
             state.queueStart = 0
             state.stream = nil
@@ -270,43 +298,44 @@ final class PulseOutput: AudioOutput, Sendable {
 
     var playedSeconds: Double? {
         connection.locked {
-            guard let stream = state.stream, case .ready = state.phase else { return nil }
-            var microseconds: pa_usec_t = 0
-            guard pa_stream_get_time(stream, &microseconds) == 0 else { return nil }
-            return Double(microseconds) / 1_000_000
+            guard state.lease == lease, let time = state.time else { return nil }
+            return Double(time >= state.timeBase ? time - state.timeBase : 0) / 1_000_000
         }
     }
 
-    /// Suspends until `ready` holds (checked with the lock held), registering the continuation with
-    /// `register` otherwise; a stopped or failed stream, or task cancellation, ends the wait with an error.
+    /// Suspends until the stream gives `kind` (a stopped or failed stream, or task cancellation, ends the wait
+    /// with an error). `decide`, called with the lock held, returns the outcome if it is known now, or `nil`
+    /// to wait; then the continuation is registered and `whenWaiting` runs, still under the lock.
     private func wait(
-        until ready: @escaping (PulseStreamState) -> Bool,
-        register: @escaping (PulseStreamState, CheckedContinuation<Void, any Error>) -> Void
+        for kind: PulseWaiters.Kind,
+        decide: @escaping (PulseStreamState) -> Result<Void, any Error>?,
+        whenWaiting: @escaping (PulseStreamState, inout PulseResumptions) -> Void = { _, _ in }
     ) async throws {
+        let state = self.state
+        let lease = self.lease
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // Decided under the lock, resumed outside it (`register` may still resume at once).
+                // Decided under the lock, resumed outside it.
+                var resumptions = PulseResumptions()
                 let decided: Result<Void, any Error>? = connection.locked {
-                    if let error = state.blockingError { return .failure(error) }
+                    if let error = state.error(forLease: lease) { return .failure(error) }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    if ready(state) { return .success(()) }
-                    register(state, continuation)
+                    if let now = decide(state) { return now }
+                    guard state.waiters.register(kind, continuation) else { return .failure(CancellationError()) }
+                    whenWaiting(state, &resumptions)
                     return nil
                 }
                 if let decided { continuation.resume(with: decided) }
+                resumptions.run()
             }
         } onCancel: {
-            // Not here: the cancel handler runs with the task's status lock held, while the mainloop thread,
-            // holding the mainloop lock, may be resuming this very task (which needs the status lock).
-            // Taking the mainloop lock from another thread breaks that cycle; it also orders this after any
-            // registration in progress, so a continuation registered just before cancellation is still failed.
-            let connection = self.connection
-            let state = self.state
-            DispatchQueue.global().async {
-                connection.locked {
-                    state.failAll(CancellationError())
-                }
-            }
+            // The handler runs with this task's status lock held, which resuming this task's continuation also
+            // takes; libpulse callbacks resume continuations with the main loop lock held. So the handler must
+            // not wait for the main loop lock (that cycle was a deadlock): it fails the waiters from their own
+            // lock, which `register` also takes, so a continuation registered just before is still failed.
+            var resumptions = PulseResumptions()
+            resumptions.fail(state.waiters.takeAll(), with: CancellationError())
+            resumptions.run()
         }
     }
 }

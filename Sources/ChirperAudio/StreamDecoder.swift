@@ -5,8 +5,8 @@
 /// sits in memory. The output does not depend on how the input is chunked. Not thread-safe.
 public final class StreamDecoder {
     private enum Stage {
-        /// Collecting the first bytes to decide the format.
-        case sniffing([UInt8])
+        /// Collecting the first bytes (in `sniffed`) to decide the format.
+        case sniffing
         /// MP3: looking at the next 10 bytes for an ID3v2 tag header.
         case id3Header([UInt8])
         /// MP3: skipping the rest of an ID3v2 tag.
@@ -15,7 +15,10 @@ public final class StreamDecoder {
         case wav(WAVDecoder)
     }
 
-    private var stage: Stage = .sniffing([])
+    private var stage: Stage = .sniffing
+    /// The body's first bytes while sniffing: at most `AudioSniffer.resyncLimit` plus a few frames.
+    private var sniffed: [UInt8] = []
+    private var scanner = AudioSniffer.Scanner()
     private let expectedLength: Int64?
     private var bytesSeen: Int64 = 0
     private var tagBytes: Int64 = 0
@@ -55,9 +58,13 @@ public final class StreamDecoder {
     public func finish() throws -> [DecodedAudio] {
         var output: [DecodedAudio] = []
         switch stage {
-        case .sniffing(let prefix):
-            switch AudioSniffer.sniff(prefix, isComplete: true) {
-            case .container, .needMore:
+        case .sniffing:
+            switch scanner.verdict(sniffed, isComplete: true) {
+            case .container(let container):
+                // Frames after junk, found only now that the body ended: decode them.
+                try begin(container, into: &output)
+                return output + (try finish())
+            case .needMore:
                 // Too short to hold any audio; the machine reports "no audio".
                 return []
             case .unsupported(let error):
@@ -84,21 +91,16 @@ public final class StreamDecoder {
         var input = input
         while !input.isEmpty {
             switch stage {
-            case .sniffing(let held):
-                // Sniffing looks at no more than the first 64 bytes, so `combined` is kept only while short.
-                let combined = held + Array(input)
-                switch AudioSniffer.sniff(combined, isComplete: false) {
+            case .sniffing:
+                // Bounded: the scanner decides within `AudioSniffer.resyncLimit` bytes and a few frames.
+                sniffed.append(contentsOf: input)
+                switch scanner.verdict(sniffed, isComplete: false) {
                 case .needMore:
-                    stage = .sniffing(combined)
+                    break
                 case .unsupported(let error):
                     throw error
                 case .container(let container):
-                    self.container = container
-                    switch container {
-                    case .mp3: stage = .id3Header([])
-                    case .wav: stage = .wav(WAVDecoder())
-                    }
-                    try combined.withUnsafeBytes { try process($0[...], into: &output) }
+                    try begin(container, into: &output)
                 }
                 return
             case .id3Header(var header):
@@ -128,6 +130,19 @@ public final class StreamDecoder {
                 return
             }
         }
+    }
+
+    /// Leaves sniffing: the decoder for `container` gets every byte sniffed so far (junk before an MP3's first
+    /// frame included: libmpg123 skips it itself, exactly as `mpg123` does).
+    private func begin(_ container: AudioContainer, into output: inout [DecodedAudio]) throws {
+        self.container = container
+        switch container {
+        case .mp3: stage = .id3Header([])
+        case .wav: stage = .wav(WAVDecoder())
+        }
+        let bytes = sniffed
+        sniffed = []
+        try bytes.withUnsafeBytes { try process($0[...], into: &output) }
     }
 
     private func startMP3() throws -> MP3Decoder {

@@ -10,8 +10,9 @@ import ChirperCore
 final class TrackFeed {
     /// Feeds one event to the machine and runs what it decides; returns the action it named.
     typealias Send = (_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> PlaybackMachine.Action
-    /// Opens a sink output for `format` whose underruns are reported for segment `segment`.
-    typealias OpenOutput = (_ format: PCMFormat, _ segment: Int) async throws -> any AudioOutput
+    /// Opens a sink output for `format` whose underruns are reported for segment `segment`; `continuing` when
+    /// the track had an output before (a seek, a loop, a format change).
+    typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
 
     /// The rest of a decoded batch is not to be played: the segment moved (a loop wrapped, or a seek waited
     /// for the format).
@@ -48,6 +49,8 @@ final class TrackFeed {
     /// A restart that came before the decoder knew its format; carried out when it does.
     private var awaitingFormat: PlaybackSegment?
     private var durationReported = false
+    /// An output was opened for this track already.
+    private var openedOutput = false
     /// The loop's first pass as decoded (nil when there is no loop or it is too long to keep): later
     /// passes replay it, so every seam is the same sample-exact join and costs no decoding.
     private var loopPass: [Int16]?
@@ -55,6 +58,8 @@ final class TrackFeed {
     private var replayAt: Int?
     /// The recording frame right after the kept pass (the loop's end).
     private var passEndFrame = 0
+    /// The loop is too long to keep in memory: every pass seeks back.
+    private var loopTooLong = false
 
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
     private static let loopPassLimit = 32 << 20
@@ -330,7 +335,8 @@ final class TrackFeed {
     }
 
     private func install(_ format: PCMFormat) async throws {
-        let output = try await openOutput(format, plan.number)
+        let output = try await openOutput(format, plan.number, openedOutput)
+        openedOutput = true
         try pipeline.output.install(output, segment: plan.number, playedBefore: segmentQueued)
     }
 
@@ -345,14 +351,20 @@ final class TrackFeed {
         if let pass = loopPass, !pass.isEmpty {
             replayAt = 0
         } else {
+            // No whole pass was kept (the segment began inside the loop, e.g. after a speed change): seek back
+            // and keep the next pass, which is whole.
             _ = try await reposition(to: start)
+            loopPass = loopTooLong ? nil : []
         }
     }
 
     private func keepForLoop(_ samples: [Int16]) {
         guard var pass = loopPass, replayAt == nil else { return }
         loopPass = nil  // keeps the buffer unique while it grows
-        guard pass.count + samples.count <= Self.loopPassLimit else { return }
+        guard pass.count + samples.count <= Self.loopPassLimit else {
+            loopTooLong = true
+            return
+        }
         pass += samples
         loopPass = pass
     }
@@ -388,7 +400,9 @@ final class TrackFeed {
         plan = segment
         segmentQueued = 0
         replayAt = nil
-        loopPass = segment.loop == nil ? nil : []
+        loopTooLong = false
+        // Only a pass from the loop's start is whole (a speed change inside a loop restarts mid-pass).
+        loopPass = segment.loop.map { $0.start == segment.start ? [] : nil } ?? nil
         guard let format, let landing = try await reposition(to: segment.start) else {
             awaitingFormat = segment
             return

@@ -6,16 +6,19 @@ public struct WAVDecoderError: UserFacingError, Hashable, CustomStringConvertibl
     public var description: String { message }
 }
 
-/// Reads RIFF/WAVE PCM fed in pieces of any size and produces interleaved 16-bit samples.
+/// Reads RIFF/WAVE PCM fed in pieces of any size and produces interleaved 16-bit samples, the same samples
+/// `sox -D FILE -b 16 -e signed-integer` writes (deeper samples rounded, not dithered).
 ///
-/// Accepts WAVE_FORMAT_PCM (8-bit unsigned, 16/24/32-bit signed), WAVE_FORMAT_IEEE_FLOAT (32/64-bit) and
-/// WAVE_FORMAT_EXTENSIBLE with either subformat; any rate; mono or stereo. Chunks may come in any order
+/// Accepts WAVE_FORMAT_PCM (8-bit unsigned, 16/24/32-bit signed), WAVE_FORMAT_IEEE_FLOAT (32/64-bit), G.711
+/// A-law and mu-law, and WAVE_FORMAT_EXTENSIBLE with any of these subformats; any rate; mono or stereo. Chunks may come in any order
 /// (`fmt ` must precede `data`); unknown chunks are skipped, odd sizes padded. A `data` size that promises
 /// more than arrives is not an error (what arrives is played); 0 or 0xFFFFFFFF means "until the end".
 /// Memory is bounded: only a partial header or a partial sample frame is kept between feeds.
 public final class WAVDecoder {
     private enum Encoding: Equatable {
         case unsigned8, signed16, signed24, signed32, float32, float64
+        /// G.711 (telephone recordings): 8-bit logarithmic samples.
+        case aLaw, muLaw
     }
 
     private struct Layout: Equatable {
@@ -161,6 +164,8 @@ public final class WAVDecoder {
         let encoding: Encoding
         switch (tag, bits) {
         case (1, 8): encoding = .unsigned8
+        case (6, 8): encoding = .aLaw
+        case (7, 8): encoding = .muLaw
         case (1, 16): encoding = .signed16
         case (1, 24): encoding = .signed24
         case (1, 32): encoding = .signed32
@@ -168,8 +173,11 @@ public final class WAVDecoder {
         case (3, 64): encoding = .float64
         case (1, _), (3, _):
             throw WAVDecoderError("\(bits)-bit \(tag == 1 ? "integer" : "float") samples are not supported")
+        case (6, _), (7, _):
+            throw WAVDecoderError("\(bits)-bit \(Self.encodingName(tag)) samples are not supported")
         default:
-            throw WAVDecoderError("encoding \(Self.encodingName(tag)) is not supported (only PCM and float)")
+            throw WAVDecoderError(
+                "encoding \(Self.encodingName(tag)) is not supported (only PCM, float, A-law, mu-law)")
         }
         guard channels == 1 || channels == 2 else {
             throw WAVDecoderError("\(channels) channels are not supported (only mono and stereo)")
@@ -239,15 +247,18 @@ public final class WAVDecoder {
         switch encoding {
         case .unsigned8:
             return Int16(Int(raw[offset]) - 128) << 8
+        case .aLaw:
+            return aLawTable[Int(raw[offset])]
+        case .muLaw:
+            return muLawTable[Int(raw[offset])]
         case .signed16:
             return Int16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int16.self))
         case .signed24:
             let value =
-                Int32(raw[offset]) | Int32(raw[offset + 1]) << 8 | Int32(Int8(bitPattern: raw[offset + 2])) << 16
-            return Int16(truncatingIfNeeded: value >> 8)
+                Int32(raw[offset]) << 8 | Int32(raw[offset + 1]) << 16 | Int32(Int8(bitPattern: raw[offset + 2])) << 24
+            return wideTo16(value)
         case .signed32:
-            let value = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-            return Int16(truncatingIfNeeded: value >> 16)
+            return wideTo16(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
         case .float32:
             let bits = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             return floatToInt16(Double(Float(bitPattern: bits)))
@@ -257,11 +268,50 @@ public final class WAVDecoder {
         }
     }
 
-    /// -1...1 to 16-bit, rounded to nearest and clipped; NaN becomes silence.
+    // G.711 expanded to 16-bit linear as the reference decoder (Sun's g711.c, which sox's tables come from) does.
+
+    /// A-law byte to 16-bit linear.
+    static let aLawTable: [Int16] = (0..<256).map { byte in
+        let value = Int(byte) ^ 0x55
+        var magnitude = (value & 0x0F) << 4
+        let segment = (value & 0x70) >> 4
+        switch segment {
+        case 0: magnitude += 8
+        case 1: magnitude += 0x108
+        default: magnitude = (magnitude + 0x108) << (segment - 1)
+        }
+        return Int16(value & 0x80 != 0 ? magnitude : -magnitude)
+    }
+
+    /// mu-law byte to 16-bit linear.
+    static let muLawTable: [Int16] = (0..<256).map { byte in
+        let value = ~Int(byte) & 0xFF
+        let magnitude = (((value & 0x0F) << 3) + 0x84) << ((value & 0x70) >> 4)
+        return Int16(value & 0x80 != 0 ? 0x84 - magnitude : magnitude - 0x84)
+    }
+
+    // Deeper samples become 16-bit as `sox -D` (no dither) makes them, so the PCM equals sox's: sox holds every
+    // sample as a 32-bit integer and rounds that to 16 bits half up, clipping at the top (`SOX_SAMPLE_TO_SIGNED`
+    // in sox.h). Rounding, not truncation: truncating lowers every sample by half a step on average.
+
+    /// A sample scaled to the full 32-bit range (24-bit samples shifted up by 8) to 16-bit, rounded half up.
+    static func wideTo16(_ value: Int32) -> Int16 {
+        if value > Int32.max - 0x8000 { return .max }
+        return Int16(truncatingIfNeeded: (value + 0x8000) >> 16)
+    }
+
+    /// -1...1 to 16-bit as sox does it: to its 32-bit sample (rounded half away from zero, clipped), then
+    /// `wideTo16`. NaN becomes silence.
     static func floatToInt16(_ value: Double) -> Int16 {
-        guard value.isFinite else { return value.isNaN ? 0 : (value > 0 ? .max : .min) }
-        let scaled = (value * 32768).rounded()
-        return Int16(min(max(scaled, -32768), 32767))
+        guard !value.isNaN else { return 0 }
+        let scaled = value * 2_147_483_648.0
+        let wide: Int32
+        if scaled < 0 {
+            wide = scaled <= -2_147_483_648.5 ? .min : Int32(scaled - 0.5)
+        } else {
+            wide = scaled >= 2_147_483_647.5 ? .max : Int32(scaled + 0.5)
+        }
+        return wideTo16(wide)
     }
 
     private func readUInt16(_ bytes: [UInt8], at offset: Int) -> UInt16 {

@@ -3,16 +3,41 @@ import NIOConcurrencyHelpers
 
 /// Writes what would have been played to a WAV file (16-bit PCM), for `--output wav:PATH`.
 ///
-/// Each track replaces the file. The header's sizes are kept right after every write, so the file is a
-/// valid WAV at any moment, including after `stop`. Tracks are written as fast as they decode.
+/// Each track replaces the file; within a track (after a seek or a loop) the audio is appended, so the file
+/// holds what was heard. The header's sizes are kept right after every write, so the file is a valid WAV at
+/// any moment, including after `stop`. Tracks are written as fast as they decode.
 public final class WAVFileSink: AudioSink {
     public let path: String
+    /// The last output, for a continuing one to append to.
+    private let last = NIOLockedValueBox<WAVFileOutput?>(nil)
 
     public init(path: String) {
         self.path = path
     }
 
+    public func openOutput(
+        format: PCMFormat,
+        label: String,
+        bufferSeconds: Double,
+        continuing: Bool,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) async throws -> any AudioOutput {
+        let previous = last.withLockedValue { $0 }
+        let output: WAVFileOutput
+        if continuing, let previous, previous.format == format {
+            previous.stop()
+            output = try WAVFileOutput(path: path, format: format, appendingAfter: previous.dataBytes)
+        } else {
+            previous?.stop()
+            output = try WAVFileOutput(path: path, format: format)
+        }
+        last.withLockedValue { $0 = output }
+        return output
+    }
+
     public func prepare() async throws {}
+
+    public var playsInRealTime: Bool { false }
 
     public func openOutput(
         format: PCMFormat,
@@ -20,7 +45,8 @@ public final class WAVFileSink: AudioSink {
         bufferSeconds: Double,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
-        try WAVFileOutput(path: path, format: format)
+        try await openOutput(
+            format: format, label: label, bufferSeconds: bufferSeconds, continuing: false, onUnderrun: onUnderrun)
     }
 
     public func shutdown() {}
@@ -40,19 +66,24 @@ final class WAVFileOutput: AudioOutput {
     /// The largest data size a RIFF header can state.
     private static let maximumDataBytes = Int(UInt32.max) - 36
 
-    init(path: String, format: PCMFormat) throws {
+    /// Starts the file over, or (`appendingAfter`) goes on after that many bytes of samples already in it.
+    init(path: String, format: PCMFormat, appendingAfter dataBytes: Int? = nil) throws {
         self.path = path
         self.format = format
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let truncate = dataBytes == nil ? O_TRUNC : 0
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | truncate | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AudioSinkError.file(path: path, reason: String(cString: strerror(errno))) }
         do {
-            try Self.writeAll(Self.header(format: format, dataBytes: 0), to: fd, at: 0, path: path)
+            try Self.writeAll(Self.header(format: format, dataBytes: dataBytes ?? 0), to: fd, at: 0, path: path)
         } catch {
             Glibc.close(fd)
             throw error
         }
-        state = NIOLockedValueBox(State(descriptor: fd))
+        state = NIOLockedValueBox(State(descriptor: fd, dataBytes: dataBytes ?? 0))
     }
+
+    /// Bytes of samples in the file.
+    var dataBytes: Int { state.withLockedValue { $0.dataBytes } }
 
     deinit {
         stop()

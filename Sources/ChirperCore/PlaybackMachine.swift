@@ -121,9 +121,14 @@ public struct PlaybackMachine: Sendable {
     /// How many dropped connections a track survives; the next drop fails it.
     public let maxReconnects: Int
 
-    public init(policy: BufferingPolicy = .default, maxReconnects: Int = 3) {
+    /// The sink plays in real time (a sound server). A file or a null sink runs as fast as it decodes, where
+    /// a loop would never end: loops are refused there.
+    public let realTimeOutput: Bool
+
+    public init(policy: BufferingPolicy = .default, maxReconnects: Int = 3, realTimeOutput: Bool = true) {
         self.policy = policy
         self.maxReconnects = max(0, maxReconnects)
+        self.realTimeOutput = realTimeOutput
     }
 
     /// What the user must see now.
@@ -229,6 +234,9 @@ public struct PlaybackMachine: Sendable {
 
     /// The user asked to repeat `a`…`b` until told otherwise: playback jumps to `a` and wraps at `b`.
     public mutating func loopRequested(from a: TimeInput, to b: TimeInput) -> Action {
+        guard realTimeOutput else {
+            return .refuse("loops need a sound server: --output wav and null run faster than real time")
+        }
         guard var session = loadedSession(for: "loop") else { return refusal(for: "loop") }
         switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {
         case .failure(let error):

@@ -324,6 +324,30 @@ public struct Presenter: Sendable {
         return [head] + sonogramRenderer.terminalLines(sonogram)
     }
 
+    /// The shape of the live strip's picture for a recording of `duration` seconds: ten columns a second (the
+    /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
+    public func stripShape(duration: Double?) -> SonogramShape {
+        let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
+        return SonogramShape(columns: columns, rows: SonogramStrip.lines * sonogramRenderer.rowsPerLine)
+    }
+
+    /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
+    public func strip(_ strip: SonogramStrip, playback: PlaybackState) -> [String] {
+        guard !isScript, let progress = playback.progress else { return [] }
+        if let picture = strip.picture(for: playback) {
+            return sonogramRenderer.stripLines(
+                picture, position: progress.position, width: width - 1, lines: SonogramStrip.lines)
+        }
+        switch strip.state {
+        case .loading(let ticket) where ticket == progress.ticket:
+            return [dim("sonogram of \(progress.item.label): computing …")]
+        case .failed(let ticket, let reason) where ticket == progress.ticket:
+            return [warn(clean(reason))]
+        default:
+            return []
+        }
+    }
+
     /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
     public func settings(_ settings: PlaybackSettings) -> String {
         let speed = settings.speed

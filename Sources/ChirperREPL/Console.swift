@@ -13,7 +13,8 @@ public protocol Console: AnyObject, Sendable {
     /// Prints whole lines. On a terminal they appear above the status line and the prompt, and what the user
     /// is typing is kept intact.
     func print(_ lines: [String])
-    /// Shows `text` as the live status line, replacing the previous one; nil removes it. Ignored in a pipe.
+    /// Shows `text` as the live status line, replacing the previous one; nil removes it. Lines separated by
+    /// `\n` take a row each, above the prompt (the live sonogram strip). Ignored in a pipe.
     func setStatus(_ text: String?)
     /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
     func interrupted()

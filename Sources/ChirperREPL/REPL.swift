@@ -55,6 +55,8 @@ public actor REPL {
         case interrupt
         /// A `sono <n>` finished: its lines, or its one-line failure.
         case sonogram(Result<[String], SonogramFailure>)
+        /// The live strip's picture of play request `ticket`, or why there is none.
+        case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
     }
 
     /// Why a sonogram could not be drawn, as the line to show.
@@ -77,6 +79,9 @@ public actor REPL {
     private let sonograms: any SonogramSource
     /// The `sono <n>` being computed (one at a time; a new one replaces it).
     private var sonogramTask: Task<Void, Never>?
+    /// The live sonogram strip (`sono on|off`) and the computation of its picture.
+    private var strip = SonogramStrip()
+    private var stripTask: Task<Void, Never>?
     private var presenter: Presenter
     private let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
@@ -163,6 +168,12 @@ public actor REPL {
             case .failure(let failure): console.print([presenter.refusal(failure.message)])
             }
             if blocker == .sonogram { blocker = nil }
+        case .stripPicture(let ticket, let result):
+            switch result {
+            case .success(let picture): run(strip.ready(picture, ticket: ticket))
+            case .failure(let failure): run(strip.failed(failure.message, ticket: ticket))
+            }
+            refreshStatus()
         }
         return await drain()
     }
@@ -203,11 +214,47 @@ public actor REPL {
         if let line = presenter.line(playback: new, from: old) {
             console.print([line])
         }
-        let title = recording?.englishName
-        let status = presenter.status(new, title: title)
+        run(strip.playbackChanged(new))
+        refreshStatus()
+    }
+
+    /// Draws the status line (with the live strip above it when on) from the rendered states.
+    private func refreshStatus() {
+        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
+        let line = presenter.status(playback, title: recording?.englishName)
+        let lines = presenter.strip(strip, playback: playback) + (line.map { [$0] } ?? [])
+        let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
         if status != lastStatus {
             lastStatus = status
             console.setStatus(status)
+        }
+    }
+
+    /// Runs what the strip machine decided: compute a picture off the event loop, or stop computing.
+    private func run(_ action: SonogramStrip.Action) {
+        switch action {
+        case .none:
+            break
+        case .refuse(let reason):
+            console.print([presenter.refusal(reason)])
+        case .cancel:
+            stripTask?.cancel()
+            stripTask = nil
+        case .compute(let item, let ticket):
+            stripTask?.cancel()
+            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
+            let sonograms = self.sonograms
+            let sink = eventSink
+            stripTask = Task {
+                do {
+                    let picture = try await sonograms.sonogram(of: item, shape: shape)
+                    sink.yield(.stripPicture(ticket, .success(picture)))
+                } catch is CancellationError {
+                    // Turned off, or replaced by the next recording's picture.
+                } catch {
+                    sink.yield(.stripPicture(ticket, .failure(SonogramFailure(message: userMessage(for: error)))))
+                }
+            }
         }
     }
 
@@ -282,8 +329,13 @@ public actor REPL {
             settingsChanged(player.setMuted(false))
         case .sono(.draw(let row, let maxKHz)):
             drawSonogram(row: row, maxKHz: maxKHz)
-        case .sono(.strip):
-            console.print([presenter.refusal("the live sonogram strip is not available yet; sono <n> draws a row")])
+        case .sono(.strip(let on)):
+            guard console.isInteractive else {
+                console.print([presenter.refusal("the live strip needs a terminal; sono <n> prints the picture")])
+                break
+            }
+            run(on ? strip.turnOn(playing: playback) : strip.turnOff())
+            refreshStatus()
         case .wait:
             // Waits for the last play request unless the rendered state already shows it ended.
             if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {

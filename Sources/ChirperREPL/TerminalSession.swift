@@ -255,9 +255,9 @@ final class TerminalSession {
     private func accept(_ line: String) {
         chirper_el_set_unbuffered(editLine, 0)
         editing = false
-        if statusOnScreen != nil {
+        if let shown = statusOnScreen {
             let rows = TerminalLayout.row(after: TerminalLayout.visible(prompt) + line, columns: columns) + 1
-            write("\r\u{1B}[\(rows + 1)A\u{1B}[J")
+            write("\r\u{1B}[\(rows + Self.rows(of: shown))A\u{1B}[J")
             write(TerminalLayout.printable(prompt) + TerminalText.sanitize(line) + "\r\n")
             statusOnScreen = nil
         }
@@ -342,7 +342,7 @@ final class TerminalSession {
                 ?? TerminalLayout.row(
                     after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         }
-        if statusOnScreen != nil { up += 1 }
+        if let shown = statusOnScreen { up += Self.rows(of: shown) }
         write(up > 0 ? "\r\u{1B}[\(up)A\u{1B}[J" : "\r\u{1B}[J")
         statusOnScreen = nil
     }
@@ -356,10 +356,19 @@ final class TerminalSession {
         }
     }
 
+    /// The status may be several lines (the live sonogram strip above the status line): each is clipped to
+    /// one row, so the rows drawn are the lines.
     private func drawStatus() {
         guard let status else { return }
-        write(TerminalLayout.clip(status, columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
+        for line in status.split(separator: "\n", omittingEmptySubsequences: false) {
+            write(TerminalLayout.clip(String(line), columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
+        }
         statusOnScreen = status
+    }
+
+    /// Rows a status takes on the screen: one per line.
+    private static func rows(of status: String) -> Int {
+        status.split(separator: "\n", omittingEmptySubsequences: false).count
     }
 
     /// Shows what a key left to show: the screen cleared by Ctrl-L, a completion list, a warning.

@@ -356,7 +356,7 @@ public final class MonitorRecorder: Sendable {
 ///
 /// Not Foundation's `Process`: it watches a child through an inherited descriptor, and `pulseaudio` closes
 /// inherited descriptors at start, which makes `Process` block in `waitpid` for a child that is still running.
-final class ChildProcess: @unchecked Sendable {
+final class ChildProcess: Sendable {
     let pid: pid_t
     private let status = NIOLockedValueBox<Int32?>(nil)
     private let collected = NIOLockedValueBox<[UInt8]>([])

@@ -88,7 +88,11 @@ struct ChirperPlay: AsyncParsableCommand {
         }
         let choice = try OutputChoice(parsing: output)
         let sources = ByteSources.live(httpClient: http)
-        let player = Player(sink: choice.makeSink(), sources: sources)
+        // On a terminal the position is read every 0.1 s, so the live sonogram strip's marker keeps within
+        // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
+        let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
+        let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
+        player.warmUp()
         let console = Self.console(interactive: interactive)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(

@@ -37,12 +37,14 @@ enum Fixtures {
         mp3Names.first { $0.contains(fragment + "-") }
     }
 
-    /// `mpg123 -s` (raw native-endian s16 at the stream's own rate and channels) of a file.
-    static func referenceDecode(_ path: String) throws -> [Int16] {
+    /// `mpg123 -s` (raw native-endian s16 at the stream's own rate and channels) of a file; `options` such as
+    /// `-r 44100 --mono` force an output format. Read through a pipe: to a regular file, mpg123 rewinds its
+    /// output when the stream changes format.
+    static func referenceDecode(_ path: String, options: [String] = []) throws -> [Int16] {
         guard let mpg123 = PulseHarness.executable(named: "mpg123") else { throw TestFailure("mpg123 missing") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: mpg123)
-        process.arguments = ["-q", "-s", path]
+        process.arguments = ["-q", "-s"] + options + [path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -190,11 +192,12 @@ func makeWAV(
         case .signed24, .extensible24:
             let low = Int32.random(in: 0...255, using: &generator)
             data += le(UInt32(bitPattern: value << 8 | low), bytes: 3)
-            expected.append(sample)
+            // Rounded half up to 16 bits, clipped at the top, as `sox -D` does.
+            expected.append(Int16(min(32767, ((value << 8 | low) + 0x80) >> 8)))
         case .signed32:
             let low = Int32.random(in: 0...65535, using: &generator)
             data += le(UInt32(bitPattern: value << 16 | low), bytes: 4)
-            expected.append(sample)
+            expected.append(Int16(min(32767, (Int64(value << 16 | low) + 0x8000) >> 16)))
         case .float32, .extensibleFloat32:
             data += le(Float(Double(sample) / 32768).bitPattern, bytes: 4)
             expected.append(sample)

@@ -144,7 +144,8 @@ struct WAVDecodingTests {
         let signal = chirpSignal(frames: 10, sampleRate: 8000, channels: 1)
         var adpcm = makeWAV(signal, encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false).bytes
         adpcm[20] = 2  // format tag 2 = ADPCM
-        await #expect(throws: WAVDecoderError("encoding ADPCM (0x2) is not supported (only PCM and float)")) {
+        await #expect(throws: WAVDecoderError("encoding ADPCM (0x2) is not supported (only PCM, float, A-law, mu-law)"))
+        {
             try await decode(adpcm, chunkSizes: [7])
         }
         var surround = makeWAV(signal, encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false).bytes

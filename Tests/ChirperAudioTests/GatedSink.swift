@@ -4,7 +4,8 @@ import NIOConcurrencyHelpers
 
 /// A test sink whose "speaker" moves only when the test says: writes wait while `capacity` seconds are
 /// queued; `play(seconds:)` consumes audio (if started); `underrun()` empties the queue and reports it;
-/// `completeDrain()` ends a drain. Every call is logged. `prepare` can be made to fail.
+/// `completeDrain()` ends a drain. Every call is logged, every sample accepted kept. `prepare` can be made to
+/// fail.
 final class GatedSink: AudioSink {
     private struct State {
         var outputs: [GatedOutput] = []
@@ -60,16 +61,20 @@ final class GatedOutput: AudioOutput {
         var log: [String] = []
         /// The volume last set (not logged: every output gets one when it is installed).
         var volume = 100
-        var stoppedAt: ContinuousClock.Instant?
+        /// Whether a write was waiting in this output when `stop` was first called (nil before).
+        var writeWaitingAtStop: Bool?
+        var samples: [Int16] = []
         var writeWaiters: [CheckedContinuation<Void, any Error>] = []
         var drainWaiter: CheckedContinuation<Void, any Error>?
-        var logWatchers: [(entry: String, continuation: CheckedContinuation<Void, Never>)] = []
+        var logWatchers: [(entry: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var blockedWatchers: [CheckedContinuation<Void, Never>] = []
 
         /// Appends to the log; returns the watchers to resume.
         mutating func record(_ entry: String) -> [CheckedContinuation<Void, Never>] {
             log.append(entry)
-            let ready = logWatchers.filter { $0.entry == entry }.map(\.continuation)
-            logWatchers.removeAll { $0.entry == entry }
+            let seen = log.filter { $0 == entry }.count
+            let ready = logWatchers.filter { $0.entry == entry && $0.count <= seen }.map(\.continuation)
+            logWatchers.removeAll { $0.entry == entry && $0.count <= seen }
             return ready
         }
     }
@@ -95,6 +100,8 @@ final class GatedOutput: AudioOutput {
     var isRunning: Bool { state.withLockedValue { $0.running } }
     var drainRequested: Bool { state.withLockedValue { $0.drainRequested } }
     var queuedSeconds: Double { Double(state.withLockedValue { $0.queued }) / Double(format.sampleRate) }
+    /// Every sample the output accepted, in order.
+    var samples: [Int16] { state.withLockedValue { $0.samples } }
 
     func write(_ samples: [Int16]) async throws {
         let frames = samples.count / format.channels
@@ -103,6 +110,7 @@ final class GatedOutput: AudioOutput {
                 if state.stopped { return .failure(CancellationError()) }
                 if !state.gateClosed && state.queued - state.played < capacityFrames {
                     state.queued += frames
+                    state.samples += samples
                     return .success(true)
                 }
                 return .success(false)
@@ -110,15 +118,17 @@ final class GatedOutput: AudioOutput {
             if try outcome.get() { return }
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let resumeNow = state.withLockedValue { state in
+                    let (resumeNow, watchers) = state.withLockedValue { state in
                         if state.stopped || Task.isCancelled
                             || (!state.gateClosed && state.queued - state.played < capacityFrames)
                         {
-                            return true
+                            return (true, [CheckedContinuation<Void, Never>]())
                         }
                         state.writeWaiters.append(continuation)
-                        return false
+                        defer { state.blockedWatchers.removeAll() }
+                        return (false, state.blockedWatchers)
                     }
+                    for watcher in watchers { watcher.resume() }
                     if resumeNow { continuation.resume() }
                 }
             } onCancel: {
@@ -143,15 +153,27 @@ final class GatedOutput: AudioOutput {
         for watcher in watchers { watcher.resume() }
     }
 
-    /// Returns once `entry` is in the log (at once if it already is).
-    func waitForLog(_ entry: String) async {
+    /// Returns once `entry` is in the log `count` times (at once if it already is).
+    func waitForLog(_ entry: String, count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let present = state.withLockedValue { state in
-                if state.log.contains(entry) { return true }
-                state.logWatchers.append((entry, continuation))
+                if state.log.filter({ $0 == entry }).count >= count { return true }
+                state.logWatchers.append((entry, count, continuation))
                 return false
             }
             if present { continuation.resume() }
+        }
+    }
+
+    /// Returns once a write is waiting in the output for room (at once if one is).
+    func waitUntilWriteWaits() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLockedValue { state in
+                if !state.writeWaiters.isEmpty { return true }
+                state.blockedWatchers.append(continuation)
+                return false
+            }
+            if waiting { continuation.resume() }
         }
     }
 
@@ -173,12 +195,13 @@ final class GatedOutput: AudioOutput {
         }
     }
 
-    /// When `stop` was first called.
-    var stoppedAt: ContinuousClock.Instant? { state.withLockedValue { $0.stoppedAt } }
+    /// Whether a write was waiting in the output when `stop` was first called: then the stop came from
+    /// outside the writing task, not from that task winding down (nil before any stop).
+    var writeWaitingAtStop: Bool? { state.withLockedValue { $0.writeWaitingAtStop } }
 
     func stop() {
         let watchers = state.withLockedValue { state in
-            if state.stoppedAt == nil { state.stoppedAt = .now }
+            if state.writeWaitingAtStop == nil { state.writeWaitingAtStop = !state.writeWaiters.isEmpty }
             defer { state.stopped = true }
             return state.stopped ? [] : state.record("stop")
         }

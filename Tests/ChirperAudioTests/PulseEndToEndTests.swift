@@ -132,7 +132,7 @@ struct PulseEndToEndTests {
     }
 
     @Test(
-        "stop silences the sink within 100 ms, deletes the stream and leaves nothing running",
+        "stop silences the sink within 100 ms, keeps the stream corked for the next track, leaves nothing running",
         .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
     )
     func stopIsPrompt() async throws {
@@ -153,10 +153,35 @@ struct PulseEndToEndTests {
         print("stop: returned after \(stopReturned), last sound at the monitor \(silentAfter) after stop")
         #expect(stopReturned < .milliseconds(100))
         #expect(silentAfter < .milliseconds(100), "sound continued \(silentAfter) after stop")
-        #expect(await rig.harness.sinkInputCount() == 0)
+        // The stream stays, corked and empty, for the next track of the same format (issue 12).
+        #expect(await rig.harness.sinkInputCount() == 1)
+        #expect(await rig.harness.pactl(["list", "sink-inputs"]).output.contains("Corked: yes"))
         #expect(rig.player.runningPipelines == 0)
         #expect(rig.player.state.isIdle)
         await rig.tearDown()
+    }
+
+    @Test("a second track of the same format plays on the first one's stream (no new stream), whole")
+    func reusesTheStream() async throws {
+        let wav = Case.wav()
+        let rig = try await Rig.make(serving: wav.bytes, format: wav.format)
+        let recorder = try await rig.harness.startRecording(sampleRate: 44100, channels: 2)
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("idle after the first play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
+        let first = await rig.harness.pactl(["list", "short", "sink-inputs"]).output
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("playing again") { $0.isPlaying }
+        try await rig.player.waitFor("idle after the second play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
+        let second = await rig.harness.pactl(["list", "short", "sink-inputs"]).output
+        await recorder.waitForMore(seconds: 0.2)
+        let recording = await recorder.stop()
+        await rig.tearDown()
+        #expect(rig.player.state.isIdle)
+        let index = { (text: String) in text.split(separator: "\n").first?.split(separator: "\t").first }
+        #expect(index(first) != nil && index(first) == index(second), "\(first) then \(second)")
+        // Both plays reached the sink whole: twice the clip's sound (2.5 s each).
+        let loud = recording.samples.count { abs(Int($0)) > 300 } / 2
+        #expect(Double(loud) / 44100 > 2 * 2.5 * 0.9, "\(Double(loud) / 44100) s of sound")
     }
 
     @Test("with no sound server the failure is the plain hint, fast; once a server exists the next play works")
@@ -200,5 +225,34 @@ struct PulseEndToEndTests {
         try await rig.player.waitFor("idle after a full play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
         #expect(rig.player.state.isIdle)
         await rig.tearDown()
+    }
+
+    @Test(
+        "a write waiting for room ends with CancellationError when its task is cancelled, however that races the server's requests (1000 times)",
+        .timeLimit(.minutes(1))
+    )
+    func cancelledWritesEnd() async throws {
+        // The race this covers: the main loop thread resumes a waiting write (room freed by the server's request)
+        // while the writer's cancellation handler runs. A handler that waited for the main loop lock deadlocked.
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 8000, channels: 1)
+        let sink = PulseAudioSink(server: harness.serverAddress)
+        let output = try await sink.openOutput(
+            format: PCMFormat(sampleRate: 8000, channels: 1), label: "cancel", bufferSeconds: 0.05, onUnderrun: {})
+        try output.start()
+        // 1 s of audio, far more than the 50 ms the output holds: each write waits for room many times.
+        let block = [Int16](repeating: 1000, count: 8000)
+        for round in 0..<1000 {
+            let writer = Task { try await output.write(block) }
+            // Spread the cancellations over the server's request cycle (this suite runs in real time); the
+            // outcome does not depend on how long this is.
+            try await Task.sleep(for: .microseconds(round * 997 % 10_000))
+            writer.cancel()
+            await #expect(throws: CancellationError.self, "round \(round)") { try await writer.value }
+        }
+        #expect(await harness.sinkInputCount() == 1)
+        output.stop()
+        sink.shutdown()
+        await harness.stop()
     }
 }

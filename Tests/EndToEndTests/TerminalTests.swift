@@ -114,6 +114,54 @@ struct TerminalTests {
     }
 
     @Test(
+        "sono on: the live strip redraws above the status line while a command is half-typed; sono off takes it away",
+        .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
+    )
+    func liveStrip() async throws {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
+        defer { session.stop() }
+        try await session.waitForPrompt()
+        try await startLongPlayback(session)
+        // Everything on the screen and above it, less the status line (its time moves) and the empty prompt.
+        func kept(_ screen: TerminalScreen) -> [String] {
+            screen.transcript.filter { !$0.isEmpty && !$0.contains(" / 0:30") && $0 != "chirper>" }
+        }
+        let before = kept(session.current)
+
+        session.type("sono on\r")
+        // The strip: 4 lines, its top gutter naming the top frequency (k┐), its bottom 0 kHz (k┘), then the
+        // status line, then the prompt.
+        try await session.waitFor("the strip above the status line") { screen in
+            let rows = screen.lines
+            let row = screen.cursorRow
+            return row >= 5 && rows[row - 5].contains("k┐") && rows[row - 2].contains("k┘")
+                && rows[row - 1].contains(" / 0:30")
+        }
+        session.type("sea")
+        let mark = session.outputCount
+        try await session.waitFor("the strip redrawn twice, the typed line intact") { screen in
+            session.output(after: mark).components(separatedBy: "k┐").count - 1 >= 2
+                && screen.cursorLine == "chirper> sea" && screen.cursorColumn == 12
+                && screen.lines[screen.cursorRow - 5].contains("k┐")
+        }
+        session.type("\u{15}sono off\r")  // Ctrl-U clears the half-typed line first
+        try await session.waitFor("the strip gone, the status line right above the prompt") { screen in
+            !screen.lines.contains { $0.contains("k┐") || $0.contains("k┘") }
+                && screen.lineAboveCursor.contains(" / 0:30") && screen.cursorLine == "chirper>"
+        }
+        // What was printed before stays as it was; the only new lines are the two commands; no strip row was
+        // left behind anywhere.
+        #expect(kept(session.current) == before + ["chirper> sono on", "chirper> sono off"])
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+        await pulse.stop()
+    }
+
+    @Test(
         "Ctrl-C stops playback and drops the half-typed line; the program goes on, and quit restores the terminal",
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )

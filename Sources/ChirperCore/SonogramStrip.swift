@@ -1,0 +1,96 @@
+/// The live sonogram strip above the status line (`sono on` / `sono off`): a pure state machine.
+///
+/// While it is on, every recording that starts playing gets its sonogram computed (the owner runs
+/// `compute`); the strip shows it around the position heard. The picture belongs to one play request
+/// (ticket): a late picture of an older request is dropped.
+public struct SonogramStrip: Sendable {
+    public enum State: Sendable, Hashable {
+        /// Not shown.
+        case off
+        /// On, but nothing is playing.
+        case waiting
+        /// On; the picture of this request is being computed.
+        case loading(PlaybackTicket)
+        /// On; this request's picture.
+        case showing(PlaybackTicket, Sonogram)
+        /// On; this request's picture could not be made (the line says why).
+        case failed(PlaybackTicket, String)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case none
+        /// Compute `item`'s picture for request `ticket` (cancelling any computation still running).
+        case compute(PlayItem, PlaybackTicket)
+        /// Stop any computation still running.
+        case cancel
+        /// Nothing changed: tell the user why.
+        case refuse(String)
+    }
+
+    public private(set) var state: State = .off
+
+    public init() {}
+
+    /// Lines the strip takes above the status line.
+    public static let lines = 4
+
+    /// `sono on`, given what is playing now (the owner passes the rendered state).
+    public mutating func turnOn(playing: PlaybackState) -> Action {
+        guard case .off = state else { return .refuse("the live strip is already on; sono off hides it") }
+        state = .waiting
+        return follow(playing)
+    }
+
+    /// `sono off`.
+    public mutating func turnOff() -> Action {
+        guard state != .off else { return .refuse("the live strip is not on; sono on shows it while playing") }
+        state = .off
+        return .cancel
+    }
+
+    /// The rendered playback state changed: a new request gets its picture.
+    public mutating func playbackChanged(_ playback: PlaybackState) -> Action {
+        guard state != .off else { return .none }
+        return follow(playback)
+    }
+
+    /// The picture of request `ticket` is ready.
+    public mutating func ready(_ sonogram: Sonogram, ticket: PlaybackTicket) -> Action {
+        guard case .loading(let waiting) = state, waiting == ticket else { return .none }
+        state = .showing(ticket, sonogram)
+        return .none
+    }
+
+    /// The picture of request `ticket` could not be made.
+    public mutating func failed(_ reason: String, ticket: PlaybackTicket) -> Action {
+        guard case .loading(let waiting) = state, waiting == ticket else { return .none }
+        state = .failed(ticket, reason)
+        return .none
+    }
+
+    /// The picture to draw with `playback`, if the strip is on and has the picture of what is playing.
+    public func picture(for playback: PlaybackState) -> Sonogram? {
+        guard case .showing(let ticket, let sonogram) = state, playback.isActive, playback.ticket == ticket else {
+            return nil
+        }
+        return sonogram
+    }
+
+    private mutating func follow(_ playback: PlaybackState) -> Action {
+        guard playback.isActive, let ticket = playback.ticket, let item = playback.item else {
+            if case .waiting = state { return .none }
+            // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
+            return .none
+        }
+        switch state {
+        case .loading(let current) where current == ticket, .showing(let current, _) where current == ticket,
+            .failed(let current, _) where current == ticket:
+            return .none
+        case .off:
+            return .none
+        case .waiting, .loading, .showing, .failed:
+            state = .loading(ticket)
+            return .compute(item, ticket)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Foundation
+import Testing
+
+/// 60 s of stereo audio at 8 kHz: long enough to pause and seek in.
+private let longWAV = makeWAV(
+    chirpSignal(frames: 60 * 8000, sampleRate: 8000, channels: 2), encoding: .signed16, sampleRate: 8000,
+    channels: 2, extraChunks: false)
+
+/// The player's commands for studying a recording, against a sink whose speaker the test moves.
+@Suite("Player: seek, volume and loop on the sink's outputs")
+struct PlayerStudyTests {
+    static func rig() async throws -> (LoopbackServer, GatedSink, Player, PlayItem) {
+        let server = try await LoopbackServer.start { request in
+            .file(longWAV.bytes, contentType: "audio/wav", for: request)
+        }
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        return (server, sink, player, PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
+    }
+
+    @Test("seek while paused: the old output stops at once, a new one fills silent at the target; resume starts it")
+    func seekWhilePaused() async throws {
+        let (server, sink, player, item) = try await Self.rig()
+        player.play(item)
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(player.pause() == nil)
+        #expect(player.seek(.absolute(30)) == nil)
+        let paused = try await player.waitFor("paused at 30 s on a second output, full") { state in
+            state.isPaused && sink.outputs.count == 2 && (state.progress?.buffered ?? 0) >= 1.5
+        }
+        #expect(paused.progress?.position == 30)
+        #expect(sink.outputs[0].isStopped, "the old output was silenced")
+        #expect(!sink.outputs[1].log.contains("start"), "the new output stays silent while paused")
+        #expect(player.resume() == nil)
+        await sink.outputs[1].waitForLog("start")
+        sink.outputs[1].play(seconds: 1)
+        let moved = try await player.waitFor("the position moving from 30 s") { ($0.progress?.position ?? 0) >= 30.9 }
+        #expect((moved.progress?.position ?? 0) < 31.1)
+        await player.shutdown()
+        await server.shutdown()
+    }
+
+    @Test("a seek back inside what arrived makes no new request; one beyond it asks with Range from the WAV offset")
+    func seekRequests() async throws {
+        let (server, sink, player, item) = try await Self.rig()
+        player.play(item)
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(player.seek(.absolute(0.5)) == nil)
+        try await player.waitFor("buffered at 0.5 s") { state in
+            state.progress?.position == 0.5 && sink.outputs.count == 2 && (state.progress?.buffered ?? 0) > 0.5
+        }
+        #expect(server.requests.count == 1, "the start had arrived: no request")
+        #expect(player.seek(.absolute(59)) == nil)
+        try await player.waitFor("buffered at 59 s") { state in
+            state.progress?.position == 59 && sink.outputs.count == 3 && (state.progress?.buffered ?? 0) > 0.5
+        }
+        let ranges = server.requests.compactMap { $0.header("range") }
+        // The whole 1.9 MB file may have arrived by then (no Range); a Range, if any, is the byte of 59 s:
+        // 44 + 59 × 8000 × 4.
+        #expect(ranges.allSatisfy { $0 == "bytes=\(44 + 59 * 8000 * 4)-" }, "\(ranges)")
+        #expect(server.requests.count == 1 + ranges.count)
+        await player.shutdown()
+        await server.shutdown()
+    }
+
+    @Test("volume reaches the playing output at once and every output opened after it; mute is volume 0")
+    func volume() async throws {
+        let (server, sink, player, item) = try await Self.rig()
+        player.play(item)
+        try await player.waitFor("playing") { $0.isPlaying }
+        #expect(player.setVolume(50) == nil)
+        #expect(sink.outputs[0].volume == 50)
+        #expect(player.setMuted(true) == nil)
+        #expect(sink.outputs[0].volume == 0)
+        #expect(player.setMuted(false) == nil)
+        #expect(player.seek(.absolute(10)) == nil)
+        try await player.waitFor("a second output") { _ in sink.outputs.count == 2 }
+        #expect(sink.outputs[1].volume == 50)
+        #expect(player.settings == PlaybackSettings(volume: 50))
+        await player.shutdown()
+        await server.shutdown()
+    }
+}
+
+@Suite("Player: studying into a WAV file")
+struct PlayerWAVStudyTests {
+    @Test("--output wav: a seek back appends what is heard after it (the file is not started over); loops are refused")
+    func seekAppends() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = GatedSource(totalLength: longWAV.bytes.count)
+        let player = Player(sink: WAVFileSink(path: path), sources: source.sources)
+        player.play(PlayItem(label: "XC-LONG", location: .local(path: "/gated")))
+        // The first 10 s arrive and are written (8000 frames/s × 4 bytes).
+        source.release(longWAV.bytes.prefix(44 + 10 * 8000 * 4))
+        try await player.waitFor("10 s written") { ($0.progress?.buffered ?? 0) + ($0.progress?.position ?? 0) >= 9.9 }
+        #expect(
+            player.loop(from: .absolute(1), to: .absolute(2))
+                == "loops need a sound server: --output wav and null run faster than real time")
+        #expect(player.seek(.absolute(8)) == nil)
+        source.release(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
+        source.finish()
+        try await player.waitFor("idle") { $0.isIdle || $0.failureReason != nil }
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let frames = (file.count - 44) / 4
+        // 10 s, then from 8 s to the end (52 s): 62 s in all, one valid header saying so.
+        #expect(frames == 62 * 8000, "\(frames) frames")
+        let declared = file[40..<44].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        #expect(declared == file.count - 44)
+        await player.shutdown()
+    }
+}
