@@ -987,10 +987,17 @@ class Bench:
             before = self.audio_requests()
             began = chirper.send(f"seek {int(SEEK_TARGET) // 60}:{int(SEEK_TARGET) % 60:02d}")
             ms = self.seek_onset(began, f"chirper-play seek {kind} (run {n})", landed[("chirper", kind)], problems)
-            _, t_line = chirper.out.wait(r"^playback: playing ", mark, timeout=10)
+            try:
+                _, t_line = chirper.out.wait(r"^playback: playing ", mark, timeout=10)
+            except TimeoutError:
+                heard = "no sound" if ms is None else f"its first sound came after {ms:.1f} ms"
+                problems.append(f"chirper-play seek {kind} (run {n}): no `playback: playing` line within 10 s "
+                                f"({heard}); its lines: {' | '.join(chirper.out.text(mark))}")
+                t_line = None
             if n > 0:
                 requests[kind].append(self.audio_requests() - before)
-                line_ms[kind].append((t_line - began) * 1000)
+                if t_line is not None:
+                    line_ms[kind].append((t_line - began) * 1000)
             return ms
 
         try:
