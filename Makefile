@@ -4,7 +4,7 @@ SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame \
 	pipewire pipewire-pulse wireplumber dbus-daemon
-BENCH_PACKAGES := $(TEST_PACKAGES) lame sox time
+BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time
 ARGS ?=
 
 .PHONY: run test build format lint bench fuzz demo-assets deps-run deps-test deps-bench clean
@@ -43,7 +43,7 @@ deps-bench:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 
 ## Benchmark chirper-play against mpg123 side by side (loopback HTTP server, private PulseAudio null sink):
-## prints a table and writes the figures, with the machine, into BENCH.md. About 6 minutes plus the build.
+## prints a table and writes the figures, with the machine, into BENCH.md. About 14 minutes plus the build.
 BENCH_ARGS ?=
 bench: deps-bench
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-bench --product chirper-play

@@ -13,6 +13,7 @@ import argparse
 import array
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -35,7 +36,15 @@ INPUTS = {  # name -> seconds; generated once and cached (see --cache)
     "ttfs": 10,  # time to first sound, cold start, lists
     "min1": 60,  # CPU while playing, memory (1 minute)
     "min30": 1800,  # memory (30 minutes), decode throughput
+    "min5": 300,  # sonogram (5 minutes)
 }
+# The seek file (figure 8): silence to 29.9 s, then a 1 kHz tone to 30.5 s, a 1.5 kHz tone to 31.5 s, then
+# silence to 65 s. The first sound after a seek to 0:30 can only come from the new position, and which tone
+# it is, and when it changes, tell where the seek landed.
+SEEK_NAME = "seek65"
+SEEK_SECONDS = 65
+SEEK_TARGET = 30.0
+SEEK_TONES = ((29.9, 1000), (30.5, 1500), (31.5, None))  # (start s, Hz); None: silence from there on
 GATE = 1.15  # chirper-play's xeno-canto client starts at most one request a second: pace past it
 
 
@@ -78,6 +87,21 @@ def generate_inputs(cache):
         if sox.wait() != 0:
             raise SystemExit("sox failed")
         partial.rename(path)
+    seek = cache / f"{SEEK_NAME}.mp3"
+    if not (seek.exists() and seek.stat().st_size > SEEK_SECONDS * 15000):
+        log(f"generating {seek} ({SEEK_SECONDS} s: silence, two tones from {SEEK_TONES[0][0]} s, silence)")
+        partial = seek.with_suffix(".part")
+        synth = ["synth", str(SEEK_TONES[0][0]), "sine", "1000", "vol", "0"]
+        for (start, hz), (end, _) in zip(SEEK_TONES, SEEK_TONES[1:]):
+            synth += [":", "synth", f"{end - start:.3f}", "sine", str(hz), "vol", "0.5"]
+        synth += [":", "synth", f"{SEEK_SECONDS - SEEK_TONES[-1][0]:.3f}", "sine", "1000", "vol", "0"]
+        sox = subprocess.Popen(["sox", "-V1", "-n", "-r", str(RATE), "-c", "2", "-b", "16", "-t", "wav", "-"]
+                               + synth, stdout=subprocess.PIPE)
+        run(["lame", "--quiet", "-b", "128", "-", str(partial)], stdin=sox.stdout)
+        sox.stdout.close()
+        if sox.wait() != 0:
+            raise SystemExit("sox failed")
+        partial.rename(seek)
     catalog = cache / "catalog"
     (catalog / "audio").mkdir(parents=True, exist_ok=True)
     target = catalog / "audio" / "min30.mp3"
@@ -196,6 +220,25 @@ def timed(cmd, env, stdin=None, stdout=None, timeout=600):
         return wall, user, system, peak, done.returncode, done.stderr.decode(errors="replace")
     finally:
         os.unlink(path)
+
+
+def timed_direct(cmd, env, stdin, stdout, stderr, timeout):
+    """Runs `cmd` and reads its rusage with wait4 (no /usr/bin/time in between, so a program that hangs is
+    the one killed at `timeout`); returns (wall, user s, system s, peak RSS KiB, status), status None if killed."""
+    began = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env, stdin=stdin, stdout=stdout, stderr=stderr)
+    killed = False
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            break
+        if time.monotonic() - began > timeout and not killed:
+            proc.kill()
+            killed = True
+        time.sleep(0.05)
+    wall = time.monotonic() - began
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
+    return wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss, None if killed else proc.returncode
 
 
 # MARK: - PulseAudio and the monitor
@@ -322,6 +365,11 @@ class Monitor:
 
     def onset(self, after, timeout=15.0):
         """Seconds from `after` (a monotonic time) to the first sound, or None."""
+        found = self.onset_at(after, timeout)
+        return found[0] if found else None
+
+    def onset_at(self, after, timeout=15.0):
+        """(seconds from `after` to the first sound, its sample's global index), or None."""
         deadline = time.monotonic() + timeout
         with self.cond:
             # Start a little before `after`: the caller made sure that the sink was silent then.
@@ -335,12 +383,24 @@ class Monitor:
                 if max(piece) > THRESHOLD or min(piece) < -THRESHOLD:
                     for k, value in enumerate(piece):
                         if abs(value) > THRESHOLD:
-                            return offset + self.latency + (index + start + k) / RATE - after
+                            at = index + start + k
+                            return offset + self.latency + at / RATE - after, at
             index = end
             if time.monotonic() > deadline:
                 return None
             with self.cond:
                 self.cond.wait(0.02)
+
+    def samples(self, start, count, timeout=10.0):
+        """`count` samples from global index `start` (waits for them to be recorded), or None."""
+        with self.cond:
+            if not self.cond.wait_for(lambda: self.base + len(self.data) // 2 >= start + count or self.ended,
+                                      timeout):
+                return None
+            first, end, view = self._samples(start)
+            if first != start or end < start + count:
+                return None
+            return view[:count]
 
     def wait_silence(self, seconds=0.3, timeout=15.0):
         """Returns once the last `seconds` recorded were silent."""
@@ -358,6 +418,34 @@ class Monitor:
     def stop(self):
         self.proc.terminate()
         self.proc.wait()
+
+
+def tone_power(view, hz):
+    """Power of `hz` in `view` (a DFT bin at that frequency; exact when the block holds whole cycles)."""
+    step = 2 * math.pi * hz / RATE
+    re_sum = sum(v * math.cos(step * n) for n, v in enumerate(view))
+    im_sum = sum(v * math.sin(step * n) for n, v in enumerate(view))
+    return re_sum * re_sum + im_sum * im_sum
+
+
+def landing(view):
+    """Where a seek to SEEK_TARGET landed, in recording seconds, read from the monitor's samples `view` that
+    start at the seek's first sound: the tone heard first says which part of the file it is, the step
+    from the first tone to the second (at SEEK_TONES[1][0]) says how far before the step it started.
+    Returns (seconds, None) or (None, why)."""
+    (start, first_hz), (step_at, second_hz) = SEEK_TONES[0], SEEK_TONES[1]
+    block, hop = RATE // 100, RATE // 200  # 10 ms blocks (whole cycles of both tones), every 5 ms
+    if len(view) < block:
+        return None, "too little audio after the first sound"
+    head = view[:block]
+    if tone_power(head, second_hz) > tone_power(head, first_hz):
+        return None, f"the first sound was the {second_hz} Hz tone: it landed at or after {step_at} s"
+    for offset in range(hop, len(view) - block + 1, hop):
+        piece = view[offset:offset + block]
+        if tone_power(piece, second_hz) > tone_power(piece, first_hz):
+            # The first block that is mostly the second tone: the step lies within a hop before its middle.
+            return step_at - (offset + block / 2 - hop / 2) / RATE, None
+    return None, f"no step to {second_hz} Hz within {len(view) / RATE:.1f} s of the first sound"
 
 
 def audible_seconds(raw):
@@ -394,6 +482,12 @@ class Figure:
             return None
         peer = statistics.median(self.mpg123)
         return statistics.median(self.chirper) / peer if peer else None
+
+
+def figure_order(key):
+    """Figure keys in numeric order: 1, 2, …, 8a, 8b, 9, 10."""
+    match = re.match(r"(\d+)(.*)", key)
+    return (int(match.group(1)), match.group(2)) if match else (10 ** 6, key)
 
 
 def fmt(value, unit):
@@ -476,7 +570,8 @@ class Bench:
     # -- setup
 
     def start_server(self):
-        lengths = {f"{name}.mp3": f"{s // 60}:{s % 60:02d}" for name, s in INPUTS.items()}
+        lengths = {f"{name}.mp3": f"{s // 60}:{s % 60:02d}" for name, s in
+                   list(INPUTS.items()) + [(SEEK_NAME, SEEK_SECONDS)]}
         self.server = subprocess.Popen(
             [sys.executable, str(HERE / "server.py"), "--audio-dir", str(self.cache), "--pages", "1000",
              "--lengths", json.dumps(lengths)],
@@ -847,6 +942,268 @@ class Bench:
             f"chirper-play {fmt(statistics.median(wall['chirper']), 's')} s, "
             f"mpg123 {fmt(statistics.median(wall['mpg123']), 's')} s.")
 
+    # -- 8. seek latency
+
+    def audio_requests(self):
+        """Audio requests the loopback server has answered so far (its `audio …` log lines)."""
+        try:
+            return sum(1 for line in (self.work / "server.log").read_text().splitlines() if line.startswith("audio "))
+        except OSError:
+            return 0
+
+    def seek_onset(self, began, label, landings, problems):
+        """The first sound after a seek written at `began`, checked from the audio: ms, or None. Appends the
+        landing (recording seconds, read from the tones) to `landings`."""
+        found = self.monitor.onset_at(began, timeout=10)
+        if found is None:
+            problems.append(f"{label}: no sound within 10 s of the seek")
+            return None
+        delay, index = found
+        view = self.monitor.samples(index, int(0.9 * RATE))
+        where, why = landing(view) if view is not None else (None, "the monitor's samples were not there")
+        if where is None:
+            problems.append(f"{label}: {why} (not counted)")
+            return None
+        landings.append(where)
+        return delay * 1000
+
+    def seek_latency(self):
+        runs = self.args.seek_runs
+        log(f"8. seek latency: 1 warm-up + {runs} alternating runs each (~{(runs + 1) * 10} s)")
+        url = self.url(SEEK_NAME)
+        local = str(self.cache / f"{SEEK_NAME}.mp3")
+        chirper = Session(self.chirper_cmd(), self.chirper_env(), self.stderr)
+        mpg = Session(["mpg123", "-R", "-o", "pulse"], self.pulse.client_env, self.stderr)
+        beyond = {"chirper": [], "mpg123": []}
+        inside = {"chirper": [], "mpg123": []}
+        landed = {(name, kind): [] for name in ("chirper", "mpg123") for kind in ("beyond", "inside")}
+        requests = {"beyond": [], "inside": []}
+        line_ms = {"beyond": [], "inside": []}
+        problems = []
+        lead = 1.0  # seconds of playback (silence) before the first seek: the file has not arrived that far
+
+        def chirper_seek(kind, n):
+            mark = chirper.out.mark()
+            before = self.audio_requests()
+            began = chirper.send(f"seek {int(SEEK_TARGET) // 60}:{int(SEEK_TARGET) % 60:02d}")
+            ms = self.seek_onset(began, f"chirper-play seek {kind} (run {n})", landed[("chirper", kind)], problems)
+            try:
+                _, t_line = chirper.out.wait(r"^playback: playing ", mark, timeout=10)
+            except TimeoutError:
+                heard = "no sound" if ms is None else f"its first sound came after {ms:.1f} ms"
+                problems.append(f"chirper-play seek {kind} (run {n}): no `playback: playing` line within 10 s "
+                                f"({heard}); its lines: {' | '.join(chirper.out.text(mark))}")
+                t_line = None
+            if n > 0:
+                requests[kind].append(self.audio_requests() - before)
+                if t_line is not None:
+                    line_ms[kind].append((t_line - began) * 1000)
+            return ms
+
+        try:
+            chirper.send(f"search en:{SEEK_NAME}")
+            chirper.out.wait(r"^list: (paging|populated) rows=")
+            mpg.out.wait(r"^@R MPG123")
+            mpg.send("SILENCE")
+            for n in range(runs + 1):
+                for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
+                    self.monitor.wait_silence()
+                    if name == "chirper":
+                        mark = chirper.out.mark()
+                        chirper.send("play 1")
+                        chirper.out.wait(r"^playback: playing ", mark)
+                        time.sleep(lead)
+                        ms_beyond = chirper_seek("beyond", n)
+                        self.monitor.wait_silence()  # the tones are over: about 31.8 s
+                        ms_inside = chirper_seek("inside", n)
+                        mark = chirper.out.mark()
+                        chirper.send("stop")
+                        chirper.out.wait(r"^playback: idle", mark)
+                    else:
+                        # Over HTTP mpg123 can only seek forward (it reads on); back it answers
+                        # `@E Error while seeking`. Its seek back is therefore measured on the local file.
+                        mark = mpg.out.mark()
+                        mpg.send(f"LOAD {url}")
+                        mpg.out.wait(r"^@S ", mark)
+                        time.sleep(lead)
+                        began = mpg.send(f"JUMP {SEEK_TARGET:g}s")
+                        ms_beyond = self.seek_onset(began, f"mpg123 JUMP over HTTP (run {n})",
+                                                    landed[("mpg123", "beyond")], problems)
+                        mark = mpg.out.mark()
+                        mpg.send(f"LOAD {local}")
+                        mpg.out.wait(r"^@S ", mark)
+                        mpg.send(f"JUMP {SEEK_TARGET + 1.6:g}s")  # into the silence after the tones
+                        time.sleep(0.3)
+                        self.monitor.wait_silence()
+                        began = mpg.send(f"JUMP {SEEK_TARGET:g}s")
+                        ms_inside = self.seek_onset(began, f"mpg123 JUMP back in the local file (run {n})",
+                                                    landed[("mpg123", "inside")], problems)
+                        mark = mpg.out.mark()
+                        mpg.send("STOP")
+                        mpg.out.wait(r"^@P 0", mark)
+                    if n > 0:
+                        if ms_beyond is not None:
+                            beyond[name].append(ms_beyond)
+                        if ms_inside is not None:
+                            inside[name].append(ms_inside)
+        finally:
+            chirper.close("quit")
+            mpg.close("QUIT")
+        self.problems += problems
+        self.figures.append(Figure("8a", "seek beyond what arrived: `seek 0:30` / `JUMP 30s` at 0:01 → first "
+                                   "sound from 0:30", "ms", beyond["chirper"], beyond["mpg123"], "≤ 1.0"))
+        self.figures.append(Figure("8b", "seek back inside what arrived: `seek 0:30` at ~0:32 → first sound "
+                                   "(mpg123: local file)", "ms", inside["chirper"], inside["mpg123"], "≤ 1.0"))
+
+        def where(name, kind):
+            values = landed[(name, kind)]
+            return f"{statistics.median(values):.3f} s" if values else "–"
+
+        def median(values, unit="ms"):
+            return fmt(statistics.median(values), unit) if values else "–"
+
+        self.notes.append(
+            f"8: where the seeks landed, read from the monitor (target {SEEK_TARGET:g} s; medians): chirper-play "
+            f"{where('chirper', 'beyond')} beyond, {where('chirper', 'inside')} inside; mpg123 "
+            f"{where('mpg123', 'beyond')} over HTTP, {where('mpg123', 'inside')} local. chirper-play's audio "
+            f"requests per seek (server log): beyond {sorted(set(requests['beyond']))}, inside "
+            f"{sorted(set(requests['inside']))}; it printed the new `playback: playing` line "
+            f"{median(line_ms['beyond'])} ms (beyond) and {median(line_ms['inside'])} ms (inside) after the write. "
+            "mpg123 cannot seek back over HTTP (`@E Error while seeking`), so 8b's peer seeks in the local file.")
+
+    # -- 9. CPU of speed 0.5 keep
+
+    def cpu_speed_keep(self):
+        runs = self.args.cpu_runs
+        log(f"9. CPU playing the 60 s MP3 plain, at `speed 0.5 keep` and `speed 0.5 tape`, all three at once: "
+            f"{runs} rounds (~{runs * 122} s)")
+        modes = {"plain": "", "keep": "speed 0.5 keep\n", "tape": "speed 0.5 tape\n"}
+        cpu = {mode: [] for mode in modes}
+        wall = {mode: [] for mode in modes}
+
+        def one(mode, sink):
+            script = self.work / f"speed-{mode}.txt"
+            script.write_text(f"search en:min1\n{modes[mode]}play 1\nwait\nquit\n")
+            out = self.work / f"speed-{mode}.out"
+            limit = 60 / (1 if mode == "plain" else 0.5) + 30
+            with open(script) as stdin, open(out, "w") as stdout:
+                result = timed_direct(self.chirper_cmd(), self.chirper_env(), stdin, stdout, self.stderr, limit)
+            lines = [line for line in out.read_text().splitlines() if not line.startswith(("row:", "list:"))]
+            expected = {"plain": "playback: playing ", "keep": "speed=0.5 mode=keep", "tape": "speed=0.5"}[mode]
+            if result[4] is None:
+                self.problems.append(f"speed CPU: chirper-play {mode} had not ended after {limit:.0f} s (killed, "
+                                     f"not counted); its last lines: {' | '.join(lines[-3:])}")
+            elif result[4] != 0 or not any(expected in line for line in lines) or any("failed" in l for l in lines):
+                self.problems.append(f"speed CPU: chirper-play {mode} exited with {result[4]} (not counted): "
+                                     f"{' | '.join(lines[-3:])}")
+            else:
+                sink[mode] = result
+
+        for _ in range(runs):
+            sink = {}
+            threads = [threading.Thread(target=one, args=(mode, sink)) for mode in modes]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for mode, (w, user, system, peak, status) in sink.items():
+                cpu[mode].append(user + system)
+                wall[mode].append(w)
+        plain = Figure("9a", "CPU (user+sys) playing 60 s to its end, pulse (plain, beside 9b)", "CPU s",
+                       cpu["plain"])
+        keep = Figure("9b", "CPU playing the same 60 s at `speed 0.5 keep` (120 s), pulse", "CPU s", cpu["keep"],
+                      target="≤ 2.5 × 9a")
+        keep.base = plain
+        self.figures += [plain, keep]
+
+        def median(values, unit):
+            return fmt(statistics.median(values), unit) if values else "–"
+
+        per_second = (statistics.median(cpu["keep"]) / statistics.median(wall["keep"])) / (
+            statistics.median(cpu["plain"]) / statistics.median(wall["plain"])) if cpu["plain"] and cpu["keep"] else None
+        self.notes.append(
+            f"9: chirper-play alone (mpg123 has no pitch-keeping speed): 9b's ratio is its overhead over its own "
+            f"plain playback; half speed plays twice as long, so about 2 is the sink's share. Wall time (median): "
+            f"plain {median(wall['plain'], 's')} s, keep {median(wall['keep'], 's')} s; per wall second keep costs "
+            f"{f'{per_second:.2f}' if per_second else '–'} × plain. `speed 0.5 tape` (libsyn123's resampler) in the same rounds: "
+            f"{median(cpu['tape'], 'CPU s')} CPU s in {median(wall['tape'], 's')} s.")
+
+    # -- 10. sonogram of a 5-minute MP3
+
+    def cpu_seconds(self, pid):
+        """user+system CPU seconds of a running process so far (/proc/PID/stat)."""
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def sonogram(self):
+        runs = self.args.sono_runs
+        seconds = INPUTS["min5"]
+        log(f"10. sonogram of a 5 min MP3: {runs} alternating runs each")
+        url = self.url("min5")
+        local = self.cache / "min5.mp3"
+        peer = (f"mpg123 -q -m -s {url} | sox -V1 -t raw -r {RATE} -e signed -b 16 -c 1 - -n "
+                f"spectrogram -d {seconds} -o /dev/null")
+        wall = {"chirper": [], "mpg123": []}
+        cpu = {"chirper": [], "mpg123": []}
+        shape = None
+        session = Session(self.chirper_cmd(output="null"), self.chirper_env(), self.stderr)
+        try:
+            session.send("search en:min5")
+            session.out.wait(r"^list: (paging|populated) rows=")
+            for n in range(runs + 1):
+                for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
+                    if name == "chirper":
+                        mark = session.out.mark()
+                        before = self.cpu_seconds(session.proc.pid)
+                        began = session.send("sono 1")
+                        head, _ = session.out.wait(r"^(sono: \S+ .* rows=\d+$|error:|sono: .*(cannot draw|failed))",
+                                                   mark, timeout=120)
+                        header = session.out.text(head)[0]
+                        if not re.search(r" rows=\d+$", header):
+                            raise RuntimeError(f"chirper-play did not draw `sono 1`: {header}")
+                        rows = int(re.search(r"rows=(\d+)$", header).group(1))
+                        shape = header.split(" ", 2)[2]
+                        _, done = session.out.wait(r"^sono:", head + 1, count=rows)
+                        used = self.cpu_seconds(session.proc.pid) - before
+                        took = done - began
+                    else:
+                        took, user, system, _, status, err = timed(["bash", "-c", "set -o pipefail; " + peer],
+                                                                   self.pulse.client_env)
+                        if status != 0:
+                            self.problems.append(f"sonogram: the mpg123 | sox pipeline exited with {status}: "
+                                                 f"{err[-300:]}")
+                            continue
+                        used = user + system
+                    if n > 0:
+                        wall[name].append(took * 1000)
+                        cpu[name].append(used)
+        finally:
+            session.close("quit")
+        literal = []
+        if "mp3" in subprocess.run(["sox", "-h"], capture_output=True, text=True).stdout:
+            for _ in range(max(1, runs // 2)):
+                took, user, system, _, status, _ = timed(["sox", "-V1", str(local), "-n", "spectrogram", "-o",
+                                                          "/dev/null"], self.pulse.client_env)
+                if status == 0:
+                    literal.append((took, user + system))
+        self.figures.append(Figure("10", "`sono 1` of a 5 min MP3 → last `sono:` line / mpg123 -s | sox spectrogram",
+                                   "ms", wall["chirper"], wall["mpg123"], "≤ 1.0"))
+
+        def median(values, unit):
+            return fmt(statistics.median(values), unit) if values else "–"
+
+        self.notes.append(
+            f"10: the peer decodes with the same libmpg123 from the same loopback URL and feeds sox the same "
+            f"analysis chirper-play makes (mono, a 1024-point Hann DFT every 512 samples, sox every 500, over all "
+            f"{seconds} s: "
+            f"`{peer.replace(url, 'URL')}`); sox also draws an 800-column PNG, chirper-play {shape}. CPU "
+            f"(user+sys, median): chirper-play {median(cpu['chirper'], 'CPU s')} s, the pipeline "
+            f"{median(cpu['mpg123'], 'CPU s')} s (two processes: it can use both cores). The issue's "
+            f"`sox FILE -n spectrogram` (local file, libmad, stereo: two 512-point spectrograms): "
+            + (f"{fmt(statistics.median(t for t, _ in literal) * 1000, 'ms')} ms wall, "
+               f"{fmt(statistics.median(c for _, c in literal), 'CPU s')} CPU s (median of {len(literal)})."
+               if literal else "not measured (sox has no MP3 support: libsox-fmt-mp3)."))
+
     # -- verdicts
 
     def judge(self):
@@ -918,8 +1275,8 @@ class Bench:
         return f"commit {head.strip()} with {changes} changed or new paths"
 
     def report(self, elapsed):
-        self.figures.sort(key=lambda f: f.key)
-        self.notes.sort(key=lambda note: note.split(":", 1)[0])
+        self.figures.sort(key=lambda f: figure_order(f.key))
+        self.notes.sort(key=lambda note: figure_order(note.split(":", 1)[0]))
         self.judge()
         rows = table(self.figures)
         machine = self.machine()
@@ -1008,6 +1365,22 @@ class Bench:
                 finally:
                     self.monitor.stop()
                     self.monitor = None
+            if 8 in only:
+                self.monitor = Monitor(self.pulse.client_env, latency_msec=2)
+                try:
+                    self.phase("8", self.seek_latency)
+                finally:
+                    self.monitor.stop()
+                    self.monitor = None
+            if 9 in only:
+                self.monitor = Monitor(self.pulse.client_env, latency_msec=20)  # as for figure 3
+                try:
+                    self.phase("9", self.cpu_speed_keep)
+                finally:
+                    self.monitor.stop()
+                    self.monitor = None
+            if 10 in only:
+                self.phase("10", self.sonogram)
             if 7 in only:
                 self.phase("7", self.delivery_at_default_latency)
             if 4 in only:
@@ -1035,10 +1408,13 @@ def main():
                         help="where the generated MP3s are kept between runs (default: %(default)s)")
     parser.add_argument("--runs", type=int, default=15, help="runs per program for figures 1 and 2 (~1 s each)")
     parser.add_argument("--list-runs", type=int, default=9, help="samples of each list figure (6)")
-    parser.add_argument("--cpu-runs", type=int, default=3, help="rounds of figure 3 (each ~62 s)")
+    parser.add_argument("--cpu-runs", type=int, default=3,
+                        help="rounds of figure 3 (each ~62 s) and of figure 9 (each ~122 s)")
     parser.add_argument("--mem-runs", type=int, default=5, help="runs per program and file for figures 4, 5")
+    parser.add_argument("--seek-runs", type=int, default=9, help="runs per program for figure 8 (~5 s each)")
+    parser.add_argument("--sono-runs", type=int, default=5, help="runs per program for figure 10 (~1-3 s each)")
     parser.add_argument("--check-runs", type=int, default=2, help="runs per program for figure 7 (~15 s each)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7", type=lambda text: {int(x) for x in text.split(",")},
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10", type=lambda text: {int(x) for x in text.split(",")},
                         help="figures to measure (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
     args = parser.parse_args()
