@@ -223,6 +223,8 @@ final class OutputControl: Sendable {
     /// `CancellationError`; the pipeline opens a new output for the new segment.
     func retire() {
         let output = state.withLockedValue { state in
+            // The new segment's output starts silent: the machine starts it once enough is queued again.
+            state.running = false
             defer { state.output = nil }
             return state.output
         }

@@ -112,7 +112,17 @@ struct ChirperPlay: AsyncParsableCommand {
             throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice = try OutputChoice(parsing: output)
-        let live = ByteSources.live(httpClient: http)
+        // Audio has its own client without a read timeout: the player reads a recording only as fast as it is
+        // heard (slower at half speed, not at all while paused), so the socket may rightly sit idle for
+        // minutes; a server that stops sending is caught by the player's stall watchdog instead.
+        let audioHTTP = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: 10, allowCycles: false),
+                timeout: .init(connect: .seconds(15), read: nil)
+            )
+        )
+        let live = ByteSources.live(httpClient: audioHTTP)
         // Cache notices go to the REPL once it exists (the index is read before it is made).
         let notices = NoticeRelay()
         let limit = CacheIndex.parseSize(cacheSize) ?? CacheIndex.defaultLimit
@@ -130,7 +140,8 @@ struct ChirperPlay: AsyncParsableCommand {
         player.warmUp()
         let client = source as? XenoCantoClient<ContinuousClock>
         let fieldKit = FieldKit(
-            saver: RecordingSaver(sources: live, pace: { await client?.waitForTurn() }),
+            // A save reads as fast as the server sends, so the client's 30 s read timeout catches a stall.
+            saver: RecordingSaver(sources: ByteSources.live(httpClient: http), pace: { await client?.waitForTurn() }),
             saveDirectory: saveDirectory,
             played: { recording in
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
@@ -158,6 +169,7 @@ struct ChirperPlay: AsyncParsableCommand {
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
         let status = await repl.run(banner: banner)
         signals.forEach { $0.cancel() }
+        try? await audioHTTP.shutdown()
         try? await http.shutdown()
         if status != 0 { throw ExitCode(status) }
     }
