@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import shutil
+import select
 import signal
 import statistics
 import subprocess
@@ -1111,8 +1112,8 @@ class Bench:
                 wall[mode].append(w)
         plain = Figure("9a", "CPU (user+sys) playing 60 s to its end, pulse (plain, beside 9b)", "CPU s",
                        cpu["plain"])
-        keep = Figure("9b", "CPU playing the same 60 s at `speed 0.5 keep` (120 s), pulse", "CPU s", cpu["keep"],
-                      target="≤ 2.5 × 9a")
+        # The issue asks for this beside plain playback, with no target: 9b's ratio is over 9a.
+        keep = Figure("9b", "CPU playing the same 60 s at `speed 0.5 keep` (120 s), pulse", "CPU s", cpu["keep"])
         keep.base = plain
         self.figures += [plain, keep]
 
@@ -1127,6 +1128,100 @@ class Bench:
             f"plain {median(wall['plain'], 's')} s, keep {median(wall['keep'], 's')} s; per wall second keep costs "
             f"{f'{per_second:.2f}' if per_second else '–'} × plain. `speed 0.5 tape` (libsyn123's resampler) in the same rounds: "
             f"{median(cpu['tape'], 'CPU s')} CPU s in {median(wall['tape'], 's')} s.")
+
+    # -- 11. the live sonogram strip's CPU
+
+    def on_terminal(self, commands, done, timeout):
+        """Runs chirper-play on a pseudo-terminal (100×30) of its own, typing `commands` one by one (each after
+        the prompt is back), until `done` appears in its output; returns (wall, user, system, output)."""
+        import pty
+        import fcntl
+        import struct
+        import termios
+        env = dict(self.chirper_env(), TERM="xterm-256color", LANG="C.UTF-8", HOME=str(self.work),
+                   XDG_STATE_HOME=str(self.work / "state"), XDG_CACHE_HOME=str(self.work / "cache-pty"))
+        env.pop("NO_COLOR", None)
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(self.binary, [self.binary, "--api-url", self.api, "--output", "pulse", "--cache-size", "0"],
+                      env)
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        began = time.monotonic()
+        output = bytearray()
+
+        def read_until(marker, deadline):
+            while marker.encode() not in output:
+                if time.monotonic() > deadline:
+                    return False
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if ready:
+                    try:
+                        output.extend(os.read(fd, 65536))
+                    except OSError:
+                        return False
+            return True
+
+        deadline = began + timeout
+        ok = read_until("chirper>", deadline)
+        for command, reply in commands:
+            os.write(fd, (command + "\r").encode())
+            ok = ok and read_until(reply, deadline)
+        ok = ok and read_until(done, deadline)
+        if not ok:
+            (self.work / "pty-last.txt").write_bytes(bytes(output))
+        os.write(fd, b"quit\r")
+        while True:
+            got, status, usage = os.wait4(pid, os.WNOHANG)
+            if got == pid:
+                break
+            if time.monotonic() > deadline + 10:
+                os.kill(pid, signal.SIGKILL)
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    output.extend(os.read(fd, 65536))
+                except OSError:
+                    pass
+        os.close(fd)
+        wall = time.monotonic() - began
+        return wall, usage.ru_utime, usage.ru_stime, output.decode("utf-8", "replace") if ok else None
+
+    def strip_cpu(self):
+        runs = self.args.cpu_runs
+        log(f"11. CPU playing the 60 s MP3 on a terminal without and with the live sonogram strip, both at once: "
+            f"{runs} rounds (~{runs * 62} s)")
+        cpu = {"off": [], "on": []}
+
+        def one(mode, sink):
+            # Each command waits for its answer: the rows (their table header), the strip's top gutter, the status.
+            commands = [("search en:min1", "Scientific name")] + ([("sono on", "chirper>")] if mode == "on" else [])
+            commands += [("play 1", "playing")]
+            result = self.on_terminal(commands, "finished", 100)
+            wall, user, system, output = result
+            if output is None:
+                self.problems.append(f"live strip CPU: the {mode} run did not play to its end (not counted)")
+            elif mode == "on" and "k┐" not in output:
+                self.problems.append("live strip CPU: the strip was never drawn (not counted)")
+            else:
+                sink[mode] = user + system
+
+        for _ in range(runs):
+            sink = {}
+            threads = [threading.Thread(target=one, args=(mode, sink)) for mode in cpu]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for mode, value in sink.items():
+                cpu[mode].append(value)
+        off = Figure("11a", "CPU playing 60 s on a terminal (status line every 0.1 s), pulse", "CPU s", cpu["off"])
+        on = Figure("11b", "the same with the live sonogram strip on (`sono on`)", "CPU s", cpu["on"])
+        on.base = off
+        self.figures += [off, on]
+        self.notes.append(
+            "11: chirper-play alone (mpg123 draws no sonogram), on a pseudo-terminal of 100×30 with colour, the "
+            "two runs at once; 11b's ratio is the strip's overhead over the same terminal session without it "
+            "(the strip's picture is computed once per recording, then redrawn with the status line).")
 
     # -- 10. sonogram of a 5-minute MP3
 
@@ -1381,6 +1476,13 @@ class Bench:
                     self.monitor = None
             if 10 in only:
                 self.phase("10", self.sonogram)
+            if 11 in only:
+                self.monitor = Monitor(self.pulse.client_env, latency_msec=20)  # as for figure 3
+                try:
+                    self.phase("11", self.strip_cpu)
+                finally:
+                    self.monitor.stop()
+                    self.monitor = None
             if 7 in only:
                 self.phase("7", self.delivery_at_default_latency)
             if 4 in only:
@@ -1414,7 +1516,7 @@ def main():
     parser.add_argument("--seek-runs", type=int, default=9, help="runs per program for figure 8 (~5 s each)")
     parser.add_argument("--sono-runs", type=int, default=5, help="runs per program for figure 10 (~1-3 s each)")
     parser.add_argument("--check-runs", type=int, default=2, help="runs per program for figure 7 (~15 s each)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10", type=lambda text: {int(x) for x in text.split(",")},
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10,11", type=lambda text: {int(x) for x in text.split(",")},
                         help="figures to measure (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
     args = parser.parse_args()
