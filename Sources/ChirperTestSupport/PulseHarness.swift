@@ -143,16 +143,7 @@ public final class PulseHarness: Sendable {
 
     /// Runs `pactl` against this server; returns its exit status and output.
     public func pactl(_ arguments: [String]) async -> (status: Int32, output: String) {
-        guard let path = Self.executable(named: "pactl"),
-            let process = try? ChildProcess(
-                executable: path,
-                arguments: ["--server=\(serverAddress)"] + arguments,
-                environment: environment,
-                captureOutput: true
-            )
-        else { return (-1, "") }
-        await process.waitForExit()
-        return (process.exitStatus, String(decoding: process.output, as: UTF8.self))
+        await client.pactl(arguments)
     }
 
     /// Playback streams (sink inputs) the server has now.
@@ -163,21 +154,12 @@ public final class PulseHarness: Sendable {
 
     /// Starts `parec` on the null sink's monitor and returns once audio (silence at first) is flowing.
     public func startRecording(sampleRate: Int, channels: Int) async throws -> MonitorRecorder {
-        guard let parec = Self.executable(named: "parec") else {
-            throw HarnessError.failed(Self.unavailableReason ?? "parec missing")
-        }
-        let recorder = try MonitorRecorder(
-            executable: parec,
-            arguments: [
-                "--server=\(serverAddress)", "--device=\(Self.sinkName).monitor", "--format=s16le",
-                "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=10", "--raw",
-            ],
-            environment: environment,
-            sampleRate: sampleRate,
-            channels: channels
-        )
-        try await recorder.waitUntilFlowing()
-        return recorder
+        try await client.startRecording(sampleRate: sampleRate, channels: channels)
+    }
+
+    private var client: SoundServerClient {
+        SoundServerClient(
+            serverAddress: serverAddress, environment: environment, unavailableReason: Self.unavailableReason)
     }
 
     /// The full path of an executable found on `PATH`.
