@@ -26,9 +26,15 @@ public final class StreamDecoder {
     /// The format, once sniffed.
     public private(set) var container: AudioContainer?
 
-    /// - Parameter expectedLength: the body's length if known (used to estimate an MP3's duration).
-    public init(expectedLength: Int64? = nil) {
+    /// Whether MP3 is decoded with both channels mixed into one (see `MP3Decoder(mixToMono:)`).
+    private let mixToMono: Bool
+
+    /// - Parameters:
+    ///   - expectedLength: the body's length if known (used to estimate an MP3's duration).
+    ///   - mixToMono: decode MP3 mixed to one channel (for analysis; WAV is left as it is).
+    public init(expectedLength: Int64? = nil, mixToMono: Bool = false) {
         self.expectedLength = expectedLength
+        self.mixToMono = mixToMono
     }
 
     /// The recording's length in seconds, once the decoder knows it.
@@ -147,7 +153,7 @@ public final class StreamDecoder {
 
     private func startMP3() throws -> MP3Decoder {
         let length = expectedLength.map { max(0, $0 - tagBytes) }
-        let decoder = try MP3Decoder(streamLength: length)
+        let decoder = try MP3Decoder(streamLength: length, mixToMono: mixToMono)
         stage = .mp3(decoder)
         return decoder
     }
