@@ -28,10 +28,10 @@ final class TrackFeed {
     private let openOutput: OpenOutput
 
     private var plan: PlaybackSegment
-    /// The last 2 MiB that arrived (two minutes of a 128 kbit/s MP3): seeks and loops back inside them need
+    /// The last 1 MiB that arrived (a minute of a 128 kbit/s MP3): seeks and loops back inside them need
     /// no request, and memory stays flat however long the recording (an earlier part comes from the cache
     /// or a Range request).
-    private var held = HeldBytes(limit: 2 << 20)
+    private var held = HeldBytes(limit: 1 << 20)
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
     private var headerBytes: [UInt8] = []
     private var reader: (any ByteReader)?

@@ -12,6 +12,9 @@ public struct HeldBytes: Sendable {
     /// - Parameter limit: bytes kept at most (default 64 MiB: a typical xeno-canto MP3 is under 10 MB).
     public init(limit: Int = 64 << 20) {
         self.limit = max(1, limit)
+        // Room for the bound and a network chunk past it, once: the storage never grows by doubling, so a
+        // long recording holds no more memory than a short one that fills the bound.
+        storage.reserveCapacity(self.limit + 256 << 10)
     }
 
     /// The body offset after the last byte kept.
