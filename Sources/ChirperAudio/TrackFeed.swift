@@ -169,7 +169,7 @@ final class TrackFeed {
         if held.end < 64 * 1024 && held.heldFrom == 0 {
             headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
         }
-        held.append(chunk)
+        held.append(chunk, keepingFrom: decodeOffset)
         _ = send { $0.bytesArrived(chunk.count, ticket: ticket) }
         return nil
     }

@@ -20,11 +20,13 @@ public struct HeldBytes: Sendable {
     /// The body offset after the last byte kept.
     public var end: Int64 { heldFrom + Int64(storage.count) }
 
-    /// Keeps the next bytes of the body (they follow `end`).
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    /// Keeps the next bytes of the body (they follow `end`). Over the bound, the oldest bytes go, but never
+    /// those from `needed` on (the bytes not yet decoded): a chunk larger than the bound is held whole.
+    public mutating func append(_ bytes: some Collection<UInt8>, keepingFrom needed: Int64? = nil) {
         storage.append(contentsOf: bytes)
         if storage.count > limit {
-            let drop = min(storage.count, max(storage.count - limit, limit / 4))
+            var drop = min(storage.count, max(storage.count - limit, limit / 4))
+            if let needed { drop = min(drop, max(0, Int(needed - heldFrom))) }
             storage.removeFirst(drop)
             heldFrom += Int64(drop)
         }

@@ -128,9 +128,15 @@ struct PlayerWAVStudyTests {
             player.loop(from: .absolute(1), to: .absolute(2))
                 == "loops need a sound server: --output wav and null run faster than real time")
         #expect(player.seek(.absolute(8)) == nil)
-        source.release(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
+        // The rest arrives in 16 KiB pieces; the pipeline takes the seek at the first of them, while 8 s is
+        // still held (a seek waits for the reader's next bytes: noted in issue 9's closing note).
+        let rest = Array(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
+        for start in stride(from: 0, to: rest.count, by: 16 * 1024) {
+            source.release(rest[start..<min(rest.count, start + 16 * 1024)])
+        }
         source.finish()
-        try await player.waitFor("idle") { $0.isIdle || $0.failureReason != nil }
+        let end = try await player.waitFor("idle") { $0.isIdle || $0.failureReason != nil }
+        #expect(end.failureReason == nil)
         let file = try Data(contentsOf: URL(fileURLWithPath: path))
         let frames = (file.count - 44) / 4
         // 10 s, then from 8 s to the end (52 s): 62 s in all, one valid header saying so.

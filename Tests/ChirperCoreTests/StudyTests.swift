@@ -156,3 +156,18 @@ struct StudyTests {
         #expect(held.bytes(from: 5001) == [2, 3])
     }
 }
+
+@Suite("Held bytes and the decoder")
+struct HeldBytesDecodeTests {
+    @Test("a chunk larger than the bound never pushes out bytes not yet decoded")
+    func keepsUndecoded() {
+        var held = HeldBytes(limit: 1000)
+        held.append([UInt8](repeating: 1, count: 800), keepingFrom: 0)
+        held.append([UInt8](repeating: 2, count: 5000), keepingFrom: 600)
+        #expect(held.heldFrom == 600, "only decoded bytes went")
+        #expect(held.bytes(from: 600)?.count == 5200)
+        held.append([UInt8](repeating: 3, count: 100), keepingFrom: 5700)
+        #expect(held.heldFrom > 600 && held.heldFrom <= 5700)
+        #expect(held.end == 5900)
+    }
+}
