@@ -222,7 +222,7 @@ public struct PlaybackMachine: Sendable {
     /// The user asked to jump to `time` (absolute, or a step from the position). A time outside the
     /// recording is refused; a step back past the start lands on the start. Seeking out of the loop ends it.
     public mutating func seekRequested(_ time: TimeInput) -> Action {
-        guard var session = loadedSession(for: "seek") else { return refusal(for: "seek") }
+        guard var session = loadedSession else { return refusal(for: "seek") }
         switch time.resolve(current: session.position, duration: session.knownDuration) {
         case .failure(let error):
             return .refuse(error.message)
@@ -237,7 +237,7 @@ public struct PlaybackMachine: Sendable {
         guard realTimeOutput else {
             return .refuse("loops need a sound server: --output wav and null run faster than real time")
         }
-        guard var session = loadedSession(for: "loop") else { return refusal(for: "loop") }
+        guard var session = loadedSession else { return refusal(for: "loop") }
         switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {
         case .failure(let error):
             return .refuse(error.message)
@@ -249,7 +249,7 @@ public struct PlaybackMachine: Sendable {
 
     /// The user asked to stop repeating: playback goes on from where it is, past the loop's end.
     public mutating func loopOffRequested() -> Action {
-        guard var session = loadedSession(for: "loop off") else { return refusal(for: "loop off") }
+        guard var session = loadedSession else { return refusal(for: "loop off") }
         guard session.loop != nil else { return .refuse("no loop is set; loop <a> <b> sets one") }
         session.loop = nil
         replace(session)
@@ -259,7 +259,7 @@ public struct PlaybackMachine: Sendable {
     /// The user chose a speed: it holds for this track (from the position heard now) and the next ones.
     public mutating func speedRequested(_ speed: PlaybackSpeed) -> Action {
         settings.speed = speed
-        guard var session = loadedSession(for: "speed") else { return .none }
+        guard var session = loadedSession else { return .none }
         return restart(&session, at: session.position)
     }
 
@@ -444,7 +444,7 @@ public struct PlaybackMachine: Sendable {
     // MARK: - Helpers
 
     /// The loaded session, unless there is none or it is finishing.
-    private func loadedSession(for command: String) -> Session? {
+    private var loadedSession: Session? {
         guard let session, !session.finishing else { return nil }
         return session
     }

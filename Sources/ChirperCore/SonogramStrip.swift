@@ -77,11 +77,8 @@ public struct SonogramStrip: Sendable {
     }
 
     private mutating func follow(_ playback: PlaybackState) -> Action {
-        guard playback.isActive, let ticket = playback.ticket, let item = playback.item else {
-            if case .waiting = state { return .none }
-            // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
-            return .none
-        }
+        // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
+        guard playback.isActive, let ticket = playback.ticket, let item = playback.item else { return .none }
         switch state {
         case .loading(let current) where current == ticket, .showing(let current, _) where current == ticket,
             .failed(let current, _) where current == ticket:

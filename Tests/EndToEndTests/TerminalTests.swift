@@ -85,14 +85,9 @@ struct TerminalTests {
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )
     func statusLineKeepsTypedLine() async throws {
-        let pulse = try PulseHarness()
-        try await pulse.start()
-        let home = try TemporaryFolder()
-        defer { home.remove() }
-        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
-        defer { session.stop() }
-        try await session.waitForPrompt()
-        try await startLongPlayback(session)
+        let terminal = try await PlayingTerminal.start()
+        defer { terminal.leave() }
+        let (pulse, session) = (terminal.pulse, terminal.session)
 
         session.type("sea")
         try await session.waitFor("sea typed") { $0.cursorLine == "chirper> sea" }
@@ -118,14 +113,9 @@ struct TerminalTests {
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )
     func liveStrip() async throws {
-        let pulse = try PulseHarness()
-        try await pulse.start()
-        let home = try TemporaryFolder()
-        defer { home.remove() }
-        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
-        defer { session.stop() }
-        try await session.waitForPrompt()
-        try await startLongPlayback(session)
+        let terminal = try await PlayingTerminal.start()
+        defer { terminal.leave() }
+        let (pulse, session) = (terminal.pulse, terminal.session)
         // Everything on the screen and above it, less the status line (its time moves) and the empty prompt.
         func kept(_ screen: TerminalScreen) -> [String] {
             screen.transcript.filter { !$0.isEmpty && !$0.contains(" / 0:30") && $0 != "chirper>" }
@@ -166,14 +156,9 @@ struct TerminalTests {
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )
     func interruptStopsPlayback() async throws {
-        let pulse = try PulseHarness()
-        try await pulse.start()
-        let home = try TemporaryFolder()
-        defer { home.remove() }
-        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
-        defer { session.stop() }
-        try await session.waitForPrompt()
-        try await startLongPlayback(session)
+        let terminal = try await PlayingTerminal.start()
+        defer { terminal.leave() }
+        let (pulse, session) = (terminal.pulse, terminal.session)
 
         session.type("sea")
         try await session.waitFor("sea typed") { $0.cursorLine == "chirper> sea" }
@@ -223,6 +208,36 @@ private func startChirper(
     environment.merge(extra) { _, new in new }
     return try PTYSession(
         executable: ChirperBinary.path, arguments: arguments, environment: environment, columns: columns)
+}
+
+/// A private PulseAudio server, and chirper-play on a terminal of its own playing the 30-second demo recording.
+private struct PlayingTerminal {
+    let pulse: PulseHarness
+    let home: TemporaryFolder
+    let session: PTYSession
+
+    static func start() async throws -> PlayingTerminal {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let home = try TemporaryFolder()
+        let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
+        let terminal = PlayingTerminal(pulse: pulse, home: home, session: session)
+        do {
+            try await session.waitForPrompt()
+            try await startLongPlayback(session)
+        } catch {
+            terminal.leave()
+            await pulse.stop()
+            throw error
+        }
+        return terminal
+    }
+
+    /// Ends the program and removes its home (the server is stopped by the test, at its end).
+    func leave() {
+        session.stop()
+        home.remove()
+    }
 }
 
 /// Finds the 30-second demo recording and plays it; returns once the status line says it is playing.
