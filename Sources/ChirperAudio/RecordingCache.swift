@@ -1,4 +1,5 @@
 import ChirperCore
+import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -6,6 +7,9 @@ import NIOConcurrencyHelpers
 /// id only, the extension sniffed), `.part` files while a download is in flight, and `index.json` (sizes and
 /// last use, written atomically) bounded by ``CacheIndex``. A deleted folder or a corrupted index is never
 /// fatal: it is rebuilt from the files present, and `report` gets one line.
+///
+/// Every write to the folder (sidecars, parts, commits, evictions, the index) runs in order on one serial
+/// queue, `writer`, never on the task that plays: a slow disk delays the cache, not the sound.
 public final class RecordingCache: Sendable {
     public let directory: URL
     public let limit: Int64
@@ -17,6 +21,8 @@ public final class RecordingCache: Sendable {
     private let writing = NIOLockedValueBox<Set<String>>([])
     /// A folder that cannot be written is said once, not at every play.
     private let toldUnwritable = NIOLockedValueBox(false)
+    /// Runs every write to the folder, in the order asked.
+    let writer = DispatchQueue(label: "chirper-play.cache-writer", qos: .utility)
 
     /// `now` is seconds since the epoch (injected); `report` receives the one-line notices (`cache: …`).
     public init(
@@ -71,22 +77,42 @@ public final class RecordingCache: Sendable {
         _ = writing.withLockedValue { $0.remove(id) }
     }
 
-    /// Writes `XC<id>.json` beside the cached audio (the metadata `--offline` searches). Best effort: a
-    /// cache that cannot be written costs the offline search this recording, never the playing.
+    /// Writes `XC<id>.json` beside the cached audio (the metadata `--offline` searches), in the background.
+    /// Best effort: a cache that cannot be written costs the offline search this recording, never the playing.
     public func remember(_ recording: Recording, fetched: Date) {
         guard let stem = FieldKitNaming.stem(forID: recording.id) else { return }
-        let data = Sidecar.encode(recording, audioFile: "", fetched: fetched)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: directory.appendingPathComponent("\(stem).json"), options: .atomic)
-        } catch {
-            let first = toldUnwritable.withLockedValue { told -> Bool in
-                defer { told = true }
-                return !told
+        writer.async { [self] in
+            let data = Sidecar.encode(recording, audioFile: "", fetched: fetched)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try Self.replace(directory.appendingPathComponent("\(stem).json"), with: data)
+            } catch {
+                let first = toldUnwritable.withLockedValue { told -> Bool in
+                    defer { told = true }
+                    return !told
+                }
+                guard first else { return }
+                report(
+                    "cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached"
+                )
             }
-            guard first else { return }
-            report(
-                "cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached")
+        }
+    }
+
+    /// Returns once every write asked for so far is done (at exit, and in tests).
+    public func flush() {
+        writer.sync {}
+    }
+
+    /// Writes `data` to a temporary file beside `url` and renames it over `url`: readers see the old file or
+    /// the new one, never half of one. No `fsync`: a cache file lost in a power cut is fetched again.
+    static func replace(_ url: URL, with data: Data) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try data.write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
     }
 
@@ -95,7 +121,9 @@ public final class RecordingCache: Sendable {
 
     /// Commits a complete `.part` of `id`: checks its length, sniffs its extension, renames it, records it,
     /// evicts what no longer fits and writes the index. Anything wrong discards the part with one line.
+    /// Runs on `writer`.
     func commit(id: String, part: URL, expectedLength: Int64?) {
+        dispatchPrecondition(condition: .onQueue(writer))
         let fileManager = FileManager.default
         let size = ((try? fileManager.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value ?? -1
         let head = (try? FileHandle(forReadingFrom: part)).flatMap { handle in
@@ -129,19 +157,20 @@ public final class RecordingCache: Sendable {
         save()
     }
 
-    /// Writes the index (temporary file, then rename).
-    func save() {
+    /// Writes the index (temporary file, then rename). Runs on `writer`.
+    private func save() {
         let snapshot = index.withLockedValue { $0 }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let data = try JSONEncoder().encode(snapshot)
-            try data.write(to: directory.appendingPathComponent("index.json"), options: .atomic)
+            try Self.replace(directory.appendingPathComponent("index.json"), with: data)
         } catch {
             report("cannot write the cache index in \(directory.path) (\(Self.reason(error))); playing goes on")
         }
     }
 
     static func reason(_ error: any Error) -> String {
+        if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
         if let error = error as? CocoaError, let underlying = error.underlying as? POSIXError {
             return String(cString: strerror(underlying.code.rawValue))
         }
@@ -176,134 +205,5 @@ public final class RecordingCache: Sendable {
             index.entries[id] = .init(file: name, size: size, lastUse: used)
         }
         return index
-    }
-}
-
-/// A byte source that serves a cached recording from disk, and otherwise tees the network read into the cache.
-public struct CachingByteSource: ByteSource {
-    let base: any ByteSource
-    let cache: RecordingCache
-    let id: String
-
-    public init(base: any ByteSource, cache: RecordingCache, id: String) {
-        self.base = base
-        self.cache = cache
-        self.id = id
-    }
-
-    public var canResume: Bool { base.canResume }
-
-    public func open(from offset: Int64) async throws -> any ByteReader {
-        if let file = cache.cachedFile(id: id) {
-            return try await FileByteSource(path: file.path).open(from: offset)
-        }
-        let reader = try await base.open(from: offset)
-        guard let part = cache.claimPart(id: id) else { return reader }
-        return TeeReader(base: reader, part: part, offset: offset, cache: cache, id: id)
-    }
-}
-
-/// Copies what a network reader gives into the `.part` file while the bytes line up with it (a read from 0,
-/// or a resume exactly where the part ends); commits at the end. A seek elsewhere just reads through.
-final class TeeReader: ByteReader {
-    private let base: any ByteReader
-    private let cache: RecordingCache
-    private let id: String
-    private let part: URL
-    private var handle: FileHandle?
-    private var written: Int64
-
-    init(base: any ByteReader, part: URL, offset: Int64, cache: RecordingCache, id: String) {
-        self.base = base
-        self.part = part
-        self.cache = cache
-        self.id = id
-        let fileManager = FileManager.default
-        let existing = ((try? fileManager.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value
-        if offset == 0 {
-            // A deleted cache folder is made again here.
-            try? fileManager.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
-            handle =
-                fileManager.createFile(atPath: part.path, contents: nil) ? try? FileHandle(forWritingTo: part) : nil
-            written = 0
-        } else if existing == offset {
-            handle = try? FileHandle(forWritingTo: part)
-            _ = try? handle?.seekToEnd()
-            written = offset
-        } else {
-            handle = nil
-            written = 0
-        }
-        if handle == nil { cache.release(id: id) }
-    }
-
-    deinit {
-        // A reader dropped before its end (stop, a new play, a seek): the part stays for a resume from where
-        // it ends, and the claim goes.
-        if handle != nil { cache.release(id: id) }
-    }
-
-    var totalLength: Int64? { base.totalLength }
-
-    func read() async throws -> [UInt8]? {
-        let chunk: [UInt8]?
-        do {
-            chunk = try await base.read()
-        } catch {
-            // A drop: the part keeps what arrived, and the resumed read (from where it ends) carries on
-            // teeing into it.
-            stopTeeing()
-            throw error
-        }
-        guard let handle else { return chunk }
-        guard let chunk else {
-            if let total = base.totalLength, written < total {
-                // Ended short: kept for the resume that follows, like a drop.
-                stopTeeing()
-                return nil
-            }
-            try? handle.close()
-            self.handle = nil
-            cache.commit(id: id, part: part, expectedLength: base.totalLength ?? written)
-            cache.release(id: id)
-            return nil
-        }
-        do {
-            try handle.write(contentsOf: chunk)
-            written += Int64(chunk.count)
-        } catch {
-            // A full disk or a deleted folder only costs the caching, never the playing.
-            try? handle.close()
-            self.handle = nil
-            try? FileManager.default.removeItem(at: part)
-            cache.release(id: id)
-        }
-        return chunk
-    }
-
-    private func stopTeeing() {
-        guard let handle else { return }
-        try? handle.close()
-        self.handle = nil
-        cache.release(id: id)
-    }
-}
-
-extension ByteSources {
-    /// `base` with the play cache in front of it: locations `id` names a recording id for are served from the
-    /// cache when complete and teed into it otherwise; others go straight to `base`. The Player and the
-    /// SonogramReader get the same wrapped sources, so a replay, a seek, a loop or a `sono` of a cached
-    /// recording makes no request.
-    public static func cached(
-        _ base: ByteSources, cache: RecordingCache,
-        id: @escaping @Sendable (AudioLocation) -> String? = FieldKitNaming.id(of:)
-    ) -> ByteSources {
-        ByteSources { location in
-            let source = try base.source(for: location)
-            guard case .remote = location, let key = id(location), FieldKitNaming.stem(forID: key) != nil else {
-                return source
-            }
-            return CachingByteSource(base: source, cache: cache, id: key)
-        }
     }
 }

@@ -169,6 +169,8 @@ struct ChirperPlay: AsyncParsableCommand {
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
         let status = await repl.run(banner: banner)
         signals.forEach { $0.cancel() }
+        // Sidecars and commits still queued are written before the program ends.
+        cache?.flush()
         try? await audioHTTP.shutdown()
         try? await http.shutdown()
         if status != 0 { throw ExitCode(status) }

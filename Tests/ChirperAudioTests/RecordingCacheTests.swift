@@ -52,6 +52,35 @@ struct RecordingCacheTests {
         #expect(notices.withLockedValue { $0 }.isEmpty)
     }
 
+    @Test("a disk that does not answer never holds the audio back: every chunk arrives, the end waits for the commit")
+    func heldDisk() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
+        }) { server in
+            let url = server.baseURL + "/31/download"
+            let sources = ByteSources.cached(.live(), cache: cache)
+            // Nothing written to the folder can happen while the writer is held.
+            cache.writer.suspend()
+            let reader = try await sources.source(for: .remote(url)).open(from: 0)
+            var bytes: [UInt8] = []
+            while bytes.count < Self.body.count, let chunk = try await reader.read() { bytes += chunk }
+            #expect(bytes == Self.body, "every byte reached the player while the disk was held")
+            #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing was written yet")
+            cache.writer.resume()
+            #expect(try await reader.read() == nil)
+            #expect(cache.cachedFile(id: "31") != nil, "the end of the body waited for the commit")
+            #expect(try await drain(sources, url) == Self.body)
+            #expect(server.requests.count == 1, "the replay came from the cache")
+        }
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(names == ["XC31.mp3", "index.json"], "\(names)")
+    }
+
     @Test("a drop mid-play is resumed into the same part, and the recording is cached whole")
     func dropThenResume() async throws {
         let directory = folder()

@@ -1,0 +1,185 @@
+import ChirperCore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A byte source that serves a cached recording from disk, and otherwise tees the network read into the cache.
+public struct CachingByteSource: ByteSource {
+    let base: any ByteSource
+    let cache: RecordingCache
+    let id: String
+
+    public init(base: any ByteSource, cache: RecordingCache, id: String) {
+        self.base = base
+        self.cache = cache
+        self.id = id
+    }
+
+    public var canResume: Bool { base.canResume }
+
+    public func open(from offset: Int64) async throws -> any ByteReader {
+        if let file = cache.cachedFile(id: id) {
+            return try await FileByteSource(path: file.path).open(from: offset)
+        }
+        let reader = try await base.open(from: offset)
+        guard let part = cache.claimPart(id: id) else { return reader }
+        return TeeReader(base: reader, part: CachePart(url: part, offset: offset, cache: cache, id: id), cache: cache)
+    }
+}
+
+/// Hands what a network reader gives to the `.part` file (on the cache's writer queue, so the reader never
+/// waits for the disk); at the end it waits for the commit, so a replay right after finds the file.
+final class TeeReader: ByteReader {
+    private let base: any ByteReader
+    private let cache: RecordingCache
+    /// The part being written; nil once handed back (ended, dropped, failed).
+    private var part: CachePart?
+
+    init(base: any ByteReader, part: CachePart, cache: RecordingCache) {
+        self.base = base
+        self.cache = cache
+        self.part = part
+        cache.writer.async { part.open() }
+    }
+
+    deinit {
+        // A reader dropped before its end (stop, a new play, a seek): the part stays for a resume from where
+        // it ends, and the claim goes.
+        stopTeeing()
+    }
+
+    var totalLength: Int64? { base.totalLength }
+
+    func read() async throws -> [UInt8]? {
+        let chunk: [UInt8]?
+        do {
+            chunk = try await base.read()
+        } catch {
+            // A drop: the part keeps what arrived, and the resumed read (from where it ends) carries on
+            // teeing into it.
+            stopTeeing()
+            throw error
+        }
+        guard let part else { return chunk }
+        guard let chunk else {
+            self.part = nil
+            let total = base.totalLength
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                cache.writer.async {
+                    part.finish(expectedLength: total)
+                    done.resume()
+                }
+            }
+            return nil
+        }
+        cache.writer.async { part.append(chunk) }
+        return chunk
+    }
+
+    private func stopTeeing() {
+        guard let part else { return }
+        self.part = nil
+        // The claim goes now; the writer closes the file before it runs anything a later reader asks for.
+        part.releaseClaim()
+        cache.writer.async { part.close() }
+    }
+}
+
+/// One `.part` file of the cache, used only on the cache's writer queue: opened (from 0, or to resume where
+/// it ends), appended to, then committed or closed. Any failure stops the teeing, never the playing.
+final class CachePart: @unchecked Sendable {
+    // @unchecked: the file state is used only on `cache.writer`, a serial queue (checked by
+    // `dispatchPrecondition`); `claimed` has its own lock.
+    let url: URL
+    let id: String
+    private let offset: Int64
+    private let cache: RecordingCache
+    private var handle: FileHandle?
+    private var written: Int64 = 0
+    /// This part still holds the cache's claim on `id` (given back once, from either side).
+    private let claimed = NIOLockedValueBox(true)
+
+    init(url: URL, offset: Int64, cache: RecordingCache, id: String) {
+        self.url = url
+        self.offset = offset
+        self.cache = cache
+        self.id = id
+    }
+
+    func open() {
+        dispatchPrecondition(condition: .onQueue(cache.writer))
+        let fileManager = FileManager.default
+        if offset == 0 {
+            // A deleted cache folder is made again here.
+            try? fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            handle = fileManager.createFile(atPath: url.path, contents: nil) ? try? FileHandle(forWritingTo: url) : nil
+        } else if ((try? fileManager.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value == offset {
+            handle = try? FileHandle(forWritingTo: url)
+            _ = try? handle?.seekToEnd()
+            written = offset
+        }
+        if handle == nil { releaseClaim() }
+    }
+
+    func append(_ chunk: [UInt8]) {
+        dispatchPrecondition(condition: .onQueue(cache.writer))
+        guard let handle else { return }
+        do {
+            try handle.write(contentsOf: chunk)
+            written += Int64(chunk.count)
+        } catch {
+            // A full disk or a deleted folder only costs the caching, never the playing.
+            try? handle.close()
+            self.handle = nil
+            try? FileManager.default.removeItem(at: url)
+            releaseClaim()
+        }
+    }
+
+    /// The body ended: commit a whole part; one that ended short stays for the resume that follows.
+    func finish(expectedLength: Int64?) {
+        dispatchPrecondition(condition: .onQueue(cache.writer))
+        guard let handle else { return }
+        try? handle.close()
+        self.handle = nil
+        if let expectedLength, written < expectedLength {
+            releaseClaim()
+            return
+        }
+        cache.commit(id: id, part: url, expectedLength: expectedLength ?? written)
+        releaseClaim()
+    }
+
+    /// Gives the claim on `id` back (once: a later reader's claim is never released by this part).
+    func releaseClaim() {
+        let held = claimed.withLockedValue { held in
+            defer { held = false }
+            return held
+        }
+        if held { cache.release(id: id) }
+    }
+
+    func close() {
+        dispatchPrecondition(condition: .onQueue(cache.writer))
+        try? handle?.close()
+        handle = nil
+    }
+}
+
+extension ByteSources {
+    /// `base` with the play cache in front of it: locations `id` names a recording id for are served from the
+    /// cache when complete and teed into it otherwise; others go straight to `base`. The Player and the
+    /// SonogramReader get the same wrapped sources, so a replay, a seek, a loop or a `sono` of a cached
+    /// recording makes no request.
+    public static func cached(
+        _ base: ByteSources, cache: RecordingCache,
+        id: @escaping @Sendable (AudioLocation) -> String? = FieldKitNaming.id(of:)
+    ) -> ByteSources {
+        ByteSources { location in
+            let source = try base.source(for: location)
+            guard case .remote = location, let key = id(location), FieldKitNaming.stem(forID: key) != nil else {
+                return source
+            }
+            return CachingByteSource(base: source, cache: cache, id: key)
+        }
+    }
+}
