@@ -158,7 +158,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         let deadline = NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
         do {
             let response = try await http.execute(request, deadline: deadline)
-            let body = try await response.body.collect(upTo: configuration.maxReplyBytes)
+            let body = try await collect(response.body, by: deadline)
             let status = Int(response.status.code)
             let bytes = body.readableBytesView
             switch status {
@@ -185,6 +185,24 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
             )
         } catch {
             return .failed(describe(error))
+        }
+    }
+
+    /// The whole body, or `deadlineExceeded` if it has not all arrived by `deadline` (the client's own
+    /// deadline ends with the response head, and the client has no read timeout: it also streams audio).
+    private func collect(_ body: HTTPClientResponse.Body, by deadline: NIODeadline) async throws -> ByteBuffer {
+        let limit = configuration.maxReplyBytes
+        let collecting = Task { try await body.collect(upTo: limit) }
+        let timer = http.eventLoopGroup.any().scheduleTask(deadline: deadline) { collecting.cancel() }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await collecting.value
+            } onCancel: {
+                collecting.cancel()
+            }
+        } catch is CancellationError where !Task.isCancelled {
+            throw HTTPClientError.deadlineExceeded
         }
     }
 

@@ -84,13 +84,7 @@ struct ChirperPlay: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let http = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: 10, allowCycles: false),
-                timeout: .init(connect: .seconds(15), read: .seconds(30))
-            )
-        )
+        let http = Self.streamingClient()
         let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
         let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
         let source: any RecordingSource
@@ -112,17 +106,7 @@ struct ChirperPlay: AsyncParsableCommand {
             throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice = try OutputChoice(parsing: output)
-        // Audio has its own client without a read timeout: the player reads a recording only as fast as it is
-        // heard (slower at half speed, not at all while paused), so the socket may rightly sit idle for
-        // minutes; a server that stops sending is caught by the player's stall watchdog instead.
-        let audioHTTP = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: 10, allowCycles: false),
-                timeout: .init(connect: .seconds(15), read: nil)
-            )
-        )
-        let live = ByteSources.live(httpClient: audioHTTP)
+        let live = ByteSources.live(httpClient: http)
         // Cache notices go to the REPL once it exists (the index is read before it is made).
         let notices = NoticeRelay()
         let limit = CacheIndex.parseSize(cacheSize) ?? CacheIndex.defaultLimit
@@ -139,9 +123,17 @@ struct ChirperPlay: AsyncParsableCommand {
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
         player.warmUp()
         let client = source as? XenoCantoClient<ContinuousClock>
+        // A save reads as fast as the server sends, so its own client's 30 s read timeout catches a stall.
+        let saveHTTP = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: 10, allowCycles: false),
+                timeout: .init(connect: .seconds(15), read: .seconds(30))
+            )
+        )
         let fieldKit = FieldKit(
-            // A save reads as fast as the server sends, so the client's 30 s read timeout catches a stall.
-            saver: RecordingSaver(sources: ByteSources.live(httpClient: http), pace: { await client?.waitForTurn() }),
+            saver: RecordingSaver(
+                sources: ByteSources.live(httpClient: saveHTTP), pace: { await client?.waitForTurn() }),
             saveDirectory: saveDirectory,
             played: { recording in
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
@@ -171,9 +163,25 @@ struct ChirperPlay: AsyncParsableCommand {
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()
-        try? await audioHTTP.shutdown()
+        try? await saveHTTP.shutdown()
         try? await http.shutdown()
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The client for searches and playing, one connection pool for both: xeno-canto serves the API and the
+    /// audio from one host, so a `play` after a search goes out on the search's open connection (no new TCP
+    /// and TLS handshakes). No read timeout: the player
+    /// reads a recording only as fast as it is heard (slower at half speed, not at all while paused), so the
+    /// socket may rightly sit idle for minutes; a server that stops sending is caught by the player's stall
+    /// watchdog, and each search has its own deadline (`XenoCantoConfiguration.requestTimeout`).
+    static func streamingClient() -> HTTPClient {
+        // Not `connectionPool.preWarmedHTTP1ConnectionCount`: with AsyncHTTPClient 1.37 a `play` after a
+        // stopped one waited on the pool until its 30 s head timeout.
+        let configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 10, allowCycles: false),
+            timeout: .init(connect: .seconds(15), read: nil)
+        )
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     static func source(

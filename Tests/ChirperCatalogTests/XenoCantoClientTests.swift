@@ -223,6 +223,23 @@ struct XenoCantoClientTests {
         }
     }
 
+    @Test("a reply whose body stops after the head gives the same one-line timeout")
+    func stalledBody() async throws {
+        let full = Array(pageJSON(page: 1, numPages: 1, first: 1, count: 20).utf8)
+        try await withClient(
+            timeout: .milliseconds(300),
+            handler: { _ in
+                LoopbackResponse(
+                    status: 200,
+                    chunks: [.init(Array(full.prefix(300))), .init(Array(full.dropFirst(300)), delay: .seconds(10))])
+            }
+        ) { client, _, _ in
+            let error = try #require(await failure(of: client))
+            #expect(error.kind == .timeout)
+            #expect(error.message == "127.0.0.1 did not answer within 0.3 s; check your connection and try again")
+        }
+    }
+
     @Test("a body cut off mid-reply says the connection dropped")
     func truncatedBody() async throws {
         let full = Array(pageJSON(page: 1, numPages: 1, first: 1, count: 20).utf8)
