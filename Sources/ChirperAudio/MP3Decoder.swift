@@ -35,8 +35,9 @@ public struct TruncatedAudio: UserFacingError, Hashable {
 /// thread-safe: use it from one task at a time.
 public final class MP3Decoder {
     private let handle: OpaquePointer
-    /// Reused output buffer for `mpg123_read` (samples).
-    private var scratch: [Int16]
+    /// Samples `mpg123_read` may write per call (64 KiB): each call fills a new array that is handed on as
+    /// it is, with no further copy.
+    private static let readSamples = 32 * 1024
     private var format: PCMFormat?
     /// Interleaved samples produced so far.
     private(set) public var samplesDecoded = 0
@@ -60,7 +61,6 @@ public final class MP3Decoder {
         }
         self.handle = handle
         self.streamLength = streamLength
-        self.scratch = [Int16](repeating: 0, count: 32 * 1024)
         do {
             let quiet = Int(MPG123_QUIET.rawValue)
             try check(mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), quiet, 0))
@@ -130,13 +130,16 @@ public final class MP3Decoder {
     private func drain(into output: inout [DecodedAudio]) throws(MP3DecoderError) {
         while true {
             var done = 0
-            let status = scratch.withUnsafeMutableBytes { buffer in
-                mpg123_read(handle, buffer.baseAddress, buffer.count, &done)
+            var status: Int32 = 0
+            let samples = [Int16](unsafeUninitializedCapacity: Self.readSamples) { buffer, initialized in
+                status = mpg123_read(
+                    handle, UnsafeMutableRawPointer(buffer.baseAddress), buffer.count * MemoryLayout<Int16>.size,
+                    &done)
+                initialized = done / MemoryLayout<Int16>.size
             }
-            if done > 0 {
-                let count = done / MemoryLayout<Int16>.size
-                output.append(.samples(Array(scratch[0..<count])))
-                samplesDecoded += count
+            if !samples.isEmpty {
+                output.append(.samples(samples))
+                samplesDecoded += samples.count
             }
             switch status {
             case Int32(MPG123_OK.rawValue):

@@ -64,6 +64,9 @@ final class TrackFeed {
     /// The loop is too long to keep in memory: every pass seeks back.
     private var loopTooLong = false
 
+    /// Output seconds of a segment written in 50 ms pieces (see `play`).
+    private static let finePiecesFor = 1.0
+
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
     private static let loopPassLimit = 32 << 20
 
@@ -302,7 +305,9 @@ final class TrackFeed {
                     (end, wraps) = loop.cut(first: cursor, frames: frames, sampleRate: format.sampleRate)
                 }
                 if end > first {
-                    let kept = Array(samples[(first * channels)..<(end * channels)])
+                    // Whole batches (the usual case) go on as they are, without a copy.
+                    let kept =
+                        first == 0 && end == frames ? samples : Array(samples[(first * channels)..<(end * channels)])
                     if plan.loop != nil, loopPass != nil { keepForLoop(kept) }
                     try await play(kept)
                 }
@@ -316,17 +321,20 @@ final class TrackFeed {
         }
     }
 
-    /// Through the speed stage to the sink, in pieces of at most 50 ms, each reported as queued.
+    /// Through the speed stage to the sink, in pieces each reported as queued: 50 ms while a segment's first
+    /// second is queued (the machine starts the sound as soon as enough is there), then half a second (fewer
+    /// steps per second of audio: decoding to a file or the null sink runs faster).
     private func play(_ samples: [Int16]) async throws {
         guard let format else { return }
         let out = try speed?.process(samples) ?? samples
-        let step = max(format.channels, format.sampleRate / 20 * format.channels)
+        let seconds = segmentQueued < Self.finePiecesFor ? 0.05 : 0.5
+        let step = max(format.channels, Int(Double(format.sampleRate) * seconds) * format.channels)
         let number = plan.number
         var start = 0
         while start < out.count {
             guard let output = pipeline.output.current else { throw CancellationError() }
             let end = min(start + step, out.count)
-            try await output.write(Array(out[start..<end]))
+            try await output.write(start == 0 && end == out.count ? out : Array(out[start..<end]))
             let seconds = format.seconds(ofSamples: end - start)
             segmentQueued += seconds
             _ = send { $0.pcmQueued(seconds: seconds, ticket: ticket, segment: number) }
