@@ -57,6 +57,8 @@ let package = Package(
             name: "CKissFFT",
             providers: [.apt(["libkissfft-dev"])]
         ),
+        // glibc's malloc.h (mallopt), for the executable's allocator settings.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CEditLine",
             pkgConfig: "libedit",
@@ -83,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "chirper-play",
             dependencies: [
-                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperREPL",
+                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperREPL", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -81,6 +81,7 @@ struct ChirperPlay: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.keepFreedMemory()
         let environment = ProcessInfo.processInfo.environment
         let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
