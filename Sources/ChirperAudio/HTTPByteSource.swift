@@ -72,7 +72,9 @@ public struct HTTPByteSource: ByteSource {
             throw ByteSourceError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
         }
         let ignored = response.status.code == 200 && offset > 0
-        return HTTPByteReader(body: response.body, skip: skip, totalLength: total, rangeIgnored: ignored)
+        let bodyLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        return HTTPByteReader(
+            body: response.body, skip: skip, totalLength: total, bodyLength: bodyLength, rangeIgnored: ignored)
     }
 
     static func translate(_ error: any Error) -> any Error {
@@ -118,16 +120,48 @@ struct ContentRange: Hashable {
 }
 
 final class HTTPByteReader: ByteReader {
+    /// A reader dropped with at most this much of its body still to come reads the rest in the background
+    /// (see `deinit`).
+    static let drainLimit: Int64 = 256 * 1024
+
     private var iterator: HTTPClientResponse.Body.AsyncIterator
     private var skip: Int64
     let totalLength: Int64?
     let rangeIgnored: Bool
+    /// Body bytes still to come, when the server said how many it sends.
+    private var bodyLeft: Int64?
+    /// The body ended (or failed): nothing is left to read.
+    private var ended = false
 
-    init(body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, rangeIgnored: Bool) {
+    init(
+        body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, bodyLength: Int64? = nil,
+        rangeIgnored: Bool
+    ) {
         self.iterator = body.makeAsyncIterator()
         self.skip = skip
         self.totalLength = totalLength
+        self.bodyLeft = bodyLength
         self.rangeIgnored = rangeIgnored
+    }
+
+    /// Dropped before the end of its body (a stop, another play, a seek): a short rest is read and thrown
+    /// away in the background, so that the connection goes back to the client's pool and the next request to
+    /// the host (usually the next `play`) needs no new TCP and TLS handshake. A longer rest is not worth its
+    /// bandwidth: the request is cancelled and the connection closed, as before.
+    deinit {
+        guard !ended, let left = bodyLeft, left <= Self.drainLimit else { return }
+        let rest = Rest(iterator)
+        Task {
+            while (try? await rest.iterator.next()) != nil {}
+        }
+    }
+
+    /// The rest of a dropped body, handed to the task that reads it to the end.
+    // @unchecked: the iterator is not Sendable (one task at a time may read it); after the hand-over in
+    // `deinit` only the draining task touches it.
+    private final class Rest: @unchecked Sendable {
+        var iterator: HTTPClientResponse.Body.AsyncIterator
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) { self.iterator = iterator }
     }
 
     func read() async throws -> [UInt8]? {
@@ -136,9 +170,14 @@ final class HTTPByteReader: ByteReader {
             do {
                 next = try await iterator.next()
             } catch {
+                ended = true
                 throw HTTPByteSource.translate(error)
             }
-            guard var buffer = next else { return nil }
+            guard var buffer = next else {
+                ended = true
+                return nil
+            }
+            bodyLeft = bodyLeft.map { $0 - Int64(buffer.readableBytes) }
             if skip > 0 {
                 let dropped = min(Int64(buffer.readableBytes), skip)
                 buffer.moveReaderIndex(forwardBy: Int(dropped))
