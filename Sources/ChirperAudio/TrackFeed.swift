@@ -67,6 +67,10 @@ final class TrackFeed {
     /// Output seconds of a segment written in 50 ms pieces (see `play`).
     private static let finePiecesFor = 1.0
 
+    /// Input decoded at once while a segment's first second is queued: the first sound waits for a quarter
+    /// of a second of a 128 kbit/s MP3, not for a whole `decodeChunkBytes`.
+    private static let firstDecodeBytes = 4 * 1024
+
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
     private static let loopPassLimit = 32 << 20
 
@@ -225,7 +229,8 @@ final class TrackFeed {
         guard let bytes = held.bytes(from: decodeOffset) else {
             preconditionFailure("the decode offset stays inside the held bytes")
         }
-        let piece = bytes.prefix(configuration.decodeChunkBytes)
+        let limit = segmentQueued < Self.finePiecesFor ? Self.firstDecodeBytes : configuration.decodeChunkBytes
+        let piece = bytes.prefix(min(limit, configuration.decodeChunkBytes))
         let decoded = try piece.withUnsafeBytes { try decoder.feed($0) }
         decodeOffset += Int64(piece.count)
         try await deliver(decoded)
@@ -309,7 +314,7 @@ final class TrackFeed {
                     let kept =
                         first == 0 && end == frames ? samples : Array(samples[(first * channels)..<(end * channels)])
                     if plan.loop != nil, loopPass != nil { keepForLoop(kept) }
-                    try await play(kept)
+                    try await play(kept, ahead: arrivedAhead(decodedFrames: cursor + frames))
                 }
                 cursor += frames
                 if wraps, let loop = plan.loop {
@@ -324,7 +329,7 @@ final class TrackFeed {
     /// Through the speed stage to the sink, in pieces each reported as queued: 50 ms while a segment's first
     /// second is queued (the machine starts the sound as soon as enough is there), then half a second (fewer
     /// steps per second of audio: decoding to a file or the null sink runs faster).
-    private func play(_ samples: [Int16]) async throws {
+    private func play(_ samples: [Int16], ahead: Double = 0) async throws {
         guard let format else { return }
         let out = try speed?.process(samples) ?? samples
         let seconds = segmentQueued < Self.finePiecesFor ? 0.05 : 0.5
@@ -337,12 +342,21 @@ final class TrackFeed {
             try await output.write(start == 0 && end == out.count ? out : Array(out[start..<end]))
             let seconds = format.seconds(ofSamples: end - start)
             segmentQueued += seconds
-            _ = send { $0.pcmQueued(seconds: seconds, ticket: ticket, segment: number) }
+            _ = send { $0.pcmQueued(seconds: seconds, ticket: ticket, segment: number, ahead: ahead) }
             start = end
         }
         if let played = pipeline.output.played {
             _ = send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
         }
+    }
+
+    /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
+    /// far (an ID3 tag in front only makes the estimate smaller). The machine may start the sound on it.
+    private func arrivedAhead(decodedFrames: Int) -> Double {
+        guard let format, decodedFrames > 0, decodeOffset > 0 else { return 0 }
+        let decodedSeconds = Double(decodedFrames) / Double(format.sampleRate)
+        let bytesPerSecond = Double(decodeOffset) / decodedSeconds
+        return Double(held.end - decodeOffset) / bytesPerSecond / plan.settings.speed.factor
     }
 
     private func install(_ format: PCMFormat) async throws {

@@ -57,6 +57,10 @@ public struct PlaybackMachine: Sendable {
         var queued: Double = 0
         /// Seconds the sink has played.
         var played: Double = 0
+        /// Output seconds of audio that arrived and wait to be decoded (the pipeline's estimate): when they
+        /// make up the threshold with what is queued, the sound can start, since decoding runs far faster
+        /// than real time. A slow network gets no credit here and fills the threshold from decoded audio.
+        var arrivedAhead: Double = 0
         var duration: Double?
         /// The source and decoder are done; what is queued is all there is.
         var sourceFinished = false
@@ -75,6 +79,9 @@ public struct PlaybackMachine: Sendable {
         var finishing = false
 
         var buffered: Double { max(0, queued - played) }
+
+        /// Audio for `threshold` seconds is queued, or here and decoding.
+        func canStart(_ threshold: Double) -> Bool { buffered + arrivedAhead >= threshold }
 
         /// Recording time heard now.
         var position: Double { timeline.recordingTime(atOutput: played) }
@@ -208,7 +215,7 @@ public struct PlaybackMachine: Sendable {
         case .buffering, .playing:
             return .refuse("not paused")
         case .paused(let session):
-            if session.sourceFinished || session.buffered >= threshold(for: session) {
+            if session.sourceFinished || session.canStart(threshold(for: session)) {
                 state = .playing(session)
                 return .startOutput
             }
@@ -292,13 +299,15 @@ public struct PlaybackMachine: Sendable {
         return .none
     }
 
-    /// `seconds` of decoded audio were handed to the sink.
-    public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
+    /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
+    /// to be decoded (estimated).
+    public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment == segment else { return .none }
         session.queued += seconds
+        session.arrivedAhead = max(0, ahead)
         switch state {
         case .buffering:
-            if session.buffered >= threshold(for: session) {
+            if session.canStart(threshold(for: session)) {
                 state = .playing(session)
                 return .startOutput
             }
@@ -460,6 +469,7 @@ public struct PlaybackMachine: Sendable {
         session.timeline = PlaybackTimeline(recordingStart: target, factor: settings.speed.factor)
         session.queued = 0
         session.played = 0
+        session.arrivedAhead = 0
         session.sourceFinished = false
         session.hadUnderrun = false
         session.rangeIgnored = false

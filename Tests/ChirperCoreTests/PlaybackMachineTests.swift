@@ -98,6 +98,35 @@ struct PlaybackMachineTests {
         #expect(machine.playbackState.progress?.buffered == 0.5)
     }
 
+    @Test("audio that arrived and waits to be decoded counts toward the start: a fast source starts at once")
+    func arrivedAheadStarts() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.6) == .startOutput)
+        #expect(kind(machine.playbackState) == "playing")
+        #expect(machine.playbackState.progress?.buffered == 0.05)
+    }
+
+    @Test("a slow source gets no credit: with little ahead, the start waits for 0.5 s of decoded audio")
+    func littleAheadWaits() {
+        var machine = started()
+        let ticket = machine.activeTicket!
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.1) == .none)
+        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket, ahead: 0.1) == .none)
+        #expect(kind(machine.playbackState) == "buffering")
+        #expect(machine.pcmQueued(seconds: 0.25, ticket: ticket, ahead: 0) == .startOutput)
+    }
+
+    @Test("after an underrun the larger rebuffer threshold counts what is queued and what arrived")
+    func rebufferCountsAhead() {
+        var machine = playing(queued: 0.5)
+        let ticket = machine.activeTicket!
+        _ = machine.progress(playedSeconds: 0.5, ticket: ticket)
+        #expect(machine.underrun(ticket: ticket) == .pauseOutput)
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.5) == .none)
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.9) == .startOutput)
+    }
+
     @Test("an injected policy changes the start threshold")
     func customPolicy() {
         var machine = started(policy: BufferingPolicy(startThreshold: 0.1))
