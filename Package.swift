@@ -35,12 +35,10 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
-        // No pkgConfig: libpulse.pc adds -D_REENTRANT/-pthread, which SwiftPM flags as prohibited (a warning);
-        // the headers are in the default include path and the module map links libpulse.
-        .systemLibrary(
-            name: "CPulse",
-            providers: [.apt(["libpulse-dev"])]
-        ),
+        // libpulse's headers (libpulse-dev), and the library loaded with dlopen at the first PulseAudio output
+        // rather than linked (include/CPulse.h says why). No pkgConfig: libpulse.pc adds -D_REENTRANT/-pthread,
+        // which SwiftPM flags as prohibited (a warning); the headers are in the default include path.
+        .target(name: "CPulse", linkerSettings: [.linkedLibrary("dl")]),
         // libsyn123 ships with libmpg123 (same -dev package): its resampler does `speed … tape`.
         .systemLibrary(
             name: "CSyn123",

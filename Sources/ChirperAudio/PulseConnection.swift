@@ -43,6 +43,7 @@ final class PulseConnection: @unchecked Sendable {
     private var running = false
 
     init(server: String?, applicationName: String) throws {
+        try PulseLibrary.load()
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioSinkError.soundServer(detail: "cannot create the PulseAudio main loop")
         }

@@ -1,0 +1,18 @@
+#ifndef CHIRPER_CPULSE_H
+#define CHIRPER_CPULSE_H
+// libpulse's asynchronous API (threaded main loop, context, streams); pa_simple is not used.
+//
+// libpulse is not linked: it is loaded with dlopen by `chirper_pulse_load`, the first time a PulseAudio
+// output is made (in the background at start-up, while the first search runs). It brings about 25 shared
+// libraries of its own (X11, D-Bus, sndfile, FLAC, vorbis, opus, gcrypt…), which cost every start of the
+// program about 3 ms of dynamic loading on the path to its first line, even with `--output wav` or
+// `--version`. The `pa_*` functions declared below are this target's own, each calling libpulse's through a
+// pointer looked up at load time; call none of them before `chirper_pulse_load` has returned 0.
+#include <pulse/pulseaudio.h>
+#include <stddef.h>
+
+/// Loads libpulse.so.0 and looks up every `pa_*` function this program uses (once; later calls return the
+/// first call's result). Returns 0, or -1 with the reason (dlerror's text) in `error`.
+int chirper_pulse_load(char *error, size_t size);
+
+#endif
