@@ -2,14 +2,18 @@ import CMalloc
 
 /// glibc's allocator settings for a process that decodes audio.
 enum AllocatorTuning {
-    /// Freed memory at the top of a heap is kept up to 4 MiB instead of glibc's default 128 KiB.
+    /// Freed memory at the top of a heap is kept up to 8 MiB, and allocations below 4 MiB come from the heap.
     ///
-    /// Decoding hands on every 64 KiB of PCM in a new array and frees it once played. With the default, each
-    /// free at the top of the decoding thread's heap gave the pages back to the kernel and the next array
-    /// faulted them in again: about 28,000 page faults per 30 minutes of audio, 4 % of the CPU time of
-    /// `--output null` (measured with `perf stat -e page-faults`; 1,650 with this setting). The cost is at most
-    /// 4 MiB of freed memory kept per heap.
+    /// Decoding hands on every 64 KiB of PCM in a new array and frees it once played. With glibc's defaults,
+    /// most runs gave the pages at the top of the decoding thread's heap back to the kernel at each free, and
+    /// the next array faulted them in again: about 30,000 page faults per 30 minutes of audio, 4–8 % of the
+    /// CPU time of `--output null` (`perf stat -e page-faults`: 30,900 in 5 of 6 runs; 1,620 with this
+    /// setting). Setting the trim threshold turns off glibc's sliding mmap threshold, so the mmap threshold is
+    /// set too, where the sliding one would have gone for the pages of 500 rows (about 0.5 MB of JSON): they
+    /// stay on the heap instead of being mapped and unmapped for every page. The cost is at most 8 MiB of
+    /// freed memory kept per heap.
     static func keepFreedMemory() {
-        _ = mallopt(M_TRIM_THRESHOLD, 4 << 20)
+        _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
+        _ = mallopt(M_TRIM_THRESHOLD, 8 << 20)
     }
 }
