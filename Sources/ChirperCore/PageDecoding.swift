@@ -63,7 +63,7 @@ public enum PageDecoder {
 
     /// Makes a URL from the API absolute: `//host/x` becomes `https://host/x`.
     public static func absoluteURL(_ text: String) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         return trimmed.hasPrefix("//") ? "https:" + trimmed : trimmed
     }
 
@@ -119,7 +119,7 @@ struct LooseText: Decodable, Hashable {
         }
     }
 
-    var int: Int? { Int(text.trimmingCharacters(in: .whitespaces)) }
+    var int: Int? { Int(text.trimmingSpaces) }
 }
 
 /// A list of texts that may also arrive as a single text or null.

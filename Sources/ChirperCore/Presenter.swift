@@ -427,8 +427,15 @@ public struct Presenter: Sendable {
 
     /// A value for a script line: sanitised and always quoted, with `"` and `\` escaped.
     func quote(_ text: String) -> String {
-        "\"" + clean(text).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            + "\""
+        // By scalar, not by character: a quote followed by a combining mark is one character, and still a quote.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in clean(text).unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { quoted.append("\\") }
+            quoted.append(scalar)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     private func sgr(_ code: String, _ text: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }

@@ -51,6 +51,21 @@ struct PresenterTests {
                 == "list: error query=\"en:wren\" message=\"said \\\"no\\\"\"")
     }
 
+    @Test("script values escape every quote and backslash, also a quote carrying a combining mark")
+    func scriptQuoting() {
+        #expect(script.quote(#"a\b"c"#) == #""a\\b\"c""#)
+        #expect(script.quote("\"\u{301}x") == "\"\\\"\u{301}x\"")
+        #expect(script.quote("") == "\"\"")
+    }
+
+    @Test("API text is trimmed of spaces and tabs as Foundation's .whitespaces trims, line breaks kept")
+    func trimming() {
+        #expect(" \t a b \u{00A0}".trimmingSpaces == "a b")
+        #expect("\nx\n".trimmingSpaces == "\nx\n")
+        #expect("  ".trimmingSpaces == "")
+        #expect("//host/x".trimmingSpaces == "//host/x")
+    }
+
     @Test("after a next page only the new rows are printed, numbered across pages")
     func appendedRows() {
         var store = ListStore()
