@@ -113,6 +113,7 @@ let package = Package(
             name: "ChirperAudioTests",
             dependencies: [
                 "ChirperAudio", "ChirperCore", "ChirperTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

@@ -48,6 +48,9 @@ public struct LoopbackResponse: Sendable {
     public var ending: Ending
     /// A wait before the response head is sent (a slow server).
     public var delayBeforeHead: Duration
+    /// A complete response leaves the connection open for the client's next request (HTTP keep-alive, as
+    /// xeno-canto's server does); by default the server closes it.
+    public var keepAlive = false
 
     public init(
         status: Int = 200,
@@ -138,6 +141,7 @@ public final class LoopbackServer: Sendable {
     struct ServerState {
         var requests: [LoopbackRequest] = []
         var connections: [ObjectIdentifier: any Channel] = [:]
+        var connectionsAccepted = 0
         var responders: [Int: Task<Void, Never>] = [:]
         var nextResponder = 0
         var closed = false
@@ -150,6 +154,9 @@ public final class LoopbackServer: Sendable {
 
     /// Every request seen so far, in arrival order.
     public var requests: [LoopbackRequest] { state.withLockedValue { $0.requests } }
+
+    /// TCP connections accepted so far (a client that reuses its connection makes one).
+    public var connectionsAccepted: Int { state.withLockedValue { $0.connectionsAccepted } }
 
     public static func start(handler: @escaping Handler) async throws -> LoopbackServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -244,7 +251,10 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
-        state.withLockedValue { $0.connections[ObjectIdentifier(channel)] = channel }
+        state.withLockedValue { state in
+            state.connections[ObjectIdentifier(channel)] = channel
+            state.connectionsAccepted += 1
+        }
         context.fireChannelActive()
     }
 
@@ -328,7 +338,7 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             case .cut(let length), .stall(let length): declared = length
             }
             headers.replaceOrAdd(name: "Content-Length", value: String(declared))
-            headers.replaceOrAdd(name: "Connection", value: "close")
+            if !response.keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
             let head = HTTPResponseHead(
                 version: version,
                 status: HTTPResponseStatus(statusCode: response.status),
@@ -346,7 +356,7 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             switch response.ending {
             case .complete:
                 try await channel.writeAndFlush(HTTPServerResponsePart.end(nil))
-                try await channel.close()
+                if !response.keepAlive { try await channel.close() }
             case .cut:
                 try await channel.close()
             case .stall:

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ChirperAudio
 import ChirperTestSupport
 import Foundation
@@ -26,6 +27,32 @@ struct ByteSourceTests {
             #expect(try await readAll(reader) == body)
             #expect(server.requests.first?.header("range") == nil)
             #expect(server.requests.first?.header("accept-encoding") == "identity")
+        }
+    }
+
+    @Test(
+        "a recording stopped with a short rest to come reads it in the background: the next request reuses the connection",
+        arguments: [(size: 100_000, connections: 1), (size: 1_000_000, connections: 2)])
+    func stoppedReaderKeepsConnection(size: Int, connections: Int) async throws {
+        let body = randomBytes(size, seed: 6)
+        try await LoopbackServer.with(handler: { request in
+            var response = LoopbackResponse.file(body, for: request, chunkSize: 8 * 1024)
+            response.keepAlive = true
+            return response
+        }) { server in
+            // One connection at most: the second request waits for the first's connection, unless it closed.
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let source = try HTTPByteSource(url: server.baseURL + "/a.mp3", client: client)
+            var stopped: (any ByteReader)? = try await source.open(from: 0)
+            _ = try await stopped?.read()
+            stopped = nil  // a stop: 92 KB left is read to the end, 992 KB is not worth it (the request is cancelled)
+            let next = try await source.open(from: 0)
+            #expect(try await readAll(next) == body)
+            #expect(server.requests.count == 2)
+            #expect(server.connectionsAccepted == connections)
+            try await client.shutdown()
         }
     }
 
