@@ -128,14 +128,12 @@ final class HTTPByteReader: ByteReader {
     private var skip: Int64
     let totalLength: Int64?
     let rangeIgnored: Bool
-    /// Body bytes still to come, when the server said how many it sends.
+    /// Body bytes still to come, when the server said how many it sends; nil too once the body has ended or
+    /// failed (nothing is left to read).
     private var bodyLeft: Int64?
-    /// The body ended (or failed): nothing is left to read.
-    private var ended = false
 
     init(
-        body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, bodyLength: Int64? = nil,
-        rangeIgnored: Bool
+        body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, bodyLength: Int64?, rangeIgnored: Bool
     ) {
         self.iterator = body.makeAsyncIterator()
         self.skip = skip
@@ -149,7 +147,7 @@ final class HTTPByteReader: ByteReader {
     /// the host (usually the next `play`) needs no new TCP and TLS handshake. A longer rest is not worth its
     /// bandwidth: the request is cancelled and the connection closed, as before.
     deinit {
-        guard !ended, let left = bodyLeft, left <= Self.drainLimit else { return }
+        guard let left = bodyLeft, left <= Self.drainLimit else { return }
         let rest = Rest(iterator)
         Task {
             while (try? await rest.iterator.next()) != nil {}
@@ -170,11 +168,11 @@ final class HTTPByteReader: ByteReader {
             do {
                 next = try await iterator.next()
             } catch {
-                ended = true
+                bodyLeft = nil
                 throw HTTPByteSource.translate(error)
             }
             guard var buffer = next else {
-                ended = true
+                bodyLeft = nil
                 return nil
             }
             bodyLeft = bodyLeft.map { $0 - Int64(buffer.readableBytes) }

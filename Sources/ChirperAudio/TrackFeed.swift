@@ -64,11 +64,11 @@ final class TrackFeed {
     /// The loop is too long to keep in memory: every pass seeks back.
     private var loopTooLong = false
 
-    /// Output seconds of a segment written in 50 ms pieces (see `play`).
+    /// Output seconds at a segment's start that are decoded and written in small pieces (see `starting`).
     private static let finePiecesFor = 1.0
 
-    /// Input decoded at once while a segment's first second is queued: the first sound waits for a quarter
-    /// of a second of a 128 kbit/s MP3, not for a whole `decodeChunkBytes`.
+    /// Input decoded at once while the segment is `starting`: the first sound waits for a quarter of a second
+    /// of a 128 kbit/s MP3, not for a whole `decodeChunkBytes`.
     private static let firstDecodeBytes = 4 * 1024
 
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
@@ -229,8 +229,8 @@ final class TrackFeed {
         guard let bytes = held.bytes(from: decodeOffset) else {
             preconditionFailure("the decode offset stays inside the held bytes")
         }
-        let limit = segmentQueued < Self.finePiecesFor ? Self.firstDecodeBytes : configuration.decodeChunkBytes
-        let piece = bytes.prefix(min(limit, configuration.decodeChunkBytes))
+        let piece = bytes.prefix(
+            starting ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
         let decoded = try piece.withUnsafeBytes { try decoder.feed($0) }
         decodeOffset += Int64(piece.count)
         try await deliver(decoded)
@@ -332,7 +332,7 @@ final class TrackFeed {
     private func play(_ samples: [Int16], ahead: Double = 0) async throws {
         guard let format else { return }
         let out = try speed?.process(samples) ?? samples
-        let seconds = segmentQueued < Self.finePiecesFor ? 0.05 : 0.5
+        let seconds = starting ? 0.05 : 0.5
         let step = max(format.channels, Int(Double(format.sampleRate) * seconds) * format.channels)
         let number = plan.number
         var start = 0
@@ -349,6 +349,10 @@ final class TrackFeed {
             _ = send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
         }
     }
+
+    /// The segment's first second is being queued: input is decoded 4 KiB and output written 50 ms at a time,
+    /// so the machine can start the sound as soon as enough is there.
+    private var starting: Bool { segmentQueued < Self.finePiecesFor }
 
     /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
     /// far (an ID3 tag in front only makes the estimate smaller). The machine may start the sound on it.

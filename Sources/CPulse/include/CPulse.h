@@ -7,7 +7,8 @@
 // libraries of its own (X11, D-Bus, sndfile, FLAC, vorbis, opus, gcrypt…), which cost every start of the
 // program about 3 ms of dynamic loading on the path to its first line, even with `--output wav` or
 // `--version`. The `pa_*` functions declared below are this target's own, each calling libpulse's through a
-// pointer looked up at load time; call none of them before `chirper_pulse_load` has returned 0.
+// pointer looked up at load time (loading it first if need be). Call `chirper_pulse_load` before anything
+// else: it reports a missing library as an error, where a forwarder would call a null pointer.
 #include <pulse/pulseaudio.h>
 #include <stddef.h>
 
