@@ -79,11 +79,16 @@ public final class PulseHarness: Sendable {
         )
         server.withLockedValue { $0 = process }
         let deadline = ContinuousClock.now + .seconds(30)
+        var lastAnswer = "no socket yet"
         while ContinuousClock.now < deadline {
             if !process.isRunning {
                 throw HarnessError.failed("pulseaudio exited at start; log: \(serverLog)")
             }
-            if FileManager.default.fileExists(atPath: socketPath), await pactl(["info"]).status == 0 {
+            if FileManager.default.fileExists(atPath: socketPath) {
+                let info = await pactl(["info"])
+                lastAnswer = "pactl info: status \(info.status), \(info.output.prefix(300))"
+            }
+            if lastAnswer.hasPrefix("pactl info: status 0,") {
                 try startLatencyKeeper()
                 // Suspend and resume so the sink restarts its clock at the low latency the keeper asks for,
                 // instead of sleeping through the seconds it rendered ahead while nobody listened.
@@ -93,7 +98,7 @@ public final class PulseHarness: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw HarnessError.failed("pulseaudio did not answer within 30 s; log: \(serverLog)")
+        throw HarnessError.failed("pulseaudio did not answer within 30 s (\(lastAnswer)); log: \(serverLog)")
     }
 
     /// A null sink left to itself renders up to 2 s ahead and, when a stream arrives, does not wake up

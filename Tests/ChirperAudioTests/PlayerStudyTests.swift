@@ -28,8 +28,10 @@ struct PlayerStudyTests {
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(player.pause() == nil)
         #expect(player.seek(.absolute(30)) == nil)
-        let paused = try await player.waitFor("paused at 30 s on a second output, full") { state in
-            state.isPaused && sink.outputs.count == 2 && (state.progress?.buffered ?? 0) >= 1.5
+        // The seek's segment (1): a state published before the seek may be read after its output exists.
+        let paused = try await player.waitFor("the seek's segment paused on a second output, full") { state in
+            state.isPaused && state.progress?.segment == 1 && sink.outputs.count == 2
+                && (state.progress?.buffered ?? 0) >= 1.5
         }
         #expect(paused.progress?.position == 30)
         #expect(sink.outputs[0].isStopped, "the old output was silenced")
