@@ -205,17 +205,30 @@ public struct BufferingPolicy: Sendable, Hashable {
     public var startThreshold: Double
     /// Queued audio needed to resume after an underrun.
     public var rebufferThreshold: Double
+    /// Decoded audio that must be queued for a (re)start however much has arrived and waits to be decoded
+    /// (at most the threshold): the margin for the decoder's next turn on a loaded machine. Without it a
+    /// WAV started with 21 ms queued and a PipeWire sink ran dry at once while the test suite ran beside it.
+    public var startFloor: Double
     /// How far ahead of the listener the sink may hold decoded audio.
     public var sinkBuffer: Double
 
     /// Thresholds are clamped to `0...sinkBuffer / 2` so that they can always be reached.
-    public init(startThreshold: Double = 0.5, rebufferThreshold: Double = 1.0, sinkBuffer: Double = 2.0) {
+    public init(
+        startThreshold: Double = 0.5, rebufferThreshold: Double = 1.0, startFloor: Double = 0.2,
+        sinkBuffer: Double = 2.0
+    ) {
         let sink = max(sinkBuffer, 0.05)
         self.sinkBuffer = sink
         self.startThreshold = min(max(startThreshold, 0), sink / 2)
         self.rebufferThreshold = min(max(rebufferThreshold, 0), sink / 2)
+        self.startFloor = min(max(startFloor, 0), sink / 2)
     }
 
-    /// 0.5 s to start, 1 s to resume after an underrun, 2 s held by the sink.
+    /// 0.5 s to start (at least 0.2 s of it decoded), 1 s to resume after an underrun, 2 s held by the sink.
     public static let `default` = BufferingPolicy()
+
+    /// Whether `buffered` seconds queued and `ahead` seconds arrived (not decoded yet) reach `threshold`.
+    func reached(_ threshold: Double, buffered: Double, ahead: Double) -> Bool {
+        buffered >= min(startFloor, threshold) && buffered + ahead >= threshold
+    }
 }

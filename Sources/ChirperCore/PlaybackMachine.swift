@@ -58,8 +58,9 @@ public struct PlaybackMachine: Sendable {
         /// Seconds the sink has played.
         var played: Double = 0
         /// Output seconds of audio that arrived and wait to be decoded (the pipeline's estimate): when they
-        /// make up the threshold with what is queued, the sound can start, since decoding runs far faster
-        /// than real time. A slow network gets no credit here and fills the threshold from decoded audio.
+        /// make up the threshold with what is queued (and the policy's floor is queued), the sound can start,
+        /// since decoding runs far faster than real time. A slow network gets no credit here and fills the
+        /// threshold from decoded audio.
         var arrivedAhead: Double = 0
         var duration: Double?
         /// The source and decoder are done; what is queued is all there is.
@@ -79,9 +80,6 @@ public struct PlaybackMachine: Sendable {
         var finishing = false
 
         var buffered: Double { max(0, queued - played) }
-
-        /// Audio for `threshold` seconds is queued, or here and decoding.
-        func canStart(_ threshold: Double) -> Bool { buffered + arrivedAhead >= threshold }
 
         /// Recording time heard now.
         var position: Double { timeline.recordingTime(atOutput: played) }
@@ -215,7 +213,7 @@ public struct PlaybackMachine: Sendable {
         case .buffering, .playing:
             return .refuse("not paused")
         case .paused(let session):
-            if session.sourceFinished || session.canStart(threshold(for: session)) {
+            if session.sourceFinished || canStart(session) {
                 state = .playing(session)
                 return .startOutput
             }
@@ -307,7 +305,7 @@ public struct PlaybackMachine: Sendable {
         session.arrivedAhead = max(0, ahead)
         switch state {
         case .buffering:
-            if session.canStart(threshold(for: session)) {
+            if canStart(session) {
                 state = .playing(session)
                 return .startOutput
             }
@@ -496,8 +494,10 @@ public struct PlaybackMachine: Sendable {
         return .stopPipeline(session.ticket)
     }
 
-    private func threshold(for session: Session) -> Double {
-        session.hadUnderrun ? policy.rebufferThreshold : policy.startThreshold
+    /// Audio for the threshold is queued, or here and decoding with the policy's floor queued.
+    private func canStart(_ session: Session) -> Bool {
+        let threshold = session.hadUnderrun ? policy.rebufferThreshold : policy.startThreshold
+        return policy.reached(threshold, buffered: session.buffered, ahead: session.arrivedAhead)
     }
 
     private mutating func update(_ ticket: Ticket, _ change: (inout Session) -> Void) {

@@ -98,13 +98,15 @@ struct PlaybackMachineTests {
         #expect(machine.playbackState.progress?.buffered == 0.5)
     }
 
-    @Test("audio that arrived and waits to be decoded counts toward the start: a fast source starts at once")
+    @Test("audio that arrived and waits to be decoded counts toward the start once 0.2 s is decoded and queued")
     func arrivedAheadStarts() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.6) == .startOutput)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .none, "21 ms is no margin")
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 1.9) == .none)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 1.8) == .startOutput)
         #expect(kind(machine.playbackState) == "playing")
-        #expect(machine.playbackState.progress?.buffered == 0.05)
+        #expect(machine.playbackState.progress?.buffered == 0.2)
     }
 
     @Test("a slow source gets no credit: with little ahead, the start waits for 0.5 s of decoded audio")
@@ -124,7 +126,8 @@ struct PlaybackMachineTests {
         _ = machine.progress(playedSeconds: 0.5, ticket: ticket)
         #expect(machine.underrun(ticket: ticket) == .pauseOutput)
         #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.5) == .none)
-        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.9) == .startOutput)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .none, "below the 0.2 s floor")
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.8) == .startOutput)
     }
 
     @Test("an injected policy changes the start threshold")
