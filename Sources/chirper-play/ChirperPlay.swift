@@ -122,7 +122,6 @@ struct ChirperPlay: AsyncParsableCommand {
         // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
         let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
-        player.warmUp()
         let client = source as? XenoCantoClient<ContinuousClock>
         // A save reads as fast as the server sends, so its own client's 30 s read timeout catches a stall.
         let saveHTTP = HTTPClient(
@@ -160,6 +159,10 @@ struct ChirperPlay: AsyncParsableCommand {
         let banner =
             console.isInteractive
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
+        // The sound server is connected now, once the session's threads exist: loading libpulse (28 libraries,
+        // 2.7 ms) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
+        // pipe reader's thread; 2 ms later to the first line in a cold start).
+        player.warmUp()
         let status = await repl.run(banner: banner)
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
