@@ -190,19 +190,23 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
 
     /// The whole body, or `deadlineExceeded` if it has not all arrived by `deadline` (the client's own
     /// deadline ends with the response head, and the client has no read timeout: it also streams audio).
+    /// The body races a sleep to the deadline in one task group: whichever ends first decides, and the
+    /// loser is cancelled. (The earlier event-loop timer that cancelled the body let a stalled reply
+    /// through once in a full CI test run: the body came whole after its 10 s stall.)
     private func collect(_ body: HTTPClientResponse.Body, by deadline: NIODeadline) async throws -> ByteBuffer {
         let limit = configuration.maxReplyBytes
-        let collecting = Task { try await body.collect(upTo: limit) }
-        let timer = http.eventLoopGroup.any().scheduleTask(deadline: deadline) { collecting.cancel() }
-        defer { timer.cancel() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await collecting.value
-            } onCancel: {
-                collecting.cancel()
+        let remaining = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(for: remaining)
+                return nil
             }
-        } catch is CancellationError where !Task.isCancelled {
-            throw HTTPClientError.deadlineExceeded
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let buffer = first else {
+                throw HTTPClientError.deadlineExceeded
+            }
+            return buffer
         }
     }
 
