@@ -29,190 +29,80 @@ public struct PageDecodingError: Error, Sendable, Equatable, CustomStringConvert
 public enum PageDecoder {
     /// Decodes a recordings page. Invalid UTF-8 is replaced (shown harmlessly) rather than rejected.
     public static func decode(_ data: some Collection<UInt8>) throws(PageDecodingError) -> Page {
-        let bytes = Data(String(decoding: data, as: UTF8.self).utf8)
-        let raw: RawPage
+        let reply: JSONValue
         do {
-            raw = try JSONDecoder().decode(RawPage.self, from: bytes)
-        } catch let error as DecodingError {
-            throw PageDecodingError(description: describe(error))
+            reply = try JSONValue.parse(data)
         } catch {
-            throw PageDecodingError(description: "the reply is not JSON")
+            throw PageDecodingError(description: "the reply is not valid JSON (cut off or not JSON at all)")
         }
-        guard let recordings = raw.recordings else {
+        guard case .object = reply else {
+            throw PageDecodingError(description: "the reply has an unexpected shape at the top")
+        }
+        let elements: [JSONValue]
+        switch reply["recordings"] {
+        case nil, .null?:
             throw PageDecodingError(description: "the reply has no \"recordings\" list")
+        case .array(let list)?:
+            elements = list
+        case _?:
+            throw PageDecodingError(description: "the reply has an unexpected shape at .recordings")
         }
+        let recordings = elements.compactMap(recording(from:))
         return Page(
-            totalRecordings: raw.numRecordings?.int ?? recordings.count,
-            totalSpecies: raw.numSpecies?.int ?? 0,
-            page: raw.page?.int ?? 1,
-            numPages: raw.numPages?.int ?? 1,
-            recordings: recordings.compactMap { $0.recording }
+            totalRecordings: reply["numRecordings"].looseInt ?? recordings.count,
+            totalSpecies: reply["numSpecies"].looseInt ?? 0,
+            page: reply["page"].looseInt ?? 1,
+            numPages: reply["numPages"].looseInt ?? 1,
+            recordings: recordings
         )
     }
 
     /// The `message` of an error reply, in either the flat v3 form `{"error": "...", "message": "..."}` or the
     /// documented nested form `{"error": {"code": "...", "message": "..."}}`; nil when the body has neither.
     public static func errorMessage(_ data: some Collection<UInt8>) -> String? {
-        let bytes = Data(String(decoding: data, as: UTF8.self).utf8)
-        guard let reply = try? JSONDecoder().decode(RawError.self, from: bytes) else { return nil }
-        if let message = reply.message?.text, !message.isEmpty { return message }
-        if let message = reply.error?.message, !message.isEmpty { return message }
-        if let code = reply.error?.code, !code.isEmpty { return code }
+        guard let reply = try? JSONValue.parse(data), case .object = reply else { return nil }
+        if let message = reply["message"].looseText, !message.isEmpty { return message }
+        switch reply["error"] {
+        case .object?:
+            let error = reply["error"]
+            if case .string(let message)? = error?["message"], !message.isEmpty { return message }
+            if case .string(let code)? = error?["code"], !code.isEmpty { return code }
+        case .string(let code)? where !code.isEmpty:
+            return code
+        default:
+            break
+        }
         return nil
     }
 
-    /// Makes a URL from the API absolute: `//host/x` becomes `https://host/x`.
-    public static func absoluteURL(_ text: String) -> String {
-        let trimmed = text.trimmingSpaces
-        return trimmed.hasPrefix("//") ? "https:" + trimmed : trimmed
-    }
-
-    /// Decides how a `file` value from the API may be played: only absolute http(s) URLs are followed.
-    public static func availability(ofFile file: String) -> AudioAvailability {
-        let url = absoluteURL(file)
-        if url.isEmpty { return .restricted }
-        let components = URLComponents(string: url)
-        if let scheme = components?.scheme?.lowercased(), scheme != "https", scheme != "http" {
-            return .refused(
-                "the audio address uses \(TerminalText.sanitize(String(scheme.prefix(16)))):, and only http(s) is followed"
-            )
-        }
-        guard let components, components.scheme != nil, let host = components.host, !host.isEmpty else {
-            return .refused("the audio address is not a web URL")
-        }
-        return .playable(.remote(url))
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return "the reply is not valid JSON (cut off or not JSON at all)"
-        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
-            .keyNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return "the reply has an unexpected shape at \(path.isEmpty ? "the top" : String(path.prefix(80)))"
-        @unknown default:
-            return "the reply could not be read"
-        }
-    }
-}
-
-/// A JSON scalar read as text: strings as they are, numbers and booleans printed, null as empty.
-struct LooseText: Decodable, Hashable {
-    var text: String
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            text = ""
-        } else if let string = try? container.decode(String.self) {
-            text = string
-        } else if let int = try? container.decode(Int.self) {
-            text = String(int)
-        } else if let double = try? container.decode(Double.self) {
-            text = String(double)
-        } else if let bool = try? container.decode(Bool.self) {
-            text = bool ? "yes" : "no"
-        } else {
-            // Objects and arrays where text was expected are dropped rather than failing the whole page.
-            text = ""
-        }
-    }
-
-    var int: Int? { Int(text.trimmingSpaces) }
-}
-
-/// A list of texts that may also arrive as a single text or null.
-struct LooseTextList: Decodable, Hashable {
-    var items: [String]
-
-    init(from decoder: any Decoder) throws {
-        if let list = try? [LooseText].init(from: decoder) {
-            items = list.map(\.text).filter { !$0.isEmpty }
-        } else if let single = try? LooseText(from: decoder), !single.text.isEmpty {
-            items = [single.text]
-        } else {
-            items = []
-        }
-    }
-}
-
-/// An object whose scalar members are read as text; nested objects and arrays are dropped.
-struct LooseObject: Decodable, Hashable {
-    var fields: [String: String] = [:]
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        for key in container.allKeys.prefix(64) {
-            if let value = try? container.decode(LooseText.self, forKey: key), !value.text.isEmpty {
-                fields[key.stringValue] = value.text
-            }
-        }
-    }
-}
-
-/// An array element that is dropped (nil) instead of failing the array when it is not an object.
-private struct LossyObject: Decodable {
-    var object: LooseObject?
-
-    init(from decoder: any Decoder) throws {
-        object = try? LooseObject(from: decoder)
-    }
-}
-
-private struct RawPage: Decodable {
-    var numRecordings: LooseText?
-    var numSpecies: LooseText?
-    var page: LooseText?
-    var numPages: LooseText?
-    var recordings: [LossyRecording]?
-}
-
-/// A recording that is dropped (nil) instead of failing the page when it is not an object at all.
-private struct LossyRecording: Decodable {
-    var recording: Recording?
-
-    init(from decoder: any Decoder) throws {
-        recording = (try? RawRecording(from: decoder))?.recording
-    }
-}
-
-private struct RawRecording: Decodable {
-    var fields: [String: String] = [:]
-    var also: [String] = []
-    var annotations: [Annotation] = []
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        for key in container.allKeys {
-            if key.stringValue == "also" {
-                also = (try? container.decode(LooseTextList.self, forKey: key))?.items ?? []
-            } else if key.stringValue == "annotation-set" {
-                let boxes = (try? container.decode([LossyObject].self, forKey: key)) ?? []
-                annotations = boxes.compactMap { $0.object.map { Annotation(fields: $0.fields) } }.filter {
-                    !$0.fields.isEmpty
+    /// One element of `recordings`; nil (dropped, not failing the page) when it is not an object with an id.
+    private static func recording(from element: JSONValue) -> Recording? {
+        guard case .object(let members) = element else { return nil }
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(members.count)
+        var also: [String] = []
+        var annotations: [Annotation] = []
+        for member in members {
+            switch member.key {
+            case "also":
+                also = member.value.looseTextList
+            case "annotation-set":
+                guard case .array(let boxes) = member.value else {
+                    annotations = []
+                    continue
                 }
-            } else if let value = try? container.decode(LooseText.self, forKey: key) {
-                fields[key.stringValue] = value.text
+                annotations = boxes.compactMap { box in
+                    guard case .object(let members) = box else { return nil }
+                    var fields: [String: String] = [:]
+                    for member in members.prefix(64) {
+                        if let text = member.value.looseText, !text.isEmpty { fields[member.key] = text }
+                    }
+                    return fields.isEmpty ? nil : Annotation(fields: fields)
+                }
+            default:
+                fields[member.key] = member.value.looseText ?? ""
             }
         }
-    }
-
-    var recording: Recording? {
         func field(_ names: String...) -> String {
             for name in names {
                 if let value = fields[name], !value.isEmpty { return value }
@@ -238,9 +128,9 @@ private struct RawRecording: Decodable {
             sex: field("sex"),
             stage: field("stage"),
             method: field("method"),
-            pageURL: PageDecoder.absoluteURL(field("url")),
+            pageURL: absoluteURL(field("url")),
             fileName: field("file-name"),
-            licenceURL: PageDecoder.absoluteURL(field("lic")),
+            licenceURL: absoluteURL(field("lic")),
             quality: field("q"),
             length: field("length"),
             date: field("date"),
@@ -253,32 +143,56 @@ private struct RawRecording: Decodable {
             microphone: field("mic"),
             animalSeen: field("animal-seen", "bird-seen"),
             playbackUsed: field("playback-used"),
-            audio: PageDecoder.availability(ofFile: field("file")),
+            audio: availability(ofFile: field("file")),
             annotations: annotations
         )
     }
+
+    /// Makes a URL from the API absolute: `//host/x` becomes `https://host/x`.
+    public static func absoluteURL(_ text: String) -> String {
+        let trimmed = text.trimmingSpaces
+        return trimmed.hasPrefix("//") ? "https:" + trimmed : trimmed
+    }
+
+    /// Decides how a `file` value from the API may be played: only absolute http(s) URLs are followed.
+    public static func availability(ofFile file: String) -> AudioAvailability {
+        let url = absoluteURL(file)
+        if url.isEmpty { return .restricted }
+        let components = URLComponents(string: url)
+        if let scheme = components?.scheme?.lowercased(), scheme != "https", scheme != "http" {
+            return .refused(
+                "the audio address uses \(TerminalText.sanitize(String(scheme.prefix(16)))):, and only http(s) is followed"
+            )
+        }
+        guard let components, components.scheme != nil, let host = components.host, !host.isEmpty else {
+            return .refused("the audio address is not a web URL")
+        }
+        return .playable(.remote(url))
+    }
 }
 
-private struct RawError: Decodable {
-    struct Nested: Decodable {
-        var code: String?
-        var message: String?
-    }
-
-    var error: Nested?
-    var message: LooseText?
-
-    enum CodingKeys: String, CodingKey {
-        case error, message
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        message = try? container.decodeIfPresent(LooseText.self, forKey: .message)
-        if let nested = try? container.decodeIfPresent(Nested.self, forKey: .error) {
-            error = nested
-        } else if let flat = try? container.decodeIfPresent(String.self, forKey: .error) {
-            error = Nested(code: flat, message: nil)
+extension JSONValue? {
+    /// A scalar read as text: strings as they are, numbers as written, booleans as yes/no, null as empty; nil
+    /// for an object or an array (dropped where text was expected) and for a missing member.
+    fileprivate var looseText: String? {
+        switch self {
+        case .string(let text)?, .number(let text)?: text
+        case .bool(let value)?: value ? "yes" : "no"
+        case .null?: ""
+        case .array?, .object?, nil: nil
         }
+    }
+
+    /// A count sent as a number or a string of digits.
+    fileprivate var looseInt: Int? { looseText.flatMap { Int($0.trimmingSpaces) } }
+}
+
+extension JSONValue {
+    fileprivate var looseText: String? { Optional(self).looseText }
+
+    /// A list of texts that may also arrive as a single text or null; empty texts and nested values dropped.
+    fileprivate var looseTextList: [String] {
+        let items: [String?] = if case .array(let elements) = self { elements.map(\.looseText) } else { [looseText] }
+        return items.compactMap { $0 }.filter { !$0.isEmpty }
     }
 }
