@@ -109,9 +109,15 @@ final class CachePart: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(cache.writer))
         let fileManager = FileManager.default
         if offset == 0 {
-            // A deleted cache folder is made again here.
-            try? fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            handle = fileManager.createFile(atPath: url.path, contents: nil) ? try? FileHandle(forWritingTo: url) : nil
+            do {
+                // A deleted cache folder is made again here.
+                try fileManager.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data().write(to: url)
+                handle = try FileHandle(forWritingTo: url)
+            } catch {
+                cache.cannotWrite(error)
+            }
         } else if ((try? fileManager.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value == offset {
             handle = try? FileHandle(forWritingTo: url)
             _ = try? handle?.seekToEnd()

@@ -21,6 +21,15 @@ public final class RecordingCache: Sendable {
     private let writing = NIOLockedValueBox<Set<String>>([])
     /// A folder that cannot be written is said once, not at every play.
     private let toldUnwritable = NIOLockedValueBox(false)
+    /// What the recordings being fetched are (``remember(_:fetched:)``), until their audio is committed; the
+    /// latest ``describedLimit`` only (a recording stopped early is forgotten in time, not kept all session).
+    private let described = NIOLockedValueBox<[Described]>([])
+    static let describedLimit = 32
+
+    private struct Described {
+        var recording: Recording
+        var fetched: Date
+    }
     /// Runs every write to the folder, in the order asked.
     let writer = DispatchQueue(label: "chirper-play.cache-writer", qos: .utility)
 
@@ -77,26 +86,47 @@ public final class RecordingCache: Sendable {
         _ = writing.withLockedValue { $0.remove(id) }
     }
 
-    /// Writes `XC<id>.json` beside the cached audio (the metadata `--offline` searches), in the background.
-    /// Best effort: a cache that cannot be written costs the offline search this recording, never the playing.
+    /// Notes what recording `id` is, so that `XC<id>.json` (the metadata `--offline` searches) is written
+    /// beside its audio when the audio is complete in the cache, or at once when it already is. Nothing is
+    /// written for a recording stopped before its end: metadata without its audio would only be skipped.
     public func remember(_ recording: Recording, fetched: Date) {
         guard let stem = FieldKitNaming.stem(forID: recording.id) else { return }
-        writer.async { [self] in
-            let data = Sidecar.encode(recording, audioFile: "", fetched: fetched)
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                try Self.replace(directory.appendingPathComponent("\(stem).json"), with: data)
-            } catch {
-                let first = toldUnwritable.withLockedValue { told -> Bool in
-                    defer { told = true }
-                    return !told
-                }
-                guard first else { return }
-                report(
-                    "cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached"
-                )
+        let cachedFile = index.withLockedValue { $0.entries[recording.id]?.file }
+        guard cachedFile != nil else {
+            described.withLockedValue { list in
+                list.removeAll { $0.recording.id == recording.id }
+                list.append(Described(recording: recording, fetched: fetched))
+                list.removeFirst(max(0, list.count - Self.describedLimit))
             }
+            return
         }
+        writer.async { [self] in
+            let sidecar = directory.appendingPathComponent("\(stem).json")
+            guard !FileManager.default.fileExists(atPath: sidecar.path) else { return }
+            writeSidecar(Described(recording: recording, fetched: fetched), to: sidecar)
+        }
+    }
+
+    /// Writes a sidecar (on `writer`). Best effort: a cache that cannot be written costs the offline search
+    /// this recording, never the playing.
+    private func writeSidecar(_ described: Described, to url: URL) {
+        dispatchPrecondition(condition: .onQueue(writer))
+        let data = Sidecar.encode(described.recording, audioFile: "", fetched: described.fetched)
+        do {
+            try Self.replace(url, with: data)
+        } catch {
+            cannotWrite(error)
+        }
+    }
+
+    /// Says once that the folder cannot be written.
+    func cannotWrite(_ error: any Error) {
+        let first = toldUnwritable.withLockedValue { told -> Bool in
+            defer { told = true }
+            return !told
+        }
+        guard first else { return }
+        report("cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached")
     }
 
     /// Returns once every write asked for so far is done (at exit, and in tests).
@@ -153,6 +183,14 @@ public final class RecordingCache: Sendable {
             try? fileManager.removeItem(at: directory.appendingPathComponent(entry.file))
             let sidecar = (entry.file as NSString).deletingPathExtension + ".json"
             try? fileManager.removeItem(at: directory.appendingPathComponent(sidecar))
+        }
+        let described = described.withLockedValue { list in
+            list.firstIndex { $0.recording.id == id }.map { list.remove(at: $0) }
+        }
+        if let described,
+            !evicted.contains(where: { $0.file == name })
+        {
+            writeSidecar(described, to: directory.appendingPathComponent("\(stem).json"))
         }
         save()
     }

@@ -52,6 +52,40 @@ struct RecordingCacheTests {
         #expect(notices.withLockedValue { $0 }.isEmpty)
     }
 
+    @Test("the metadata is written beside complete audio only: a play stopped early leaves none, a replay restores it")
+    func sidecarWithAudio() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        let sidecar = directory.appendingPathComponent("XC254462.json")
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 5000)
+        }) { server in
+            let url = server.baseURL + "/254462/download"
+            let sources = ByteSources.cached(.live(), cache: cache)
+            cache.remember(Recording(id: "254462", englishName: "Lazuli Bunting"), fetched: Date())
+            // Stopped after the first chunk: the reader is dropped, the part stays, no metadata is written.
+            do {
+                let stopped = try await sources.source(for: .remote(url)).open(from: 0)
+                _ = try await stopped.read()
+            }
+            cache.flush()
+            #expect(!FileManager.default.fileExists(atPath: sidecar.path))
+            // Played to the end: the audio is committed, the metadata beside it.
+            _ = try await drain(sources, url)
+            cache.flush()
+            let written = try #require(Sidecar.decode(try Data(contentsOf: sidecar)))
+            #expect(written.recording.englishName == "Lazuli Bunting")
+            // Deleted behind the cache's back: playing the cached audio again writes it back.
+            try FileManager.default.removeItem(at: sidecar)
+            cache.remember(Recording(id: "254462", englishName: "Lazuli Bunting"), fetched: Date())
+            cache.flush()
+            #expect(FileManager.default.fileExists(atPath: sidecar.path))
+        }
+    }
+
     @Test("a disk that does not answer never holds the audio back: every chunk arrives, the end waits for the commit")
     func heldDisk() async throws {
         let directory = folder()
