@@ -91,8 +91,7 @@ public final class RecordingCache: Sendable {
     /// written for a recording stopped before its end: metadata without its audio would only be skipped.
     public func remember(_ recording: Recording, fetched: Date) {
         guard let stem = FieldKitNaming.stem(forID: recording.id) else { return }
-        let cachedFile = index.withLockedValue { $0.entries[recording.id]?.file }
-        guard cachedFile != nil else {
+        guard index.withLockedValue({ $0.entries[recording.id] != nil }) else {
             described.withLockedValue { list in
                 list.removeAll { $0.recording.id == recording.id }
                 list.append(Described(recording: recording, fetched: fetched))
@@ -176,8 +175,9 @@ public final class RecordingCache: Sendable {
             return
         }
         let time = now()
-        let evicted = index.withLockedValue { index in
-            index.insert(id, .init(file: name, size: size, lastUse: time), limit: limit)
+        let (evicted, kept) = index.withLockedValue { index in
+            let evicted = index.insert(id, .init(file: name, size: size, lastUse: time), limit: limit)
+            return (evicted, index.entries[id] != nil)
         }
         for entry in evicted {
             try? fileManager.removeItem(at: directory.appendingPathComponent(entry.file))
@@ -187,9 +187,8 @@ public final class RecordingCache: Sendable {
         let described = described.withLockedValue { list in
             list.firstIndex { $0.recording.id == id }.map { list.remove(at: $0) }
         }
-        if let described,
-            !evicted.contains(where: { $0.file == name })
-        {
+        // An entry larger than the whole cache was removed at once: no metadata for it either.
+        if kept, let described {
             writeSidecar(described, to: directory.appendingPathComponent("\(stem).json"))
         }
         save()

@@ -62,9 +62,9 @@ public enum PageDecoder {
     public static func errorMessage(_ data: some Collection<UInt8>) -> String? {
         guard let reply = try? JSONValue.parse(data), case .object = reply else { return nil }
         if let message = reply["message"].looseText, !message.isEmpty { return message }
-        switch reply["error"] {
+        let error = reply["error"]
+        switch error {
         case .object?:
-            let error = reply["error"]
             if case .string(let message)? = error?["message"], !message.isEmpty { return message }
             if case .string(let code)? = error?["code"], !code.isEmpty { return code }
         case .string(let code)? where !code.isEmpty:
