@@ -10,26 +10,24 @@ private enum SonoFixtures {
     static let noTools: Comment = "skipped: sox and lame (to generate the sonogram fixtures) are not installed"
 
     /// Runs a shell pipeline; throws if it fails.
-    static func shell(_ command: String) async throws {
-        try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw TestFailure("failed: \(command)") }
-        }
+    static func shell(_ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("failed: \(command)") }
     }
 
     /// Writes `effects` (sox synth arguments) at `rate` as 16-bit mono WAV, or as MP3 through lame; the path.
-    static func make(_ effects: String, rate: Int, mp3: Bool, in directory: String) async throws -> String {
+    static func make(_ effects: String, rate: Int, mp3: Bool, in directory: String) throws -> String {
         let wav = directory + "/fixture-\(rate).wav"
-        try await shell("sox -q -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
+        try shell("sox -q -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
         guard mp3 else { return wav }
         let path = directory + "/fixture-\(rate).mp3"
         // No lowpass: lame's default for low bit rates would cut the 8 kHz step.
-        try await shell("lame --quiet -b 64 --lowpass -1 \(wav) \(path)")
+        try shell("lame --quiet -b 64 --lowpass -1 \(wav) \(path)")
         return path
     }
 
@@ -64,7 +62,7 @@ struct SonogramTests {
         // Tones above 90 % of Nyquist are left out (8 kHz at 11.025 kHz).
         let tones = [1000.0, 2000, 4000, 8000].filter { $0 < 0.45 * Double(rate) }
         let effects = tones.map { "synth 0.5 sine \(Int($0)) vol 0.5" }.joined(separator: " : ")
-        let path = try await SonoFixtures.make(effects, rate: rate, mp3: mp3, in: directory)
+        let path = try SonoFixtures.make(effects, rate: rate, mp3: mp3, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
         #expect(abs(sonogram.duration - 0.5 * Double(tones.count)) < 0.1)
@@ -94,7 +92,7 @@ struct SonogramTests {
         let low = 300.0
         let high = (0.4 * Double(rate)).rounded()
         let seconds = 2.0
-        let path = try await SonoFixtures.make(
+        let path = try SonoFixtures.make(
             "synth \(seconds) sine \(Int(low)):\(Int(high)) vol 0.5", rate: rate, mp3: mp3, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
@@ -115,7 +113,7 @@ struct SonogramTests {
     func batRate() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await SonoFixtures.make("synth 1 sine 40000 vol 0.5", rate: 192_000, mp3: false, in: directory)
+        let path = try SonoFixtures.make("synth 1 sine 40000 vol 0.5", rate: 192_000, mp3: false, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
         #expect(sonogram.maxFrequency == 96_000)
@@ -129,7 +127,7 @@ struct SonogramTests {
     func silence() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await SonoFixtures.make("trim 0 1", rate: 22_050, mp3: false, in: directory)
+        let path = try SonoFixtures.make("trim 0 1", rate: 22_050, mp3: false, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path, columns: 20, rows: 8)
 
         #expect(sonogram.levels.allSatisfy { $0 == 0 })
@@ -141,7 +139,7 @@ struct SonogramTests {
     func failsMidDecode() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await SonoFixtures.make("synth 2 sine 1000 vol 0.5", rate: 8000, mp3: false, in: directory)
+        let path = try SonoFixtures.make("synth 2 sine 1000 vol 0.5", rate: 8000, mp3: false, in: directory)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let reader = SonogramReader(sources: ByteSources { _ in DroppingSource(bytes: Array(bytes.prefix(16_044))) })
         let item = PlayItem(label: "XC1", location: .remote("https://example.org/a.wav"))
@@ -218,15 +216,15 @@ struct SonogramMeasure {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/long.mp3"
-        try await SonoFixtures.shell(
+        try SonoFixtures.shell(
             "sox -q -r 44100 -c 2 -n -b 16 -t wav - synth 300 pinknoise vol 0.3 | lame --quiet -b 128 - \(path)")
         let clock = ContinuousClock()
         let ours = try await clock.measure {
             _ = try await SonoFixtures.sonogram(path: path, columns: 100, rows: 64)
         }
-        let sox = try await clock.measure {
+        let sox = try clock.measure {
             // Debian's sox reads MP3 only with libsox-fmt-mp3; mpg123 decodes for it instead (both decode).
-            try await SonoFixtures.shell(
+            try SonoFixtures.shell(
                 "mpg123 -q -w \(directory)/long.wav \(path) && sox \(directory)/long.wav -n spectrogram -r -m -l -x 100 -y 65 -o \(directory)/sox.png"
             )
         }
