@@ -152,30 +152,10 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     }
 
     private func fetchOnce(url: String) async -> Outcome {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "chirper-play/\(ChirperVersion.current)")
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
+        let response: HTTPClient.Response
         do {
-            let response = try await http.execute(request, deadline: deadline)
-            let body = try await collect(response.body, by: deadline)
-            let status = Int(response.status.code)
-            let bytes = body.readableBytesView
-            switch status {
-            case 200:
-                do {
-                    return .page(try PageDecoder.decode(bytes))
-                } catch {
-                    return .failed(
-                        ListError(.badReply, "xeno-canto sent a reply that could not be read: \(error); try again")
-                    )
-                }
-            case 429, 503:
-                return .retryable(status: status, retryAfter: Self.retryAfter(response.headers))
-            default:
-                return .failed(describe(status: status, body: bytes))
-            }
-        } catch let error as NIOTooManyBytesError {
+            response = try await fetch(url: url)
+        } catch let error as ResponseAccumulator.ResponseTooBigError {
             _ = error
             return .failed(
                 ListError(
@@ -186,27 +166,42 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         } catch {
             return .failed(describe(error))
         }
+        let status = Int(response.status.code)
+        let bytes = response.body?.readableBytesView ?? ByteBuffer().readableBytesView
+        switch status {
+        case 200:
+            do {
+                return .page(try PageDecoder.decode(bytes))
+            } catch {
+                return .failed(
+                    ListError(.badReply, "xeno-canto sent a reply that could not be read: \(error); try again")
+                )
+            }
+        case 429, 503:
+            return .retryable(status: status, retryAfter: Self.retryAfter(response.headers))
+        default:
+            return .failed(describe(status: status, body: bytes))
+        }
     }
 
-    /// The whole body, or `deadlineExceeded` if it has not all arrived by `deadline` (the client's own
-    /// deadline ends with the response head, and the client has no read timeout: it also streams audio).
-    /// The body races a sleep to the deadline in one task group: whichever ends first decides, and the
-    /// loser is cancelled. (The earlier event-loop timer that cancelled the body let a stalled reply
-    /// through once in a full CI test run: the body came whole after its 10 s stall.)
-    private func collect(_ body: HTTPClientResponse.Body, by deadline: NIODeadline) async throws -> ByteBuffer {
-        let limit = configuration.maxReplyBytes
-        let remaining = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
-            group.addTask {
-                try await Task.sleep(for: remaining)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let buffer = first else {
-                throw HTTPClientError.deadlineExceeded
-            }
-            return buffer
+    /// The whole reply, read within `requestTimeout` of sending. The client's deadline covers the whole
+    /// request, head and body, and is kept on the event loop: whether a reply came in time is decided where
+    /// its bytes arrive, however late this task runs (a deadline raced here against the body let a stalled
+    /// reply through, or timed out a prompt one, when the task was held up behind others).
+    private func fetch(url: String) async throws -> HTTPClient.Response {
+        let request = try HTTPClient.Request(
+            url: url,
+            headers: ["Accept": "application/json", "User-Agent": "chirper-play/\(ChirperVersion.current)"]
+        )
+        let task = http.execute(
+            request: request,
+            delegate: ResponseAccumulator(request: request, maxBodySize: configuration.maxReplyBytes),
+            deadline: NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
+        )
+        return try await withTaskCancellationHandler {
+            try await task.get()
+        } onCancel: {
+            task.cancel()
         }
     }
 

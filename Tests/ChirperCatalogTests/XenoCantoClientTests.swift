@@ -32,6 +32,7 @@ func withClient(
     // Generous: the suite shares two cores with builds and audio tests; only the timeout test wants it short.
     timeout: Duration = .seconds(20),
     maxRetries: Int = 3,
+    maxReplyBytes: Int = 32 * 1_048_576,
     handler: @escaping LoopbackServer.Handler,
     _ body: (XenoCantoClient<RecordingClock>, LoopbackServer, RecordingClock) async throws -> Void
 ) async throws {
@@ -43,7 +44,8 @@ func withClient(
                 apiURL: server.baseURL + "/api/3/recordings",
                 apiKey: secretKey,
                 requestTimeout: timeout,
-                maxRetries: maxRetries
+                maxRetries: maxRetries,
+                maxReplyBytes: maxReplyBytes
             )
             let client = XenoCantoClient(configuration: configuration, httpClient: http, clock: clock)
             try await body(client, server, clock)
@@ -214,7 +216,8 @@ struct XenoCantoClientTests {
         try await withClient(
             timeout: .milliseconds(300),
             handler: { _ in
-                LoopbackResponse(status: 200, chunks: [.init(Array("{}".utf8))], delayBeforeHead: .seconds(10))
+                // Far beyond the deadline: the head comes only if the client never gives up.
+                LoopbackResponse(status: 200, chunks: [.init(Array("{}".utf8))], delayBeforeHead: .seconds(3600))
             }
         ) { client, _, _ in
             let error = try #require(await failure(of: client))
@@ -229,9 +232,9 @@ struct XenoCantoClientTests {
         try await withClient(
             timeout: .milliseconds(300),
             handler: { _ in
+                // The rest never comes: the connection is held open until the client gives up.
                 LoopbackResponse(
-                    status: 200,
-                    chunks: [.init(Array(full.prefix(300))), .init(Array(full.dropFirst(300)), delay: .seconds(10))])
+                    status: 200, chunks: [.init(Array(full.prefix(300)))], ending: .stall(declaredLength: full.count))
             }
         ) { client, _, _ in
             let error = try #require(await failure(of: client))
@@ -250,6 +253,16 @@ struct XenoCantoClientTests {
             let error = try #require(await failure(of: client))
             #expect(error.kind == .network)
             #expect(error.message.contains("dropped mid-reply"))
+        }
+    }
+
+    @Test("a reply larger than the limit is refused in one line")
+    func oversizedReply() async throws {
+        let padded = pageJSON(page: 1, numPages: 1, first: 1, count: 20) + String(repeating: " ", count: 1_048_576)
+        try await withClient(maxReplyBytes: 1_048_576, handler: { _ in .json(padded) }) { client, _, _ in
+            let error = try #require(await failure(of: client))
+            #expect(error.kind == .badReply)
+            #expect(error.message == "xeno-canto's reply is larger than 1 MiB; try a smaller --per-page")
         }
     }
 
