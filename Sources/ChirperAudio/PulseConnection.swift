@@ -220,6 +220,7 @@ final class PulseConnection: @unchecked Sendable {
                     parked.lease += 1
                     parked.onUnderrun = onUnderrun
                     parked.timeBase = parked.time ?? 0
+                    parked.handedBytes = 0
                     if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
                     let output = PulseOutput(
                         connection: self, streamState: parked, contextState: state, lease: parked.lease)

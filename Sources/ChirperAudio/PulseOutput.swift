@@ -22,6 +22,8 @@ final class PulseStreamState: @unchecked Sendable {
     var lease = 0
     /// The stream's time when this lease began: what this track has played is the time since.
     var timeBase: pa_usec_t = 0
+    /// Bytes this lease has handed to the server: no more than these can have been played.
+    var handedBytes = 0
     var stream: OpaquePointer?
     var phase: Phase = .connecting
     /// Called when the stream is gone for good (to unregister it).
@@ -86,6 +88,7 @@ final class PulseStreamState: @unchecked Sendable {
                 return
             }
             queueStart += count
+            handedBytes += count
             writable -= count
         }
         if queueStart > 0 && queueStart >= queue.count / 2 {
@@ -299,8 +302,22 @@ final class PulseOutput: AudioOutput, Sendable {
     var playedSeconds: Double? {
         connection.locked {
             guard state.lease == lease, let time = state.time else { return nil }
-            return Double(time >= state.timeBase ? time - state.timeBase : 0) / 1_000_000
+            return Self.played(
+                time: time, timeBase: state.timeBase, handedBytes: state.handedBytes,
+                bytesPerSecond: state.format.bytesPerSecond)
         }
+    }
+
+    /// Seconds played: the stream's time since the lease began, but never more than the audio handed to the
+    /// server (the server cannot have played more). libpulse's interpolated clock is monotonic and runs on
+    /// between timing updates, so when the server underruns before the client hears of it (a loaded
+    /// machine) the clock can pass what was handed over, and it does not come back. `buffered` (queued −
+    /// played) then stays near 0 while the stream is corked to rebuffer, and the restart never comes: the
+    /// likely cause of a track that a clean-clone CI run once saw hang in `buffering` after an underrun.
+    static func played(time: pa_usec_t, timeBase: pa_usec_t, handedBytes: Int, bytesPerSecond: Int) -> Double {
+        let sinceBase = time >= timeBase ? time - timeBase : 0
+        let handed = pa_usec_t(max(0, handedBytes)) * 1_000_000 / pa_usec_t(max(1, bytesPerSecond))
+        return Double(min(sinceBase, handed)) / 1_000_000
     }
 
     /// Suspends until the stream gives `kind` (a stopped or failed stream, or task cancellation, ends the wait
