@@ -23,6 +23,7 @@ public final class RecordingCache: Sendable {
     private let toldUnwritable = NIOLockedValueBox(false)
     /// What the recordings being fetched are (``remember(_:fetched:)``), until their audio is committed; the
     /// latest ``describedLimit`` only (a recording stopped early is forgotten in time, not kept all session).
+    /// Read and changed only with `index` locked too (index first), so a note and a commit cannot cross.
     private let described = NIOLockedValueBox<[Described]>([])
     static let describedLimit = 32
 
@@ -91,14 +92,18 @@ public final class RecordingCache: Sendable {
     /// written for a recording stopped before its end: metadata without its audio would only be skipped.
     public func remember(_ recording: Recording, fetched: Date) {
         guard let stem = FieldKitNaming.stem(forID: recording.id) else { return }
-        guard index.withLockedValue({ $0.entries[recording.id] != nil }) else {
+        // Decided under the index's lock, as the commit decides: a commit between the check and the note
+        // would otherwise find no note, and the sidecar would never be written.
+        let cached = index.withLockedValue { index in
+            guard index.entries[recording.id] == nil else { return true }
             described.withLockedValue { list in
                 list.removeAll { $0.recording.id == recording.id }
                 list.append(Described(recording: recording, fetched: fetched))
                 list.removeFirst(max(0, list.count - Self.describedLimit))
             }
-            return
+            return false
         }
+        guard cached else { return }
         writer.async { [self] in
             let sidecar = directory.appendingPathComponent("\(stem).json")
             guard !FileManager.default.fileExists(atPath: sidecar.path) else { return }
@@ -175,21 +180,21 @@ public final class RecordingCache: Sendable {
             return
         }
         let time = now()
-        let (evicted, kept) = index.withLockedValue { index in
+        let (evicted, kept, note) = index.withLockedValue { index in
             let evicted = index.insert(id, .init(file: name, size: size, lastUse: time), limit: limit)
-            return (evicted, index.entries[id] != nil)
+            let note = described.withLockedValue { list in
+                list.firstIndex { $0.recording.id == id }.map { list.remove(at: $0) }
+            }
+            return (evicted, index.entries[id] != nil, note)
         }
         for entry in evicted {
             try? fileManager.removeItem(at: directory.appendingPathComponent(entry.file))
             let sidecar = (entry.file as NSString).deletingPathExtension + ".json"
             try? fileManager.removeItem(at: directory.appendingPathComponent(sidecar))
         }
-        let described = described.withLockedValue { list in
-            list.firstIndex { $0.recording.id == id }.map { list.remove(at: $0) }
-        }
         // An entry larger than the whole cache was removed at once: no metadata for it either.
-        if kept, let described {
-            writeSidecar(described, to: directory.appendingPathComponent("\(stem).json"))
+        if kept, let note {
+            writeSidecar(note, to: directory.appendingPathComponent("\(stem).json"))
         }
         save()
     }

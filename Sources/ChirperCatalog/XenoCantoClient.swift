@@ -155,8 +155,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         let response: HTTPClient.Response
         do {
             response = try await fetch(url: url)
-        } catch let error as ResponseAccumulator.ResponseTooBigError {
-            _ = error
+        } catch is ResponseAccumulator.ResponseTooBigError {
             return .failed(
                 ListError(
                     .badReply,
