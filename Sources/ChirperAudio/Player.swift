@@ -421,14 +421,7 @@ public final class Player: Sendable {
             let source = try sources.source(for: item.location)
             let monitor = makeStallMonitor(clock: clocks.stall, timeout: configuration.stallTimeout)
             return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
-                group.addTask {
-                    try await monitor.run()
-                    return nil
-                }
-                group.addTask {
-                    try await self.reportProgress(pipeline)
-                    return nil
-                }
+                // The feed first: its child task is scheduled first, and the request goes out sooner.
                 group.addTask {
                     // The feed belongs to this task alone.
                     let feed = TrackFeed(
@@ -440,6 +433,14 @@ public final class Player: Sendable {
                                 format, item: item, pipeline: pipeline, segment: number, continuing: continuing)
                         })
                     return try await feed.run()
+                }
+                group.addTask {
+                    try await monitor.run()
+                    return nil
+                }
+                group.addTask {
+                    try await self.reportProgress(pipeline)
+                    return nil
                 }
                 let outcome = try await group.next() ?? nil
                 group.cancelAll()

@@ -67,6 +67,9 @@ final class TrackFeed {
     /// Output seconds at a segment's start that are decoded and written in small pieces (see `starting`).
     private static let finePiecesFor = 1.0
 
+    /// The smallest piece written while the segment is `starting` (for a policy whose start floor is 0).
+    private static let smallestStartPiece = 0.05
+
     /// Input decoded at once while the segment is `starting`: the first sound waits for a quarter of a second
     /// of a 128 kbit/s MP3, not for a whole `decodeChunkBytes`.
     private static let firstDecodeBytes = 4 * 1024
@@ -225,14 +228,30 @@ final class TrackFeed {
 
     // MARK: - Decoding
 
+    /// Decodes the next piece of the held input and hands it on. Until a segment's start floor is decoded,
+    /// small pieces are decoded one after another (while input is there) and handed on together: the first
+    /// sound is one write and one report away whatever the bitrate (4 KiB of a 128 kbit/s MP3 is just under
+    /// the floor once the encoder's delay is skipped).
     private func decodeNext() async throws {
-        guard let bytes = held.bytes(from: decodeOffset) else {
-            preconditionFailure("the decode offset stays inside the held bytes")
-        }
-        let piece = bytes.prefix(
-            starting ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
-        let decoded = try piece.withUnsafeBytes { try decoder.feed($0) }
-        decodeOffset += Int64(piece.count)
+        var decoded: [DecodedAudio] = []
+        var decodedFormat = format
+        var seconds = 0.0
+        repeat {
+            guard let bytes = held.bytes(from: decodeOffset) else {
+                preconditionFailure("the decode offset stays inside the held bytes")
+            }
+            let piece = bytes.prefix(
+                starting ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
+            let more = try piece.withUnsafeBytes { try decoder.feed($0) }
+            decodeOffset += Int64(piece.count)
+            for item in more {
+                switch item {
+                case .format(let newFormat, _): decodedFormat = newFormat
+                case .samples(let samples): seconds += decodedFormat?.seconds(ofSamples: samples.count) ?? 0
+                }
+            }
+            decoded += more
+        } while decodeOffset < held.end && segmentQueued + seconds < configuration.policy.startFloor
         try await deliver(decoded)
     }
 
@@ -326,14 +345,16 @@ final class TrackFeed {
         }
     }
 
-    /// Through the speed stage to the sink, in pieces each reported as queued: 50 ms while a segment's first
-    /// second is queued (the machine starts the sound as soon as enough is there), then half a second (fewer
+    /// Through the speed stage to the sink, in pieces each reported as queued: while a segment's first second
+    /// is queued, pieces of the policy's start floor (the least the machine starts the sound on, so the piece
+    /// that reaches it is written and reported at once, not in many small steps), then half a second (fewer
     /// steps per second of audio: decoding to a file or the null sink runs faster).
     private func play(_ samples: [Int16], ahead: Double = 0) async throws {
         guard let format else { return }
         let out = try speed?.process(samples) ?? samples
-        let seconds = starting ? 0.05 : 0.5
-        let step = max(format.channels, Int(Double(format.sampleRate) * seconds) * format.channels)
+        let seconds = starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
+        let frames = (Double(format.sampleRate) * seconds).rounded(.up)
+        let step = max(format.channels, Int(frames) * format.channels)
         let number = plan.number
         var start = 0
         while start < out.count {
