@@ -246,11 +246,19 @@ final class TrackFeed {
             decodeOffset += Int64(piece.count)
             for item in more {
                 switch item {
-                case .format(let newFormat, _): decodedFormat = newFormat
-                case .samples(let samples): seconds += decodedFormat?.seconds(ofSamples: samples.count) ?? 0
+                case .format(let newFormat, _):
+                    decodedFormat = newFormat
+                    decoded.append(item)
+                case .samples(let samples):
+                    seconds += decodedFormat?.seconds(ofSamples: samples.count) ?? 0
+                    // Samples after samples join them: the floor goes on in one write and one report.
+                    if case .samples(let earlier)? = decoded.last {
+                        decoded[decoded.count - 1] = .samples(earlier + samples)
+                    } else {
+                        decoded.append(item)
+                    }
                 }
             }
-            decoded += more
         } while decodeOffset < held.end && segmentQueued + seconds < configuration.policy.startFloor
         try await deliver(decoded)
     }

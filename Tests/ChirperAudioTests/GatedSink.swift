@@ -64,6 +64,9 @@ final class GatedOutput: AudioOutput {
         /// Whether a write was waiting in this output when `stop` was first called (nil before).
         var writeWaitingAtStop: Bool?
         var samples: [Int16] = []
+        /// Writes accepted so far, and how many there had been when the output was first started.
+        var writes = 0
+        var writesBeforeFirstStart: Int?
         var writeWaiters: [CheckedContinuation<Void, any Error>] = []
         var drainWaiter: CheckedContinuation<Void, any Error>?
         var logWatchers: [(entry: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -102,6 +105,8 @@ final class GatedOutput: AudioOutput {
     var queuedSeconds: Double { Double(state.withLockedValue { $0.queued }) / Double(format.sampleRate) }
     /// Every sample the output accepted, in order.
     var samples: [Int16] { state.withLockedValue { $0.samples } }
+    /// How many writes the output had accepted when it was first started (nil before).
+    var writesBeforeFirstStart: Int? { state.withLockedValue { $0.writesBeforeFirstStart } }
 
     func write(_ samples: [Int16]) async throws {
         let frames = samples.count / format.channels
@@ -111,6 +116,7 @@ final class GatedOutput: AudioOutput {
                 if !state.gateClosed && state.queued - state.played < capacityFrames {
                     state.queued += frames
                     state.samples += samples
+                    state.writes += 1
                     return .success(true)
                 }
                 return .success(false)
@@ -140,6 +146,7 @@ final class GatedOutput: AudioOutput {
     func start() throws {
         let watchers = state.withLockedValue { state in
             state.running = true
+            if state.writesBeforeFirstStart == nil { state.writesBeforeFirstStart = state.writes }
             return state.record("start")
         }
         for watcher in watchers { watcher.resume() }

@@ -204,6 +204,30 @@ struct PlayerTests {
         await server.shutdown()
     }
 
+    @Test("the sound starts on the first write once the start floor is decoded, however little each piece gives")
+    func startsOnOneWrite() async throws {
+        // 44.1 kHz stereo: a 4 KiB piece of input is 23 ms, far below the start floor (0.2 s).
+        let wav = makeWAV(
+            chirpSignal(frames: 88200, sampleRate: 44100, channels: 2, seed: 3),
+            encoding: .signed16, sampleRate: 44100, channels: 2, extraChunks: false)
+        let header = wav.bytes.count - wav.expected.count * 2
+        let source = GatedSource(totalLength: wav.bytes.count)
+        let sink = GatedSink()
+        let player = Player(
+            sink: sink, sources: source.sources,
+            clocks: Player.Clocks(stall: ManualClock(), backoff: RecordingClock(), progress: ManualClock()))
+        player.play(PlayItem(label: "XC1", location: .remote("http://fast.example/fast.wav")))
+        // The header and a second of audio arrive at once: enough to start on the floor.
+        source.release(wav.bytes[..<(header + 176_400)])
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        await output.waitForLog("start")
+        // The pieces are decoded one after another and handed on together: one write of the floor, one report,
+        // and the sound starts (not a write and a report per 23 ms piece).
+        #expect(output.writesBeforeFirstStart == 1)
+        await player.shutdown()
+    }
+
     @Test("play while playing stops the current track first, then plays the new one")
     func playReplaces() async throws {
         let server = try await serve(["/long.wav": longWAV.bytes, "/short.wav": shortWAV.bytes])
