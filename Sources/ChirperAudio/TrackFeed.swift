@@ -70,8 +70,9 @@ final class TrackFeed {
     /// The smallest piece written while the segment is `starting` (for a policy whose start floor is 0).
     private static let smallestStartPiece = 0.05
 
-    /// Input decoded at once while the segment is `starting`: the first sound waits for a quarter of a second
-    /// of a 128 kbit/s MP3, not for a whole `decodeChunkBytes`.
+    /// Input decoded per step while the segment is `starting` (steps repeat until the start floor is decoded,
+    /// see `decodeNext`): the first sound waits for about a quarter of a second of a 128 kbit/s MP3, not for a
+    /// whole `decodeChunkBytes`.
     private static let firstDecodeBytes = 4 * 1024
 
     /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
@@ -379,8 +380,9 @@ final class TrackFeed {
         }
     }
 
-    /// The segment's first second is being queued: input is decoded 4 KiB and output written 50 ms at a time,
-    /// so the machine can start the sound as soon as enough is there.
+    /// The segment's first second is being queued: input is decoded 4 KiB at a time up to the start floor,
+    /// and output written in pieces of the floor, so the machine can start the sound as soon as enough is
+    /// there.
     private var starting: Bool { segmentQueued < Self.finePiecesFor }
 
     /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
