@@ -4,18 +4,23 @@ import NIOConcurrencyHelpers
 ///
 /// One connection (a threaded main loop and a context) is kept for the session; each track gets its own
 /// playback stream at the track's rate and channel count. A missing server fails fast (autospawn is off);
-/// a connection that died is replaced on the next `prepare`. Streams start corked; `stop` flushes and
-/// deletes the stream, which silences it at once.
+/// a connection that died is replaced on the next `prepare`. A track's audio is held back until `start`;
+/// `stop` empties the stream, which silences it at once, and keeps it for the next track of the same format.
 public final class PulseAudioSink: AudioSink {
     /// The server to use (`unix:/path/native`, `tcp:host`), or `nil` for libpulse's default (`PULSE_SERVER`,
     /// then the user's session server).
     public let server: String?
     private let applicationName: String
+    /// Times how long a stopped track's stream waits, ready, for the next.
+    private let clock: any Clock<Duration>
     private let current = NIOLockedValueBox<PulseConnection?>(nil)
 
-    public init(server: String? = nil, applicationName: String = "chirper-play") {
+    public init(
+        server: String? = nil, applicationName: String = "chirper-play", clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.server = server
         self.applicationName = applicationName
+        self.clock = clock
     }
 
     deinit {
@@ -56,7 +61,7 @@ public final class PulseAudioSink: AudioSink {
                 return (existing, nil)
             }
             let stale = value
-            let fresh = try PulseConnection(server: server, applicationName: applicationName)
+            let fresh = try PulseConnection(server: server, applicationName: applicationName, clock: clock)
             value = fresh
             return (fresh, stale)
         }

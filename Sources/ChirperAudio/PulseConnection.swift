@@ -16,8 +16,12 @@ final class ContextState: @unchecked Sendable {
     var waiters: [CheckedContinuation<Void, any Error>] = []
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
-    /// The last track's stream, corked and empty, kept for the next track of the same format (at most one).
+    /// The last track's stream, empty, kept for the next track of the same format (at most one).
     var parked: PulseStreamState?
+    /// Counts the parkings, so that an idle timer corks only the parking it was set for.
+    var parkings = 0
+    /// Corks the parked stream once it has waited `PulseConnection.parkedIdle`.
+    var idleTimer: Task<Void, Never>?
 
     /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
     func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -35,14 +39,21 @@ final class ContextState: @unchecked Sendable {
 final class PulseConnection: @unchecked Sendable {
     /// Seconds of audio the server holds for a stream (its buffer plus the device's).
     static let latency = 0.1
+    /// How long a parked stream waits uncorked (ready to play the next track at once) before it is corked. An
+    /// uncorked stream keeps the sink awake; once corked, the sink may suspend as it would with no stream
+    /// (PulseAudio's suspend-on-idle waits 5 s more).
+    static let parkedIdle = Duration.seconds(3)
 
     private let mainloop: OpaquePointer
     private let context: OpaquePointer
     private let state = ContextState()
     private let statePointer: Unmanaged<ContextState>
     private var running = false
+    /// Times `parkedIdle`.
+    private let clock: any Clock<Duration>
 
-    init(server: String?, applicationName: String) throws {
+    init(server: String?, applicationName: String, clock: any Clock<Duration>) throws {
+        self.clock = clock
         try PulseLibrary.load()
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioSinkError.soundServer(detail: "cannot create the PulseAudio main loop")
@@ -135,6 +146,7 @@ final class PulseConnection: @unchecked Sendable {
                 // Closed before: nothing more to do (close is idempotent).
             } else {
                 state.phase = .closed
+                state.idleTimer?.cancel()
                 resumptions.fail(state.takeWaiters(), with: CancellationError())
                 pa_context_disconnect(context)
             }
@@ -175,8 +187,9 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Keeps `stream` (main loop locked, ready, flushed by the caller) for the next track of its format; the
-    /// stream parked before it is disconnected. False when the connection is going away.
+    /// Keeps `stream` (main loop locked, ready, emptied and uncorked by the caller) for the next track of its
+    /// format, uncorked for `parkedIdle`, then corked; the stream parked before it is disconnected. False when
+    /// the connection is going away.
     func park(_ stream: PulseStreamState) -> Bool {
         guard case .ready = state.phase else { return false }
         if let old = state.parked, old !== stream, let handle = old.stream {
@@ -186,7 +199,30 @@ final class PulseConnection: @unchecked Sendable {
             pa_stream_unref(handle)
         }
         state.parked = stream
+        state.parkings += 1
+        let parking = state.parkings
+        let clock = self.clock
+        state.idleTimer?.cancel()
+        state.idleTimer = Task { [weak self] in
+            do {
+                try await clock.sleep(for: PulseConnection.parkedIdle)
+            } catch {
+                return
+            }
+            self?.corkParked(parking)
+        }
         return true
+    }
+
+    /// Corks the parked stream if it is still the one parked at `parking`, so the sink may sleep.
+    private func corkParked(_ parking: Int) {
+        locked {
+            guard case .ready = state.phase, state.parkings == parking, let parked = state.parked,
+                case .ready = parked.phase, parked.gate == .held, let handle = parked.stream
+            else { return }
+            if let operation = pa_stream_cork(handle, 1, nil, nil) { pa_operation_unref(operation) }
+            parked.gate = .corked
+        }
     }
 
     /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued), if the
@@ -198,7 +234,7 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// A corked playback stream for one track: the parked one when its format and size match (no round
+    /// A held playback stream for one track (see `PulseStreamState.Gate`): the parked one when its format and size match (no round
     /// trips to the server: the first sound comes sooner), else a new one, once the server has it ready.
     func openStream(
         format: PCMFormat,
@@ -218,6 +254,11 @@ final class PulseConnection: @unchecked Sendable {
                     let stream = parked.stream
                 {
                     parked.lease += 1
+                    if parked.gate == .corked {
+                        // It waited long enough to be corked: uncorked now, while the track's start is decoded.
+                        if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
+                        parked.gate = .held
+                    }
                     parked.onUnderrun = onUnderrun
                     parked.timeBase = parked.time ?? 0
                     parked.handedBytes = 0
@@ -268,9 +309,11 @@ final class PulseConnection: @unchecked Sendable {
                 minreq: UInt32.max,
                 fragsize: UInt32.max
             )
+            // Not corked: the stream starts held (see `PulseStreamState.Gate`), so the server plays the first
+            // audio as soon as it has it.
             let flags = pa_stream_flags_t(
-                rawValue: PA_STREAM_START_CORKED.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                    | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
+                rawValue: PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+                    | PA_STREAM_ADJUST_LATENCY.rawValue
             )
             if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
                 let detail = PulseError.message(of: context)

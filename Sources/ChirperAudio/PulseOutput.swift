@@ -13,7 +13,21 @@ final class PulseStreamState: @unchecked Sendable {
         case closed
     }
 
+    /// What keeps the stream's audio from being heard before `start`, and after `pause`.
+    enum Gate {
+        /// The client hands nothing to the server (it keeps what is written in `queue`); the server's stream
+        /// is uncorked, empty and waiting for its prebuffer. `start` hands the audio over and the server plays
+        /// it at once: no round trip to uncork first. Every track begins here.
+        case held
+        /// The server holds the stream (corked): audio may be handed over, and is not played. After `pause`,
+        /// and for a parked stream that has waited `PulseConnection.parkedIdle` (so the sink may sleep).
+        case corked
+        /// Playing: what is written is handed to the server as it asks for it.
+        case open
+    }
+
     let format: PCMFormat
+    var gate: Gate = .held
     /// The track's underrun handler; a parked stream has none.
     var onUnderrun: @Sendable () -> Void
     let waiters = PulseWaiters()
@@ -72,10 +86,10 @@ final class PulseStreamState: @unchecked Sendable {
         resumptions.fail(waiters.takeAll(), with: error)
     }
 
-    /// Hands queued audio to the server as far as it asks for it (main loop locked). Wakes a writer when
-    /// there is room again.
+    /// Hands queued audio to the server as far as it asks for it (main loop locked), unless the gate holds
+    /// it here. Wakes a writer when there is room again.
     func pump(into resumptions: inout PulseResumptions) {
-        guard let stream, case .ready = phase else { return }
+        guard let stream, case .ready = phase, gate != .held else { return }
         var writable = pa_stream_writable_size(stream)
         while writable != -1, pending >= frameBytes, writable >= frameBytes {
             let count = min(writable, pending) / frameBytes * frameBytes
@@ -157,6 +171,8 @@ final class PulseStreamState: @unchecked Sendable {
     static let underflowCallback: pa_stream_notify_cb_t = { _, userdata in
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        // While held, nothing of this track has been handed over: the server's empty stream is not an underrun.
+        guard state.gate != .held else { return }
         state.onUnderrun()
     }
 
@@ -228,25 +244,39 @@ final class PulseOutput: AudioOutput, Sendable {
         }
     }
 
+    /// Lets the stream play: a held one gets its audio now (the server, uncorked, plays it at once), a corked
+    /// one is uncorked.
     func start() throws {
-        try cork(false)
+        var resumptions = PulseResumptions()
+        defer { resumptions.run() }
+        try connection.locked {
+            if let error = state.error(forLease: lease) { throw error }
+            guard let stream = state.stream else { return }
+            switch state.gate {
+            case .held:
+                state.gate = .open
+                state.pump(into: &resumptions)
+            case .corked:
+                state.gate = .open
+                state.pump(into: &resumptions)
+                if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
+            case .open:
+                break
+            }
+        }
     }
 
     func setVolume(percent: Int) {
         connection.setVolume(percent: percent, of: state, lease: lease)
     }
 
+    /// Silences the stream, keeping what is queued: the server holds it (corked).
     func pause() throws {
-        try cork(true)
-    }
-
-    private func cork(_ corked: Bool) throws {
         try connection.locked {
             if let error = state.error(forLease: lease) { throw error }
-            guard let stream = state.stream else { return }
-            if let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil) {
-                pa_operation_unref(operation)
-            }
+            guard let stream = state.stream, state.gate != .corked else { return }
+            if let operation = pa_stream_cork(stream, 1, nil, nil) { pa_operation_unref(operation) }
+            state.gate = .corked
         }
     }
 
@@ -264,18 +294,29 @@ final class PulseOutput: AudioOutput, Sendable {
         }
     }
 
-    /// Silences at once: the server drops what it holds. A ready stream is parked (corked, emptied) for the
-    /// next track of the same format; any other is disconnected.
+    /// Silences at once: the server drops what it holds. A ready stream is parked (emptied, held) for the next
+    /// track of the same format; any other is disconnected.
+    ///
+    /// Parking corks, flushes and uncorks again, in one go: the stream waits uncorked and empty, so the next
+    /// track's audio plays as soon as it is handed over. A flush alone (uncorked, playing) would also empty it,
+    /// but the server then reports an underflow a few milliseconds later, which could reach the next track as
+    /// a false underrun; corked first, the server's stream goes from corked to waiting for its prebuffer and
+    /// reports none.
     func stop() {
         var resumptions = PulseResumptions()
         defer { resumptions.run() }
         connection.locked {
             guard state.lease == lease, let stream = state.stream else { return }
-            if case .ready = state.phase, let operation = pa_stream_flush(stream, nil, nil) {
-                pa_operation_unref(operation)
+            // A held stream has been handed nothing and is uncorked already.
+            if case .ready = state.phase, state.gate != .held {
+                let operations = [
+                    pa_stream_cork(stream, 1, nil, nil), pa_stream_flush(stream, nil, nil),
+                    pa_stream_cork(stream, 0, nil, nil),
+                ]
+                for case let operation? in operations { pa_operation_unref(operation) }
             }
             if case .ready = state.phase, connection.park(state) {
-                if let operation = pa_stream_cork(stream, 1, nil, nil) { pa_operation_unref(operation) }
+                state.gate = .held
                 state.lease += 1
                 state.onUnderrun = {}
                 state.drainIssued = false

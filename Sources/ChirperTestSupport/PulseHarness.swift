@@ -157,6 +157,25 @@ public final class PulseHarness: Sendable {
         return result.output.split(separator: "\n").filter { !$0.isEmpty }.count
     }
 
+    /// Whether each playback stream (sink input) is corked, as the server says.
+    public func sinkInputsCorked() async -> [Bool] {
+        let result = await pactl(["list", "sink-inputs"])
+        return result.output.split(separator: "\n").compactMap { line in
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("Corked: ") else { return nil }
+            return text == "Corked: yes"
+        }
+    }
+
+    /// Asks the server, up to 50 times, until its playback streams' corked states are `corked` (a client's
+    /// cork reaches the server a moment after the client sent it); whether they were.
+    public func waitForSinkInputs(corked: [Bool]) async -> Bool {
+        for _ in 0..<50 where await sinkInputsCorked() == corked {
+            return true
+        }
+        return false
+    }
+
     /// Starts `parec` on the null sink's monitor and returns once audio (silence at first) is flowing.
     public func startRecording(sampleRate: Int, channels: Int) async throws -> MonitorRecorder {
         try await client.startRecording(sampleRate: sampleRate, channels: channels)

@@ -2,6 +2,7 @@ import ChirperAudio
 import ChirperCore
 import ChirperTestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 /// Shown when the private PulseAudio server cannot run here.
@@ -38,7 +39,10 @@ private struct Rig {
     var sink: PulseAudioSink
     var player: Player
 
-    static func make(serving bytes: [UInt8], format: PCMFormat, startServer: Bool = true) async throws -> Rig {
+    static func make(
+        serving bytes: [UInt8], format: PCMFormat, startServer: Bool = true,
+        sinkClock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> Rig {
         let harness = try PulseHarness()
         if startServer {
             try await harness.start(sampleRate: format.sampleRate, channels: format.channels)
@@ -46,7 +50,7 @@ private struct Rig {
         let http = try await LoopbackServer.start { request in
             .file(bytes, contentType: "audio/mpeg", for: request)
         }
-        let sink = PulseAudioSink(server: harness.serverAddress)
+        let sink = PulseAudioSink(server: harness.serverAddress, clock: sinkClock)
         return Rig(harness: harness, http: http, sink: sink, player: Player(sink: sink))
     }
 
@@ -132,13 +136,14 @@ struct PulseEndToEndTests {
     }
 
     @Test(
-        "stop silences the sink within 100 ms, keeps the stream corked for the next track, leaves nothing running",
+        "stop silences the sink within 100 ms, keeps the stream ready for the next track (uncorked for 3 s, then corked), leaves nothing running",
         .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings)
     )
     func stopIsPrompt() async throws {
         guard let name = Fixtures.named("XC34430") else { return }
+        let clock = ManualClock()
         let rig = try await Rig.make(
-            serving: try Fixtures.bytes(name), format: PCMFormat(sampleRate: 44100, channels: 1))
+            serving: try Fixtures.bytes(name), format: PCMFormat(sampleRate: 44100, channels: 1), sinkClock: clock)
         let recorder = try await rig.harness.startRecording(sampleRate: 44100, channels: 1)
         rig.player.play(rig.item)
         await recorder.waitForSound()
@@ -153,9 +158,14 @@ struct PulseEndToEndTests {
         print("stop: returned after \(stopReturned), last sound at the monitor \(silentAfter) after stop")
         #expect(stopReturned < .milliseconds(100))
         #expect(silentAfter < .milliseconds(100), "sound continued \(silentAfter) after stop")
-        // The stream stays, corked and empty, for the next track of the same format (issue 12).
-        #expect(await rig.harness.sinkInputCount() == 1)
-        #expect(await rig.harness.pactl(["list", "sink-inputs"]).output.contains("Corked: yes"))
+        // The stream stays, empty and uncorked, for the next track of the same format (issue 12)...
+        #expect(await rig.harness.sinkInputsCorked() == [false])
+        // ...for 3 s; then it is corked, so that the sink may sleep.
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(2900))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(100))
+        #expect(await rig.harness.waitForSinkInputs(corked: [true]))
         #expect(rig.player.runningPipelines == 0)
         #expect(rig.player.state.isIdle)
         await rig.tearDown()
@@ -182,6 +192,82 @@ struct PulseEndToEndTests {
         // Both plays reached the sink whole: twice the clip's sound (2.5 s each).
         let loud = recording.samples.count { abs(Int($0)) > 300 } / 2
         #expect(Double(loud) / 44100 > 2 * 2.5 * 0.9, "\(Double(loud) / 44100) s of sound")
+    }
+
+    @Test(
+        "tracks back to back on one stream, the next starting at once or up to 100 ms after the stop, report no underrun and are heard"
+    )
+    func backToBackWithoutFalseUnderruns() async throws {
+        // Stopping a playing stream must not leave the server an underflow to report to the next track. A flush
+        // while uncorked does (some milliseconds later); corked first, it does not.
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 44100, channels: 2)
+        let recorder = try await harness.startRecording(sampleRate: 44100, channels: 2)
+        let sink = PulseAudioSink(server: harness.serverAddress)
+        let format = PCMFormat(sampleRate: 44100, channels: 2)
+        let tone = chirpSignal(frames: 44100 * 4 / 10, sampleRate: 44100, channels: 2)
+        let underruns = NIOLockedValueBox<[Int]>([])
+        let gaps = [0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0]
+        for (round, gap) in gaps.enumerated() {
+            let output = try await sink.openOutput(
+                format: format, label: "round \(round)", bufferSeconds: 2,
+                onUnderrun: { underruns.withLockedValue { $0.append(round) } })
+            try await output.write(tone)
+            try output.start()
+            try await output.write(tone)
+            await recorder.waitForSound()
+            // Stopped while it plays (0.8 s were given), then the next track after `gap` of the monitor's time.
+            await recorder.waitForMore(seconds: 0.1)
+            output.stop()
+            if gap > 0 { await recorder.waitForMore(seconds: gap) }
+        }
+        await recorder.waitForMore(seconds: 0.2)
+        let recording = await recorder.stop()
+        #expect(await harness.sinkInputCount() == 1)
+        sink.shutdown()
+        await harness.stop()
+        #expect(underruns.withLockedValue { $0 } == [], "false underruns in rounds \(underruns.withLockedValue { $0 })")
+        // Every round was heard: at least 0.1 s of sound each.
+        let loud = recording.samples.count { abs(Int($0)) > 300 } / 2
+        #expect(Double(loud) / 44100 > Double(gaps.count) * 0.1 * 0.9, "\(Double(loud) / 44100) s of sound")
+    }
+
+    @Test("a stream that waited long enough to be corked plays the next track from its start, whole")
+    func corkedParkedStreamPlaysWhole() async throws {
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 44100, channels: 2)
+        let recorder = try await harness.startRecording(sampleRate: 44100, channels: 2)
+        let clock = ManualClock()
+        let sink = PulseAudioSink(server: harness.serverAddress, clock: clock)
+        let format = PCMFormat(sampleRate: 44100, channels: 2)
+        let tone = chirpSignal(frames: 44100 / 2, sampleRate: 44100, channels: 2)
+        let first = try await sink.openOutput(format: format, label: "first", bufferSeconds: 2, onUnderrun: {})
+        try await first.write(tone)
+        try first.start()
+        try await first.drain()
+        first.stop()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(3))
+        #expect(await harness.waitForSinkInputs(corked: [true]))
+        let heardBefore = await recorder.stop().samples.count { abs(Int($0)) > 300 }
+
+        let again = try await harness.startRecording(sampleRate: 44100, channels: 2)
+        let second = try await sink.openOutput(format: format, label: "second", bufferSeconds: 2, onUnderrun: {})
+        try await second.write(tone)
+        try second.start()
+        try await second.drain()
+        await again.waitForMore(seconds: 0.1)
+        let recording = await again.stop()
+        #expect(await harness.sinkInputCount() == 1)
+        second.stop()
+        sink.shutdown()
+        await harness.stop()
+        #expect(Double(heardBefore) / 2 / 44100 > 0.45)
+        // The whole half second again: the stream was uncorked for it.
+        let comparison = try #require(
+            SignalComparison(recorded: recording.samples, reference: tone, channels: 2, sampleRate: 44100))
+        #expect(comparison.correlation > 0.9, "\(comparison)")
+        #expect(comparison.durationError < 0.02, "\(comparison)")
     }
 
     @Test("with no sound server the failure is the plain hint, fast; once a server exists the next play works")
