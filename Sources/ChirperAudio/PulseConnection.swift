@@ -234,8 +234,9 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// A held playback stream for one track (see `PulseStreamState.Gate`): the parked one when its format and size match (no round
-    /// trips to the server: the first sound comes sooner), else a new one, once the server has it ready.
+    /// A held playback stream for one track (see `PulseStreamState.Gate`): the parked one when its format and
+    /// size match (no round trips to the server: the first sound comes sooner), else a new one, once the server
+    /// has it ready. A held stream is uncorked on the server, so the sink stays awake while the track buffers.
     func openStream(
         format: PCMFormat,
         name: String,
@@ -250,6 +251,8 @@ final class PulseConnection: @unchecked Sendable {
             }
             if let parked = state.parked {
                 state.parked = nil
+                state.idleTimer?.cancel()
+                state.idleTimer = nil
                 if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
                     let stream = parked.stream
                 {

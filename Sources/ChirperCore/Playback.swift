@@ -212,12 +212,14 @@ public struct BufferingPolicy: Sendable, Hashable {
     /// How far ahead of the listener the sink may hold decoded audio.
     public var sinkBuffer: Double
 
-    /// Thresholds are clamped to `0...sinkBuffer / 2` so that they can always be reached.
+    /// Thresholds are clamped to `0...sinkBuffer / 2` so that they can always be reached, and the sink holds
+    /// at least 0.1 s: a sink that keeps everything back until the start (PulseAudio's held stream) must take a
+    /// whole start piece (`max(0.05 s, startFloor)`, rounded up to whole frames) while the track buffers.
     public init(
         startThreshold: Double = 0.5, rebufferThreshold: Double = 1.0, startFloor: Double = 0.2,
         sinkBuffer: Double = 2.0
     ) {
-        let sink = max(sinkBuffer, 0.05)
+        let sink = max(sinkBuffer, 0.1)
         self.sinkBuffer = sink
         self.startThreshold = min(max(startThreshold, 0), sink / 2)
         self.rebufferThreshold = min(max(rebufferThreshold, 0), sink / 2)

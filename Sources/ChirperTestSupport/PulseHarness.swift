@@ -167,12 +167,13 @@ public final class PulseHarness: Sendable {
         }
     }
 
-    /// Asks the server, up to 50 times, until its playback streams' corked states are `corked` (a client's
-    /// cork reaches the server a moment after the client sent it); whether they were.
+    /// Asks the server until its playback streams' corked states are `corked` (a client's cork reaches the
+    /// server a moment after the client sent it), for up to 5 s; whether they were.
     public func waitForSinkInputs(corked: [Bool]) async -> Bool {
-        for _ in 0..<50 where await sinkInputsCorked() == corked {
-            return true
-        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        repeat {
+            if await sinkInputsCorked() == corked { return true }
+        } while ContinuousClock.now < deadline
         return false
     }
 
