@@ -18,9 +18,8 @@ final class ContextState: @unchecked Sendable {
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
     /// The last track's stream, empty, kept for the next track of the same format (at most one).
     var parked: PulseStreamState?
-    /// Counts the parkings, so that an idle timer corks only the parking it was set for.
-    var parkings = 0
-    /// Corks the parked stream once it has waited `PulseConnection.parkedIdle`.
+    /// Corks the parked stream once it has waited `PulseConnection.parkedIdle`; cancelled (under the main loop
+    /// lock) when the stream is taken, another is parked or the connection closes.
     var idleTimer: Task<Void, Never>?
 
     /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
@@ -199,8 +198,6 @@ final class PulseConnection: @unchecked Sendable {
             pa_stream_unref(handle)
         }
         state.parked = stream
-        state.parkings += 1
-        let parking = state.parkings
         let clock = self.clock
         state.idleTimer?.cancel()
         state.idleTimer = Task { [weak self] in
@@ -209,19 +206,18 @@ final class PulseConnection: @unchecked Sendable {
             } catch {
                 return
             }
-            self?.corkParked(parking)
+            self?.corkParked()
         }
         return true
     }
 
-    /// Corks the parked stream if it is still the one parked at `parking`, so the sink may sleep.
-    private func corkParked(_ parking: Int) {
+    /// Corks the parked stream, so the sink may sleep: called by the idle timer's task, unless the timer was
+    /// cancelled first. Every cancel happens with the lock held, so checking under the lock is exact.
+    private func corkParked() {
         locked {
-            guard case .ready = state.phase, state.parkings == parking, let parked = state.parked,
-                case .ready = parked.phase, parked.gate == .held, let handle = parked.stream
+            guard !Task.isCancelled, case .ready = state.phase, let parked = state.parked, parked.gate == .held
             else { return }
-            if let operation = pa_stream_cork(handle, 1, nil, nil) { pa_operation_unref(operation) }
-            parked.gate = .corked
+            parked.setGate(.corked)
         }
     }
 
@@ -257,11 +253,8 @@ final class PulseConnection: @unchecked Sendable {
                     let stream = parked.stream
                 {
                     parked.lease += 1
-                    if parked.gate == .corked {
-                        // It waited long enough to be corked: uncorked now, while the track's start is decoded.
-                        if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
-                        parked.gate = .held
-                    }
+                    // If it waited long enough to be corked, uncorked now, while the track's start is decoded.
+                    parked.setGate(.held)
                     parked.onUnderrun = onUnderrun
                     parked.timeBase = parked.time ?? 0
                     parked.handedBytes = 0

@@ -27,7 +27,8 @@ final class PulseStreamState: @unchecked Sendable {
     }
 
     let format: PCMFormat
-    var gate: Gate = .held
+    /// Change with `setGate`, which corks or uncorks the server's stream to match.
+    private(set) var gate: Gate = .held
     /// The track's underrun handler; a parked stream has none.
     var onUnderrun: @Sendable () -> Void
     let waiters = PulseWaiters()
@@ -79,6 +80,18 @@ final class PulseStreamState: @unchecked Sendable {
         guard let stream, case .ready = phase else { return nil }
         var microseconds: pa_usec_t = 0
         return pa_stream_get_time(stream, &microseconds) == 0 ? microseconds : nil
+    }
+
+    /// Moves the gate to `new` (main loop locked), asking the server to cork or uncork the stream where that
+    /// changes: the server's stream is corked for `.corked` only. The request goes in order with what follows.
+    func setGate(_ new: Gate) {
+        let corked = new == .corked
+        if corked != (gate == .corked), let stream, case .ready = phase,
+            let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil)
+        {
+            pa_operation_unref(operation)
+        }
+        gate = new
     }
 
     /// Takes every waiter out, to be failed with `error`.
@@ -251,18 +264,9 @@ final class PulseOutput: AudioOutput, Sendable {
         defer { resumptions.run() }
         try connection.locked {
             if let error = state.error(forLease: lease) { throw error }
-            guard let stream = state.stream else { return }
-            switch state.gate {
-            case .held:
-                state.gate = .open
-                state.pump(into: &resumptions)
-            case .corked:
-                state.gate = .open
-                state.pump(into: &resumptions)
-                if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
-            case .open:
-                return
-            }
+            guard let stream = state.stream, state.gate != .open else { return }
+            state.setGate(.open)
+            state.pump(into: &resumptions)
             // A drain asked for while held waits for this: everything may be handed over now, and less than the
             // server's prebuffer brings no write request that would issue it.
             if state.pending == 0, !state.drainIssued, state.waiters.isWaiting(.drain) {
@@ -279,9 +283,7 @@ final class PulseOutput: AudioOutput, Sendable {
     func pause() throws {
         try connection.locked {
             if let error = state.error(forLease: lease) { throw error }
-            guard let stream = state.stream, state.gate != .corked else { return }
-            if let operation = pa_stream_cork(stream, 1, nil, nil) { pa_operation_unref(operation) }
-            state.gate = .corked
+            state.setGate(.corked)
         }
     }
 
@@ -315,14 +317,11 @@ final class PulseOutput: AudioOutput, Sendable {
             guard state.lease == lease, let stream = state.stream else { return }
             // A held stream has been handed nothing and is uncorked already.
             if case .ready = state.phase, state.gate != .held {
-                let operations = [
-                    pa_stream_cork(stream, 1, nil, nil), pa_stream_flush(stream, nil, nil),
-                    pa_stream_cork(stream, 0, nil, nil),
-                ]
-                for case let operation? in operations { pa_operation_unref(operation) }
+                state.setGate(.corked)
+                if let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
+                state.setGate(.held)
             }
             if case .ready = state.phase, connection.park(state) {
-                state.gate = .held
                 state.lease += 1
                 state.onUnderrun = {}
                 state.drainIssued = false
