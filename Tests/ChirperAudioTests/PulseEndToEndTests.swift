@@ -63,6 +63,28 @@ private struct Rig {
     }
 }
 
+/// A private server recorded at its monitor and a PulseAudio sink on it, for tests that drive outputs directly:
+/// 44.1 kHz stereo.
+private struct SinkRig {
+    var harness: PulseHarness
+    var recorder: MonitorRecorder
+    var sink: PulseAudioSink
+    let format = PCMFormat(sampleRate: 44100, channels: 2)
+
+    static func make(clock: any Clock<Duration> = ContinuousClock()) async throws -> SinkRig {
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 44100, channels: 2)
+        let recorder = try await harness.startRecording(sampleRate: 44100, channels: 2)
+        return SinkRig(
+            harness: harness, recorder: recorder, sink: PulseAudioSink(server: harness.serverAddress, clock: clock))
+    }
+
+    func tearDown() async {
+        sink.shutdown()
+        await harness.stop()
+    }
+}
+
 @Suite(
     "PulseAudio end to end",
     .serialized,
@@ -201,19 +223,16 @@ struct PulseEndToEndTests {
     func backToBackWithoutFalseUnderruns() async throws {
         // Stopping a playing stream must not leave the server an underflow to report to the next track just as it
         // starts. A flush while uncorked does, some milliseconds later; corked first, PulseAudio sends none.
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 44100, channels: 2)
-        let recorder = try await harness.startRecording(sampleRate: 44100, channels: 2)
-        let sink = PulseAudioSink(server: harness.serverAddress)
-        let format = PCMFormat(sampleRate: 44100, channels: 2)
+        let rig = try await SinkRig.make()
+        let recorder = rig.recorder
         let tone = chirpSignal(frames: 44100 * 4 / 10, sampleRate: 44100, channels: 2)
         let underruns = NIOLockedValueBox<[(round: Int, at: ContinuousClock.Instant)]>([])
         let gaps = [0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0]
         var starts: [ContinuousClock.Instant] = []
         var windows: [Range<Double>] = []
         for (round, gap) in gaps.enumerated() {
-            let output = try await sink.openOutput(
-                format: format, label: "round \(round)", bufferSeconds: 2,
+            let output = try await rig.sink.openOutput(
+                format: rig.format, label: "round \(round)", bufferSeconds: 2,
                 onUnderrun: { underruns.withLockedValue { $0.append((round, .now)) } })
             try await output.write(tone)
             let from = recorder.recordedSeconds
@@ -228,9 +247,8 @@ struct PulseEndToEndTests {
         }
         await recorder.waitForMore(seconds: 0.2)
         let recording = await recorder.stop()
-        #expect(await harness.sinkInputCount() == 1)
-        sink.shutdown()
-        await harness.stop()
+        #expect(await rig.harness.sinkInputCount() == 1)
+        await rig.tearDown()
         // A false underrun comes as the track starts; a real one (a loaded machine starving the server's 100 ms)
         // cannot come that soon.
         let early = underruns.withLockedValue { $0 }.filter { starts[$0.round].duration(to: $0.at) < .milliseconds(50) }
@@ -249,34 +267,31 @@ struct PulseEndToEndTests {
         .timeLimit(.minutes(1))
     )
     func corkedParkedStreamPlaysWhole() async throws {
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 44100, channels: 2)
-        let recorder = try await harness.startRecording(sampleRate: 44100, channels: 2)
         let clock = ManualClock()
-        let sink = PulseAudioSink(server: harness.serverAddress, clock: clock)
-        let format = PCMFormat(sampleRate: 44100, channels: 2)
+        let rig = try await SinkRig.make(clock: clock)
         let tone = chirpSignal(frames: 44100 / 2, sampleRate: 44100, channels: 2)
-        let first = try await sink.openOutput(format: format, label: "first", bufferSeconds: 2, onUnderrun: {})
+        let first = try await rig.sink.openOutput(
+            format: rig.format, label: "first", bufferSeconds: 2, onUnderrun: {})
         try await first.write(tone)
         try first.start()
         try await first.drain()
         first.stop()
         await clock.waitForSleepers()
         clock.advance(by: .seconds(3))
-        #expect(await harness.waitForSinkInputs(corked: [true]))
-        let heardBefore = await recorder.stop().samples.count { abs(Int($0)) > 300 }
+        #expect(await rig.harness.waitForSinkInputs(corked: [true]))
+        let heardBefore = await rig.recorder.stop().samples.count { abs(Int($0)) > 300 }
 
-        let again = try await harness.startRecording(sampleRate: 44100, channels: 2)
-        let second = try await sink.openOutput(format: format, label: "second", bufferSeconds: 2, onUnderrun: {})
+        let again = try await rig.harness.startRecording(sampleRate: 44100, channels: 2)
+        let second = try await rig.sink.openOutput(
+            format: rig.format, label: "second", bufferSeconds: 2, onUnderrun: {})
         try await second.write(tone)
         try second.start()
         try await second.drain()
         await again.waitForMore(seconds: 0.1)
         let recording = await again.stop()
-        #expect(await harness.sinkInputCount() == 1)
+        #expect(await rig.harness.sinkInputCount() == 1)
         second.stop()
-        sink.shutdown()
-        await harness.stop()
+        await rig.tearDown()
         #expect(Double(heardBefore) / 2 / 44100 > 0.45)
         // The whole half second again: the stream was uncorked for it.
         let comparison = try #require(
