@@ -17,15 +17,31 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
     ],
     targets: [
         // Pure: models, queries, the two state machines, command parsing, formatting. No I/O, no C.
         .target(name: "ChirperCore", swiftSettings: swiftSettings),
+        // The HTTP clients' set-up (TLS trust: the system's, SSL_CERT_FILE/SSL_CERT_DIR, --ca-file) and the one
+        // funnel that turns AsyncHTTPClient's, NIO's and NIOSSL's errors into lines a user can act on.
+        .target(
+            name: "ChirperHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Sources of recordings: the xeno-canto v3 client and the offline catalog.
         .target(
             name: "ChirperCatalog",
             dependencies: [
-                "ChirperCore",
+                "ChirperCore", "ChirperHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
@@ -66,7 +82,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "CKissFFT", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "ChirperHTTP", "CKissFFT", "CMPG123", "CPulse", "CSonic", "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -83,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "chirper-play",
             dependencies: [
-                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperREPL", "CMalloc",
+                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperHTTP", "ChirperREPL", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -92,7 +108,8 @@ let package = Package(
         ),
         // `make fuzz`: libFuzzer over the page decoder, the command and query parsers and the sanitiser.
         .executableTarget(name: "chirper-fuzz", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
-        // Test helpers: the loopback xeno-canto/audio server, the private PulseAudio harness.
+        // Test helpers: the loopback xeno-canto/audio server (HTTP, or HTTPS with a CA made per run), the private
+        // PulseAudio harness.
         .target(
             name: "ChirperTestSupport",
             dependencies: [
@@ -100,19 +117,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ChirperCoreTests", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ChirperCatalogTests",
-            dependencies: ["ChirperCatalog", "ChirperTestSupport"],
+            dependencies: ["ChirperCatalog", "ChirperHTTP", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ChirperAudioTests",
             dependencies: [
-                "ChirperAudio", "ChirperCore", "ChirperTestSupport",
+                "ChirperAudio", "ChirperCore", "ChirperHTTP", "ChirperTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

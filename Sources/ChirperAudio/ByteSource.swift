@@ -43,8 +43,11 @@ public enum ByteSourceError: UserFacingError, Hashable {
     case httpStatus(Int, String)
     /// The server answered a resumed request from the wrong place.
     case badRange(String)
-    /// Could not connect, or the connection failed.
+    /// Could not connect, or the connection failed: worth a reconnect.
     case network(String)
+    /// The connection cannot work until the user changes something (the server's certificate is not
+    /// trusted, or is for another host): the whole line, with its fix.
+    case refused(String)
     /// No bytes for the stall timeout.
     case stalled(seconds: Double)
     /// A local file could not be opened or read.
@@ -64,6 +67,8 @@ public enum ByteSourceError: UserFacingError, Hashable {
             return "the server resumed the download wrongly (\(detail)); play it again"
         case .network(let detail):
             return "network error: \(detail); check the connection and play again"
+        case .refused(let line):
+            return line
         case .stalled(let seconds):
             let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
             return "network stalled: no data for \(shown) s; check the connection and play again"

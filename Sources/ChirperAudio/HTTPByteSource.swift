@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ChirperHTTP
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -48,7 +49,7 @@ public struct HTTPByteSource: ByteSource {
         do {
             response = try await client.execute(request, timeout: headTimeout)
         } catch {
-            throw Self.translate(error)
+            throw Self.translate(error, url: url)
         }
         var skip: Int64 = 0
         var total: Int64? = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
@@ -74,26 +75,21 @@ public struct HTTPByteSource: ByteSource {
         let ignored = response.status.code == 200 && offset > 0
         let bodyLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         return HTTPByteReader(
-            body: response.body, skip: skip, totalLength: total, bodyLength: bodyLength, rangeIgnored: ignored)
+            body: response.body, url: url, skip: skip, totalLength: total, bodyLength: bodyLength,
+            rangeIgnored: ignored)
     }
 
-    static func translate(_ error: any Error) -> any Error {
-        if error is CancellationError { return error }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .cancelled: return CancellationError()
-            case .deadlineExceeded, .readTimeout, .connectTimeout:
-                return ByteSourceError.network("the server did not answer in time")
-            case .remoteConnectionClosed:
-                return ByteSourceError.network("the server closed the connection")
-            case .redirectLimitReached, .redirectCycleDetected:
-                return ByteSourceError.network("too many redirects")
-            default:
-                return ByteSourceError.network(String(describing: error))
-            }
+    /// A transport failure as the player's error: a connection that failed (worth a reconnect), or one that
+    /// cannot work until the user changes something (a certificate).
+    static func translate(_ error: any Error, url: String) -> any Error {
+        if error is CancellationError || error is ByteSourceError { return error }
+        let failure = TransportFailure(error)
+        let host = URLComponents(string: url)?.host ?? "the server"
+        switch failure {
+        case .cancelled: return CancellationError()
+        case _ where !failure.isTransient: return ByteSourceError.refused(failure.message(host: host))
+        default: return ByteSourceError.network(failure.message(host: host))
         }
-        if let error = error as? ByteSourceError { return error }
-        return ByteSourceError.network(String(describing: error))
     }
 }
 
@@ -125,6 +121,8 @@ final class HTTPByteReader: ByteReader {
     static let drainLimit: Int64 = 256 * 1024
 
     private var iterator: HTTPClientResponse.Body.AsyncIterator
+    /// The address asked for (its host names the server in messages).
+    private let url: String
     private var skip: Int64
     let totalLength: Int64?
     let rangeIgnored: Bool
@@ -133,9 +131,11 @@ final class HTTPByteReader: ByteReader {
     private var bodyLeft: Int64?
 
     init(
-        body: HTTPClientResponse.Body, skip: Int64, totalLength: Int64?, bodyLength: Int64?, rangeIgnored: Bool
+        body: HTTPClientResponse.Body, url: String, skip: Int64, totalLength: Int64?, bodyLength: Int64?,
+        rangeIgnored: Bool
     ) {
         self.iterator = body.makeAsyncIterator()
+        self.url = url
         self.skip = skip
         self.totalLength = totalLength
         self.bodyLeft = bodyLength
@@ -169,7 +169,7 @@ final class HTTPByteReader: ByteReader {
                 next = try await iterator.next()
             } catch {
                 bodyLeft = nil
-                throw HTTPByteSource.translate(error)
+                throw HTTPByteSource.translate(error, url: url)
             }
             guard var buffer = next else {
                 bodyLeft = nil

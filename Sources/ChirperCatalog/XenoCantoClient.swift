@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChirperCore
+import ChirperHTTP
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -231,43 +232,34 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         }
     }
 
+    /// A failure to get a reply, through the transport funnel, with what to do about it here.
     private func describe(_ error: any Error) -> ListError {
         let host = URLComponents(string: configuration.apiURL)?.host ?? "the server"
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .writeTimeout:
-                return ListError(
-                    .timeout,
-                    "\(host) did not answer within \(Self.describe(configuration.requestTimeout)); check your connection and try again"
-                )
-            case .connectTimeout:
-                return ListError(.timeout, "could not reach \(host) in time; check your connection and try again")
-            case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
-                return ListError(.network, "the connection to \(host) dropped mid-reply; try again")
-            case .redirectLimitReached, .redirectCycleDetected:
-                return ListError(.network, "\(host) redirected too many times; check --api-url")
-            case .cancelled:
-                return ListError(.network, "the request was cancelled")
-            default:
-                break
-            }
-        }
-        if let error = error as? HTTPParserError, error == .invalidEOFState {
-            return ListError(.network, "the connection to \(host) dropped mid-reply; try again")
-        }
-        if error is CancellationError {
-            return ListError(.network, "the request was cancelled")
-        }
-        let text = String(describing: error)
-        if text.contains("refused") || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
+        let failure = TransportFailure(error)
+        let what = failure.message(host: host)
+        switch failure {
+        case .timedOut(connecting: false):
             return ListError(
-                .network, "could not connect to \(host): connection refused; check your connection or --api-url")
+                .timeout,
+                "\(host) did not answer within \(Self.describe(configuration.requestTimeout)); check your connection and try again"
+            )
+        case .timedOut(connecting: true):
+            return ListError(.timeout, "\(what); check your connection and try again")
+        case .dropped:
+            return ListError(.network, "\(what); try again")
+        case .tooManyRedirects:
+            return ListError(.network, "\(what); check --api-url")
+        case .refused, .unknownHost:
+            return ListError(.network, "\(what); check your connection or --api-url")
+        case .untrustedCertificate, .wrongHost, .tls:
+            // Whole, with its own fix.
+            return ListError(.network, what)
+        case .cancelled:
+            return ListError(.network, what)
+        case .other:
+            let line = TerminalText.sanitize(configuration.redact(what))
+            return ListError(.network, "\(line); check your connection and try again")
         }
-        if text.lowercased().contains("resolve") || text.contains("NXDOMAIN") || text.contains("getaddrinfo") {
-            return ListError(.network, "could not find \(host) (DNS); check your connection or --api-url")
-        }
-        let short = TerminalText.sanitize(configuration.redact(text)).prefix(120)
-        return ListError(.network, "could not talk to \(host) (\(short)); check your connection and try again")
     }
 
     static func retryAfter(_ headers: HTTPHeaders) -> Duration? {

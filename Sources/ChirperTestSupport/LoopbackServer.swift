@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// One HTTP request as the loopback server saw it.
 public struct LoopbackRequest: Sendable {
@@ -36,10 +37,22 @@ public struct LoopbackResponse: Sendable {
     public enum Ending: Sendable {
         /// The body is complete (Content-Length matches what was sent).
         case complete
-        /// The connection is closed after the chunks, although Content-Length promised `declaredLength` bytes.
+        /// The TCP connection is closed after the chunks, although Content-Length promised `declaredLength`
+        /// bytes. Over TLS no close_notify is sent first: an unclean shutdown, as a dropped link or a CDN's
+        /// reset gives.
         case cut(declaredLength: Int)
+        /// As `cut`, but the connection is reset (RST, SO_LINGER 0) rather than closed.
+        case reset(declaredLength: Int)
         /// After the chunks nothing more is sent, and the connection is held open until the server shuts down.
         case stall(declaredLength: Int)
+    }
+
+    /// How the body's length is told.
+    public enum Framing: Sendable {
+        /// `Content-Length` (the declared length of the ending).
+        case contentLength
+        /// `Transfer-Encoding: chunked`, with no length: a cut or reset ends it without its last chunk.
+        case chunked
     }
 
     public var status: Int
@@ -51,6 +64,7 @@ public struct LoopbackResponse: Sendable {
     /// A complete response leaves the connection open for the client's next request (HTTP keep-alive, as
     /// xeno-canto's server does); by default the server closes it.
     public var keepAlive = false
+    public var framing = Framing.contentLength
 
     public init(
         status: Int = 200,
@@ -149,8 +163,10 @@ public final class LoopbackServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
-    /// `http://127.0.0.1:<port>`
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Whether the server speaks HTTPS.
+    public let isTLS: Bool
+    /// `http://127.0.0.1:<port>`, or `https://…` when the server speaks TLS.
+    public var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
     /// Every request seen so far, in arrival order.
     public var requests: [LoopbackRequest] { state.withLockedValue { $0.requests } }
@@ -158,15 +174,22 @@ public final class LoopbackServer: Sendable {
     /// TCP connections accepted so far (a client that reuses its connection makes one).
     public var connectionsAccepted: Int { state.withLockedValue { $0.connectionsAccepted } }
 
-    public static func start(handler: @escaping Handler) async throws -> LoopbackServer {
+    /// Starts a server that answers with `handler`: plain HTTP, or HTTPS with `tls`'s certificate.
+    public static func start(tls: LoopbackTLS? = nil, handler: @escaping Handler) async throws -> LoopbackServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = NIOLockedValueBox(ServerState())
         do {
+            let context = try tls?.serverContext()
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 64)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        // Nearest the socket, so that a cut bypasses TLS's close_notify.
+                        try channel.pipeline.syncOperations.addHandler(RawCloser())
+                        if let context {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                        }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
                             RequestHandler(handler: handler, state: state)
@@ -178,7 +201,7 @@ public final class LoopbackServer: Sendable {
             guard let port = channel.localAddress?.port else {
                 throw LoopbackServerError.noPort
             }
-            return LoopbackServer(group: group, channel: channel, state: state, port: port)
+            return LoopbackServer(group: group, channel: channel, state: state, port: port, isTLS: tls != nil)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -186,12 +209,14 @@ public final class LoopbackServer: Sendable {
     }
 
     private init(
-        group: MultiThreadedEventLoopGroup, channel: any Channel, state: NIOLockedValueBox<ServerState>, port: Int
+        group: MultiThreadedEventLoopGroup, channel: any Channel, state: NIOLockedValueBox<ServerState>, port: Int,
+        isTLS: Bool
     ) {
         self.group = group
         self.channel = channel
         self.state = state
         self.port = port
+        self.isTLS = isTLS
     }
 
     /// Closes the listener and every open connection (including stalled ones), then stops the event loop.
@@ -216,10 +241,11 @@ public final class LoopbackServer: Sendable {
 
     /// Runs `body` with a server that answers with `handler`, and shuts the server down afterwards.
     public static func with<T>(
+        tls: LoopbackTLS? = nil,
         handler: @escaping Handler,
         _ body: (LoopbackServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(handler: handler)
+        let server = try await start(tls: tls, handler: handler)
         do {
             let result = try await body(server)
             await server.shutdown()
@@ -335,9 +361,12 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             let declared: Int
             switch response.ending {
             case .complete: declared = bodyCount
-            case .cut(let length), .stall(let length): declared = length
+            case .cut(let length), .reset(let length), .stall(let length): declared = length
             }
-            headers.replaceOrAdd(name: "Content-Length", value: String(declared))
+            switch response.framing {
+            case .contentLength: headers.replaceOrAdd(name: "Content-Length", value: String(declared))
+            case .chunked: headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            }
             if !response.keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
             let head = HTTPResponseHead(
                 version: version,
@@ -358,13 +387,38 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
                 try await channel.writeAndFlush(HTTPServerResponsePart.end(nil))
                 if !response.keepAlive { try await channel.close() }
             case .cut:
-                try await channel.close()
+                try await channel.triggerUserOutboundEvent(RawCloser.Cut(reset: false))
+            case .reset:
+                try await channel.triggerUserOutboundEvent(RawCloser.Cut(reset: true))
             case .stall:
                 break  // held open until the client gives up or the server shuts down
             }
         } catch {
             try? await channel.close()
         }
+    }
+}
+
+/// First in every connection's pipeline, nearest the socket: a `Cut` event closes (or resets) the TCP connection
+/// there, so TLS above it sends no close_notify, as when a link drops mid-transfer.
+private final class RawCloser: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = Any
+
+    struct Cut: Sendable {
+        var reset: Bool
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let cut = event as? Cut else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        if cut.reset {
+            // SO_LINGER 0: close sends RST and drops whatever the kernel still held.
+            // (Set at once: this runs on the channel's event loop.)
+            _ = (context.channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        }
+        context.close(promise: promise)
     }
 }
 

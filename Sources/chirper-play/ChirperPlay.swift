@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import ChirperAudio
 import ChirperCatalog
 import ChirperCore
+import ChirperHTTP
 import ChirperREPL
 import Dispatch
 import Foundation
@@ -59,6 +60,13 @@ struct ChirperPlay: AsyncParsableCommand {
     @Flag(name: .long, help: "Search only the saved and cached recordings (no network).")
     var offline = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also trust the CA certificates in this PEM file for HTTPS (a proxy's CA); may be repeated.",
+            valueName: "file"))
+    var caFile: [String] = []
+
     func validate() throws {
         if let perPage, !(1...500).contains(perPage) {
             throw ValidationError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
@@ -78,6 +86,11 @@ struct ChirperPlay: AsyncParsableCommand {
         if scheme != "http" && scheme != "https" {
             throw ValidationError("--api-url must be an http(s) URL")
         }
+        do {
+            _ = try TLSTrust.resolve(environment: [:], caFiles: caFile)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() async throws {
@@ -85,7 +98,12 @@ struct ChirperPlay: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let http = Self.streamingClient()
+        // Checked in `validate`; SSL_CERT_FILE / SSL_CERT_DIR naming nothing usable is said once, on stderr.
+        let (trust, trustNotices) = try TLSTrust.resolve(environment: environment, caFiles: caFile)
+        for notice in trustNotices {
+            FileHandle.standardError.write(Data("chirper-play: \(notice)\n".utf8))
+        }
+        let http = HTTPClients.streaming(trust: trust)
         let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
         let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
         let source: any RecordingSource
@@ -123,14 +141,7 @@ struct ChirperPlay: AsyncParsableCommand {
         let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
         let client = source as? XenoCantoClient<ContinuousClock>
-        // A save reads as fast as the server sends, so its own client's 30 s read timeout catches a stall.
-        let saveHTTP = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: 10, allowCycles: false),
-                timeout: .init(connect: .seconds(15), read: .seconds(30))
-            )
-        )
+        let saveHTTP = HTTPClients.downloading(trust: trust)
         let fieldKit = FieldKit(
             saver: RecordingSaver(
                 sources: ByteSources.live(httpClient: saveHTTP), pace: { await client?.waitForTurn() }),
@@ -170,22 +181,6 @@ struct ChirperPlay: AsyncParsableCommand {
         try? await saveHTTP.shutdown()
         try? await http.shutdown()
         if status != 0 { throw ExitCode(status) }
-    }
-
-    /// The client for searches and playing, one connection pool for both: xeno-canto serves the API and the
-    /// audio from one host, so a `play` after a search goes out on the search's open connection (no new TCP
-    /// and TLS handshakes). No read timeout: the player
-    /// reads a recording only as fast as it is heard (slower at half speed, not at all while paused), so the
-    /// socket may rightly sit idle for minutes; a server that stops sending is caught by the player's stall
-    /// watchdog, and each search has its own deadline (`XenoCantoConfiguration.requestTimeout`).
-    static func streamingClient() -> HTTPClient {
-        // Not `connectionPool.preWarmedHTTP1ConnectionCount`: with AsyncHTTPClient 1.37 a `play` after a
-        // stopped one waited on the pool until its 30 s head timeout.
-        let configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 10, allowCycles: false),
-            timeout: .init(connect: .seconds(15), read: nil)
-        )
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     static func source(
