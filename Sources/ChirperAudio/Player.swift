@@ -351,8 +351,8 @@ public final class Player: Sendable {
         case .giveUp(let ticket, let reason):
             return .tell(locked.pipelines[ticket], .giveUp(reason), running: nil)
         case .reconnect(let ticket, let offset, let attempt):
-            // The sink is silenced at once (keeping its queue); the pipeline waits the back-off and fetches.
-            return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: false)
+            // The sink plays on from its queue; the pipeline waits the back-off and fetches.
+            return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: nil)
         case .startPipeline(let item, let ticket, let segment):
             let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
             locked.pipelines[ticket] = pipeline

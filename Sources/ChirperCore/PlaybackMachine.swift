@@ -40,9 +40,9 @@ public struct PlaybackMachine: Sendable {
         case startOutputAndDrain
         /// The sink has played the whole track: the pipeline may end (then it reports `sinkDrained`).
         case finishPipeline(Ticket)
-        /// The connection dropped before the whole recording arrived: silence the sink (keeping its queue),
-        /// wait the back-off for this `attempt` (1, 2, …), then fetch again from byte `offset` and go on
-        /// feeding the same decoder.
+        /// The connection dropped before the whole recording arrived: wait the back-off for this `attempt`
+        /// (1, 2, …), then fetch again from byte `offset` and go on feeding the same decoder. The sink is left
+        /// as it is: what it holds plays on meanwhile (if it runs dry, that is an underrun like any other).
         case reconnect(Ticket, from: Int64, attempt: Int)
         /// The connection dropped once too often: end the pipeline, then report `failed(reason)` (so whoever
         /// sees the failure finds nothing left running).
@@ -420,24 +420,17 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// The connection ended before the whole recording arrived (closed early, or a read error). Up to
-    /// `maxReconnects` times a track goes back to `buffering` (unless the user paused it) and the owner is
-    /// told to fetch again from `bytesReceived`; after that the owner is told to give up.
+    /// `maxReconnects` times the owner is told to fetch again from `bytesReceived`, the state staying as it
+    /// is: the queue plays on while the connection is resumed (silencing it would hold a full sink's writes, and
+    /// nothing would start it again); after that the owner is told to give up.
     public mutating func connectionDropped(ticket: Ticket, segment: Int = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
         else { return .none }
         session.drops += 1
+        replace(session)
         if session.drops > maxReconnects {
-            update(ticket) { $0.drops = session.drops }
             let times = session.drops == 1 ? "once" : "\(session.drops) times"
             return .giveUp(ticket, reason: "the connection dropped \(times); play again to retry")
-        }
-        switch state {
-        case .paused:
-            state = .paused(session)
-        case .buffering, .playing:
-            state = .buffering(session)
-        case .idle, .failed:
-            preconditionFailure("a session exists only while buffering, playing or paused")
         }
         return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
     }

@@ -71,6 +71,8 @@ final class GatedOutput: AudioOutput {
         var drainWaiter: CheckedContinuation<Void, any Error>?
         var logWatchers: [(entry: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var blockedWatchers: [CheckedContinuation<Void, Never>] = []
+        /// Waiting for a write to wait for room or for a drain, whichever comes first.
+        var settleWatchers: [CheckedContinuation<Void, Never>] = []
 
         /// Appends to the log; returns the watchers to resume.
         mutating func record(_ entry: String) -> [CheckedContinuation<Void, Never>] {
@@ -131,8 +133,11 @@ final class GatedOutput: AudioOutput {
                             return (true, [CheckedContinuation<Void, Never>]())
                         }
                         state.writeWaiters.append(continuation)
-                        defer { state.blockedWatchers.removeAll() }
-                        return (false, state.blockedWatchers)
+                        defer {
+                            state.blockedWatchers.removeAll()
+                            state.settleWatchers.removeAll()
+                        }
+                        return (false, state.blockedWatchers + state.settleWatchers)
                     }
                     for watcher in watchers { watcher.resume() }
                     if resumeNow { continuation.resume() }
@@ -184,11 +189,28 @@ final class GatedOutput: AudioOutput {
         }
     }
 
+    /// Plays a second at a time, each once the feed has filled the sink again (a write waits for room), until
+    /// the player asks to drain: the whole track has been handed over.
+    func playUntilDrain() async {
+        while !drainRequested {
+            play(seconds: 1)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let settled = state.withLockedValue { state in
+                    if !state.writeWaiters.isEmpty || state.drainRequested { return true }
+                    state.settleWatchers.append(continuation)
+                    return false
+                }
+                if settled { continuation.resume() }
+            }
+        }
+    }
+
     func drain() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (stopped, watchers) = state.withLockedValue { state in
-                    let watchers = state.record("drain")
+                    let watchers = state.record("drain") + state.settleWatchers
+                    state.settleWatchers.removeAll()
                     state.drainRequested = true
                     if state.stopped || Task.isCancelled { return (true, watchers) }
                     state.drainWaiter = continuation

@@ -2,49 +2,119 @@ import ChirperAudio
 import NIOConcurrencyHelpers
 
 /// A byte source that hands the player only what the test releases, when it releases it: a server exactly as
-/// slow as the scenario says. It expects to be opened once, from the start; anything else fails the read.
+/// slow as the scenario says. It is opened once from the start, and once more after each `drop()` from exactly
+/// the byte where the dropped read ended; any other open fails the read.
 final class GatedSource: ByteSource {
-    private let stream: AsyncStream<[UInt8]>
-    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private struct State {
+        var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+        /// Bytes released so far (where a resume must ask from).
+        var released: Int64 = 0
+        /// How many opens are allowed: 1, plus one per drop.
+        var allowed = 1
+        var opens: [Int64] = []
+        var openWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Released while no reader was open: handed to the next one.
+        var pending: [[UInt8]] = []
+        /// A drop that came while no reader was open: the next one fails after the pending bytes.
+        var droppedPending = false
+        var finished = false
+    }
+    private let state = NIOLockedValueBox(State())
     private let length: Int64
-    private let opened = NIOLockedValueBox(false)
 
     init(totalLength: Int) {
-        (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         length = Int64(totalLength)
     }
 
     var sources: ByteSources { ByteSources { _ in self } }
 
-    /// The next bytes of the recording arrive.
+    /// The offsets the player opened the source from, in order.
+    var opens: [Int64] { state.withLockedValue { $0.opens } }
+
+    /// The next bytes of the recording arrive (at the open reader, or the next one).
     func release(_ bytes: some Collection<UInt8>) {
-        continuation.yield(Array(bytes))
+        let chunk = Array(bytes)
+        state.withLockedValue { state in
+            state.released += Int64(chunk.count)
+            if let continuation = state.continuation {
+                continuation.yield(chunk)
+            } else {
+                state.pending.append(chunk)
+            }
+        }
     }
 
     /// The body ends (after what was released).
     func finish() {
-        continuation.finish()
+        state.withLockedValue { state in
+            state.finished = true
+            state.continuation?.finish()
+        }
+    }
+
+    /// The connection drops: the open reader fails (after what it was handed), and one more open is expected,
+    /// from the byte after the last released.
+    func drop() {
+        state.withLockedValue { state in
+            state.allowed += 1
+            guard let continuation = state.continuation else {
+                state.droppedPending = true
+                return
+            }
+            continuation.finish(throwing: Self.dropped)
+            state.continuation = nil
+        }
+    }
+
+    /// Returns once the source has been opened `count` times.
+    func waitForOpens(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state in
+                if state.opens.count >= count { return true }
+                state.openWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     var canResume: Bool { true }
 
+    private static let dropped = ByteSourceError.network("the test dropped the connection")
+
     func open(from offset: Int64) async throws -> any ByteReader {
-        let first = opened.withLockedValue { opened in
-            defer { opened = true }
-            return !opened
+        let (stream, watchers) = try state.withLockedValue {
+            state -> (AsyncThrowingStream<[UInt8], any Error>, [CheckedContinuation<Void, Never>]) in
+            guard state.opens.count < state.allowed, offset == (state.opens.isEmpty ? 0 : state.released) else {
+                throw TestFailure(
+                    "unexpected open(from: \(offset)) after opens \(state.opens) with \(state.released) bytes released")
+            }
+            state.opens.append(offset)
+            let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+            for chunk in state.pending { continuation.yield(chunk) }
+            state.pending = []
+            if state.droppedPending {
+                state.droppedPending = false
+                continuation.finish(throwing: Self.dropped)
+            } else {
+                if state.finished { continuation.finish() }
+                state.continuation = continuation
+            }
+            let count = state.opens.count
+            let ready = state.openWatchers.filter { $0.count <= count }.map(\.continuation)
+            state.openWatchers.removeAll { $0.count <= count }
+            return (stream, ready)
         }
-        guard first, offset == 0 else {
-            throw TestFailure("unexpected open(from: \(offset)): the gated source is read once, from the start")
-        }
+        for watcher in watchers { watcher.resume() }
         return GatedReader(stream: stream, totalLength: length)
     }
 }
 
 private final class GatedReader: ByteReader {
-    private var iterator: AsyncStream<[UInt8]>.AsyncIterator
+    private var iterator: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
     let totalLength: Int64?
 
-    init(stream: AsyncStream<[UInt8]>, totalLength: Int64) {
+    init(stream: AsyncThrowingStream<[UInt8], any Error>, totalLength: Int64) {
         self.iterator = stream.makeAsyncIterator()
         self.totalLength = totalLength
     }
@@ -52,7 +122,7 @@ private final class GatedReader: ByteReader {
     func read() async throws -> [UInt8]? {
         // Used by one task at a time (`ByteReader`): the copy is put back before the next read.
         var iterator = self.iterator
-        let next = await iterator.next()
+        let next = try await iterator.next()
         self.iterator = iterator
         return next
     }

@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import ChirperAudio
 import ChirperCore
+import ChirperHTTP
 import ChirperTestSupport
 import Foundation
 import NIOConcurrencyHelpers
@@ -47,16 +49,21 @@ private func mp3Cuts(_ bytes: [UInt8]) -> (insideTag: Int, midFrame: Int, nearEn
 /// How the test server answers: honouring `Range` with 206, or ignoring it with 200 and the whole file.
 private enum RangeSupport { case honoured, ignored }
 
-/// Serves `bytes`, closing the connection (before its Content-Length) the first time each of `cuts` (absolute
-/// file offsets) is reached; later requests go on from where they ask.
+/// Serves `bytes` at `/a` (and `/file` redirects there with a 302, as xeno-canto's `file` URLs do), ending the
+/// connection before its Content-Length (`ending`: a close, over TLS without close_notify; or a reset) the first
+/// time each of `cuts` (absolute file offsets) is reached; later requests go on from where they ask.
 private func droppingServer(
     _ bytes: [UInt8],
     cuts: [Int],
     range: RangeSupport = .honoured,
-    contentType: String = "audio/mpeg"
+    contentType: String = "audio/mpeg",
+    transport: Transport = .http,
+    ending: @escaping @Sendable (Int) -> LoopbackResponse.Ending = { .cut(declaredLength: $0) },
+    framing: LoopbackResponse.Framing = .contentLength
 ) async throws -> LoopbackServer {
     let pending = NIOLockedValueBox(cuts.sorted())
-    return try await LoopbackServer.start { request in
+    return try await LoopbackServer.start(tls: transport.tls) { request in
+        if request.path == "/file" { return .redirect(to: "/a") }
         let start: Int
         switch range {
         case .honoured:
@@ -77,12 +84,14 @@ private func droppingServer(
             status = 206
             headers.append(("Content-Range", "bytes \(start)-\(bytes.count - 1)/\(bytes.count)"))
         }
-        return LoopbackResponse(
+        var response = LoopbackResponse(
             status: status,
             headers: headers,
             chunks: LoopbackResponse.chunked(Array(bytes[start..<cut]), size: 4096),
-            ending: .cut(declaredLength: bytes.count - start)
+            ending: ending(bytes.count - start)
         )
+        response.framing = framing
+        return response
     }
 }
 
@@ -151,12 +160,14 @@ private final class CapturingOutput: AudioOutput {
 /// (recorded, never waited) are checked.
 private func playToEnd(
     _ url: String,
+    transport: Transport = .http,
     configuration: Player.Configuration = Player.Configuration()
 ) async throws -> (sink: CapturingSink, clock: RecordingClock, kinds: [String]) {
     let sink = CapturingSink()
     let clock = RecordingClock()
     let player = Player(
-        sink: sink, clocks: Player.Clocks(stall: ManualClock(), backoff: clock), configuration: configuration)
+        sink: sink, sources: transport.sources, clocks: Player.Clocks(stall: ManualClock(), backoff: clock),
+        configuration: configuration)
     let log = StateLog(player)
     player.play(PlayItem(label: "XC1", location: .remote(url)))
     let end = try await player.waitFor("the end of the track") { $0.isIdle || $0.failureReason != nil }
@@ -192,6 +203,23 @@ private func expectResumed(_ server: LoopbackServer, cuts: [Int], sourceLocation
 
 @Suite("Resume after a dropped connection")
 struct ResumeTests {
+    @Test(
+        "behind a 302, a 1.1 MB recording dropped at 300 kB, at byte 1 and inside its last frame resumes to identical PCM",
+        .enabled(if: Fixtures.named("XC34430") != nil, "skipped: ../shared/xeno-canto/audio/ is absent"),
+        arguments: Transport.allCases
+    )
+    func dunnockDropped(transport: Transport) async throws {
+        let bytes = try Fixtures.bytes(try #require(Fixtures.named("XC34430")))
+        let reference = try await uninterrupted(bytes)
+        for cut in [300_000, 1, bytes.count - 100] {
+            let server = try await droppingServer(bytes, cuts: [cut], transport: transport)
+            let played = try await playToEnd(server.baseURL + "/file", transport: transport)
+            #expect(played.sink.samples == reference, "cut at \(cut)")
+            #expect(played.clock.sleeps == [.milliseconds(500)], "cut at \(cut)")
+            await server.shutdown()
+        }
+    }
+
     @Test(
         "an MP3 cut once (inside the ID3 tag, mid-frame, near the end) resumes from the received byte: identical PCM",
         .enabled(if: resumeMP3 != nil, noMP3)
@@ -288,19 +316,90 @@ struct ResumeTests {
         await good.shutdown()
     }
 
-    @Test("a reconnect shows buffering while it waits, then plays on")
-    func buffersWhileReconnecting() async throws {
-        let bytes = resumeWAV.bytes
-        let server = try await droppingServer(bytes, cuts: [bytes.count * 3 / 4])
-        // A tiny start threshold: the first bytes of audio start the sound, so the drop comes while playing.
-        let policy = BufferingPolicy(startThreshold: 0.01, rebufferThreshold: 0.02, sinkBuffer: 2)
-        let played = try await playToEnd(
-            server.baseURL + "/a.wav",
+    @Test(
+        "a drop while the sink holds its full buffer plays on from the queue while it reconnects; no hang",
+        .timeLimit(.minutes(1)))
+    func dropWithFullSink() async throws {
+        // 6 s of 8 kHz mono; the sink holds 2 s. The stall, back-off and progress clocks never move: the
+        // back-off is recorded, not waited.
+        let wav = makeWAV(
+            chirpSignal(frames: 48000, sampleRate: 8000, channels: 1, seed: 7),
+            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
+        let header = wav.bytes.count - wav.expected.count * 2
+        let source = GatedSource(totalLength: wav.bytes.count)
+        let sink = GatedSink(capacity: 2)
+        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)
+        let player = Player(
+            sink: sink, sources: source.sources,
+            clocks: Player.Clocks(stall: ManualClock(), backoff: RecordingClock(), progress: ManualClock()),
             configuration: Player.Configuration(policy: policy))
-        // Playing before the drop, buffering while reconnecting, playing again, then the end.
-        #expect(played.kinds == ["idle", "buffering", "playing", "buffering", "playing", "idle"])
-        #expect(played.clock.sleeps == [.milliseconds(500)])
-        await server.shutdown()
+        let log = StateLog(player)
+        player.play(PlayItem(label: "XC1", location: .remote("http://drop.example/a.wav")))
+        // 3 s arrive: the sound starts, the sink fills to its 2 s and the next write waits.
+        let dropAt = header + 3 * 16000
+        source.release(wav.bytes[..<dropAt])
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        await output.waitUntilWriteWaits()
+        // The connection drops; the speaker plays 1 s, so the feed writes on, reads, and meets the drop.
+        source.drop()
+        output.play(seconds: 1)
+        await source.waitForOpens(2)
+        #expect(source.opens == [0, Int64(dropAt)])
+        #expect(player.state.isPlaying, "the queue still plays while the connection is resumed")
+        // The rest arrives on the new connection; the speaker plays everything.
+        source.release(wav.bytes[dropAt...])
+        source.finish()
+        await output.playUntilDrain()
+        output.completeDrain()
+        let end = try await player.waitFor("the end") { $0.isIdle || $0.failureReason != nil }
+        #expect(end.isIdle)
+        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        #expect(log.kinds == ["idle", "buffering", "playing", "idle"])
+        #expect(output.samples == wav.expected)
+        await player.shutdown()
+    }
+
+    @Test(
+        "a drop whose reconnect outlasts the queue shows buffering once it runs dry, then plays on, whole",
+        .timeLimit(.minutes(1)))
+    func dropOutlastsQueue() async throws {
+        let wav = makeWAV(
+            chirpSignal(frames: 24000, sampleRate: 8000, channels: 1, seed: 9),
+            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
+        let header = wav.bytes.count - wav.expected.count * 2
+        let source = GatedSource(totalLength: wav.bytes.count)
+        let sink = GatedSink(capacity: 2)
+        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)
+        let backoff = RecordingClock()
+        let player = Player(
+            sink: sink, sources: source.sources,
+            clocks: Player.Clocks(stall: ManualClock(), backoff: backoff, progress: ManualClock()),
+            configuration: Player.Configuration(policy: policy))
+        let log = StateLog(player)
+        player.play(PlayItem(label: "XC1", location: .remote("http://drop.example/b.wav")))
+        let dropAt = header + 16000
+        source.release(wav.bytes[..<dropAt])
+        source.drop()
+        try await player.waitFor("playing") { $0.isPlaying }
+        await source.waitForOpens(2)
+        // Nothing more has come on the new connection: the speaker plays the 1 s queued and runs dry.
+        let output = try #require(sink.outputs.first)
+        output.play(seconds: 1)
+        output.underrun()
+        try await player.waitFor("buffering after running dry") { $0.isBuffering }
+        output.openGate()
+        source.release(wav.bytes[dropAt...])
+        source.finish()
+        try await player.waitFor("playing again") { $0.isPlaying }
+        await output.playUntilDrain()
+        output.completeDrain()
+        try await player.waitFor("the end") { $0.isIdle }
+        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        #expect(log.kinds == ["idle", "buffering", "playing", "buffering", "playing", "idle"])
+        #expect(output.samples == wav.expected)
+        #expect(backoff.sleeps == [.milliseconds(500)])
+        await player.shutdown()
     }
 
     @Test("a server slower than the bit rate gives buffering ⇄ playing cycles and the full PCM, no failure")
