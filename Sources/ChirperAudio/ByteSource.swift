@@ -48,8 +48,6 @@ public enum ByteSourceError: UserFacingError, Hashable {
     /// The connection cannot work until the user changes something (the server's certificate is not
     /// trusted, or is for another host): the whole line, with its fix.
     case refused(String)
-    /// No bytes for the stall timeout.
-    case stalled(seconds: Double)
     /// A local file could not be opened or read.
     case file(path: String, reason: String)
 
@@ -69,9 +67,6 @@ public enum ByteSourceError: UserFacingError, Hashable {
             return "network error: \(detail); check the connection and play again"
         case .refused(let line):
             return line
-        case .stalled(let seconds):
-            let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-            return "network stalled: no data for \(shown) s; check the connection and play again"
         case .file(let path, let reason):
             return "cannot read \(path): \(reason)"
         }

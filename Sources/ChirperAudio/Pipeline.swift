@@ -5,8 +5,6 @@ import NIOConcurrencyHelpers
 enum PipelineCommand: Sendable {
     /// Wait the back-off for reconnect number `attempt`, then fetch again from byte `from`.
     case reconnect(from: Int64, attempt: Int)
-    /// The connection dropped once too often: end with `failed(reason)`.
-    case giveUp(String)
     /// Everything is queued: wait until the sink has played it, then report it.
     case drain
     /// Seek, loop or speed change: the sink was emptied; go on from the segment's start.
@@ -36,6 +34,8 @@ final class Pipeline: Sendable {
     private struct State {
         var task: Task<Void, Never>?
         var stopped = false
+        /// Stopped by the machine giving up: the pipeline ends with `failed(failure)`.
+        var failure: String?
         var finished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -53,6 +53,9 @@ final class Pipeline: Sendable {
 
     var isStopped: Bool { state.withLockedValue { $0.stopped } }
 
+    /// Why the machine gave up on this pipeline, if it did.
+    var failure: String? { state.withLockedValue { $0.failure } }
+
     func attach(_ task: Task<Void, Never>) {
         let stopped = state.withLockedValue { state in
             state.task = task
@@ -61,9 +64,11 @@ final class Pipeline: Sendable {
         if stopped { task.cancel() }
     }
 
-    /// Silences the output at once and cancels the task. Idempotent.
-    func stop() {
+    /// Silences the output at once and cancels the task, whatever it waits for; with `failing`, the pipeline
+    /// then ends as `failed(failing)`. Idempotent (the first reason stays).
+    func stop(failing reason: String? = nil) {
         let task = state.withLockedValue { state in
+            if !state.stopped { state.failure = reason }
             state.stopped = true
             return state.task
         }

@@ -13,7 +13,8 @@ public final class Player: Sendable {
     public struct Configuration: Sendable {
         /// When to start and restart the sound.
         public var policy: BufferingPolicy
-        /// No bytes for this long while waiting for them: `failed("network stalled…")`.
+        /// No sign of life (audio queued, the position moving) for this long while buffering or playing:
+        /// `failed("network stalled…")`, whatever the transport and whichever request is waiting.
         public var stallTimeout: Duration
         /// How often the position is read from the sink while playing.
         public var progressInterval: Duration
@@ -48,7 +49,7 @@ public final class Player: Sendable {
 
     /// The clocks the player waits on, each injectable on its own so tests can drive one without the others.
     public struct Clocks: Sendable {
-        /// Times the stall watchdog (`Configuration.stallTimeout`).
+        /// Times the stall watchdog (`Configuration.stallTimeout`, over the machine's `stallWatch`).
         public var stall: any Clock<Duration>
         /// Times the wait before each reconnect (`Configuration.backoff(attempt:)`).
         public var backoff: any Clock<Duration>
@@ -75,6 +76,10 @@ public final class Player: Sendable {
         var figuresPublishedAt: Duration?
         /// Pipelines whose task has not finished yet (the current one and any being torn down).
         var pipelines: [PlaybackMachine.Ticket: Pipeline] = [:]
+        /// The machine's stall watch and when (on the stall clock) it began.
+        var stall: (watch: StallWatch, since: Duration)?
+        /// Times `stall` while there is one (see `watchStalls`).
+        var stallTimer: Task<Void, Never>?
     }
 
     private let sink: any AudioSink
@@ -82,6 +87,8 @@ public final class Player: Sendable {
     private let clocks: Clocks
     /// Time on the progress clock since the player was made (for the publish throttle).
     private let progressElapsed: @Sendable () -> Duration
+    /// Time on the stall clock since the player was made (for the stall watchdog).
+    private let stallElapsed: @Sendable () -> Duration
     private let configuration: Configuration
     private let locked: NIOLockedValueBox<Locked>
 
@@ -115,6 +122,7 @@ public final class Player: Sendable {
         self.sources = sources
         self.clocks = clocks
         self.progressElapsed = elapsedTime(on: clocks.progress)
+        self.stallElapsed = elapsedTime(on: clocks.stall)
         self.configuration = configuration
         self.locked = NIOLockedValueBox(
             Locked(
@@ -262,6 +270,7 @@ public final class Player: Sendable {
     @discardableResult
     private func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> Reply {
         let now = progressElapsed()
+        let stallNow = stallElapsed()
         let (effect, reply) = locked.withLockedValue { locked -> (Effect, Reply) in
             let action = event(&locked.machine)
             let effect = Self.effect(for: action, in: &locked)
@@ -270,10 +279,49 @@ public final class Player: Sendable {
                 locked.published = state
                 for subscriber in locked.subscribers.values { subscriber.yield(state) }
             }
+            followStallWatch(at: stallNow, in: &locked)
             return (effect, Reply(action: action, active: locked.machine.activeTicket))
         }
         run(effect)
         return reply
+    }
+
+    /// Times the machine's stall watch: a new watch starts the wait from now, no watch stops the timer.
+    private func followStallWatch(at now: Duration, in locked: inout Locked) {
+        let watch = locked.machine.stallWatch
+        guard watch != locked.stall?.watch else { return }
+        guard let watch else {
+            locked.stall = nil
+            locked.stallTimer?.cancel()
+            locked.stallTimer = nil
+            return
+        }
+        locked.stall = (watch, now)
+        if locked.stallTimer == nil {
+            locked.stallTimer = Task { [self] in await watchStalls() }
+        }
+    }
+
+    /// Sleeps on the stall clock until the current watch has lasted `stallTimeout`, then tells the machine
+    /// (which fails the track if the watch is still current). Ends when the machine watches nothing.
+    private func watchStalls() async {
+        let timeout = configuration.stallTimeout
+        while !Task.isCancelled {
+            let wait = locked.withLockedValue { locked -> (watch: StallWatch, left: Duration)? in
+                locked.stall.map { ($0.watch, $0.since + timeout - stallElapsed()) }
+            }
+            guard let wait else { return }
+            guard wait.left <= .zero else {
+                do {
+                    try await clocks.stall.sleep(for: wait.left)
+                } catch {
+                    return
+                }
+                continue
+            }
+            let (seconds, attoseconds) = timeout.components
+            send { $0.stallTimedOut(wait.watch, after: Double(seconds) + Double(attoseconds) / 1e18) }
+        }
     }
 
     /// What a command learns from the machine, at the moment it decided.
@@ -323,6 +371,8 @@ public final class Player: Sendable {
         case restart(Pipeline?, PlaybackSegment)
         case volume(Pipeline?, percent: Int)
         case stop(Pipeline?)
+        /// End the pipeline at once; it reports `failed(reason)` once it has released everything.
+        case giveUp(Pipeline?, reason: String)
         case setRunning(Pipeline?, Bool)
         /// Work for the pipeline task: silence (or start) the sink first when `running` says so, then post
         /// `command` to its mailbox.
@@ -349,7 +399,7 @@ public final class Player: Sendable {
         case .startOutputAndDrain:
             return .tell(active, .drain, running: true)
         case .giveUp(let ticket, let reason):
-            return .tell(locked.pipelines[ticket], .giveUp(reason), running: nil)
+            return .giveUp(locked.pipelines[ticket], reason: reason)
         case .reconnect(let ticket, let offset, let attempt):
             // The sink plays on from its queue; the pipeline waits the back-off and fetches.
             return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: nil)
@@ -399,6 +449,8 @@ public final class Player: Sendable {
             pipeline.attach(task)
         case .stop(let pipeline):
             pipeline?.stop()
+        case .giveUp(let pipeline, let reason):
+            pipeline?.stop(failing: reason)
         case .restart(let pipeline, let segment):
             pipeline?.post(.restart(segment))
             pipeline?.output.retire()
@@ -419,14 +471,13 @@ public final class Player: Sendable {
             try Task.checkCancellation()
             try await sink.prepare()
             let source = try sources.source(for: item.location)
-            let monitor = makeStallMonitor(clock: clocks.stall, timeout: configuration.stallTimeout)
             return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
                 // The feed first: its child task is scheduled first, and the request goes out sooner.
                 group.addTask {
                     // The feed belongs to this task alone.
                     let feed = TrackFeed(
                         ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
-                        monitor: monitor, configuration: self.configuration, backoffClock: self.clocks.backoff,
+                        configuration: self.configuration, backoffClock: self.clocks.backoff,
                         send: { event in self.send(event).action },
                         openOutput: { format, number, continuing in
                             try await self.openOutput(
@@ -435,18 +486,16 @@ public final class Player: Sendable {
                     return try await feed.run()
                 }
                 group.addTask {
-                    try await monitor.run()
-                    return nil
-                }
-                group.addTask {
                     try await self.reportProgress(pipeline)
                     return nil
                 }
                 let outcome = try await group.next() ?? nil
                 group.cancelAll()
+                if let reason = pipeline.failure { return .failed(reason) }
                 return outcome ?? .ended
             }
         } catch {
+            if let reason = pipeline.failure { return .failed(reason) }
             if pipeline.isStopped { return .ended }
             return .failed(
                 error is CancellationError ? "playback was interrupted; play again" : userMessage(for: error))

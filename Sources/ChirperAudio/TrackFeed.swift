@@ -21,7 +21,6 @@ final class TrackFeed {
     private let ticket: PlaybackTicket
     private let source: any ByteSource
     private let pipeline: Pipeline
-    private let monitor: any StallMonitor
     private let configuration: Player.Configuration
     private let backoffClock: any Clock<Duration>
     private let send: Send
@@ -83,7 +82,6 @@ final class TrackFeed {
         source: any ByteSource,
         pipeline: Pipeline,
         segment: PlaybackSegment,
-        monitor: any StallMonitor,
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
         send: @escaping Send,
@@ -93,7 +91,6 @@ final class TrackFeed {
         self.source = source
         self.pipeline = pipeline
         self.plan = segment
-        self.monitor = monitor
         self.configuration = configuration
         self.backoffClock = backoffClock
         self.send = send
@@ -104,7 +101,6 @@ final class TrackFeed {
 
     /// Plays the track to its end (or until stopped, failed or given up).
     func run() async throws -> PipelineOutcome {
-        monitor.waiting()
         reader = try await source.open(from: 0)
         total = reader?.totalLength
         decoder = StreamDecoder(expectedLength: total)
@@ -134,8 +130,6 @@ final class TrackFeed {
         switch command {
         case .stop:
             return .ended
-        case .giveUp(let reason):
-            return .failed(reason)
         case .restart(let segment):
             try await restart(segment)
         case .setLoop(let loop):
@@ -160,7 +154,6 @@ final class TrackFeed {
     /// Reads the next chunk from the network into `held`; a dropped connection asks the machine.
     private func readNext() async throws -> PipelineOutcome? {
         guard let current = reader else { return try await connectionDropped() }
-        monitor.waiting()
         let next: [UInt8]?
         do {
             next = try await current.read()
@@ -168,7 +161,6 @@ final class TrackFeed {
             reader = nil
             return nil
         }
-        monitor.notWaiting()
         guard let chunk = next else {
             if source.canResume, let total, held.end < total {
                 reader = nil
@@ -185,18 +177,16 @@ final class TrackFeed {
         return nil
     }
 
-    /// The connection dropped: the machine decides (reconnect after a back-off, or give up); a restart may
-    /// come first.
+    /// The connection dropped: the machine decides (reconnect after a back-off, or give up, which stops the
+    /// pipeline); a restart may come first.
     private func connectionDropped() async throws -> PipelineOutcome? {
-        monitor.notWaiting()
         _ = send { [plan, ticket] in $0.connectionDropped(ticket: ticket, segment: plan.number) }
         switch await pipeline.mailbox.next() {
         case .reconnect(let from, let attempt):
             try await reconnect(from: from, attempt: attempt)
             return nil
-        case .giveUp(let reason):
-            return .failed(reason)
         case .stop, nil:
+            // Stopped, or given up (the pipeline carries the reason).
             return .ended
         case .restart(let segment):
             // A stale drop (the machine had moved on): the restart says where to go.
@@ -213,7 +203,6 @@ final class TrackFeed {
 
     private func reconnect(from offset: Int64, attempt: Int) async throws {
         try await backoffClock.sleep(for: configuration.backoff(attempt: attempt))
-        monitor.waiting()
         do {
             reader = try await source.open(from: offset)
         } catch  where Self.isDrop(error) {
@@ -273,7 +262,6 @@ final class TrackFeed {
             return nil
         }
         loopPass = nil
-        monitor.notWaiting()
         try await deliver(try decoder.finish())
         _ = send { [plan, ticket] in $0.endOfStream(ticket: ticket, segment: plan.number) }
         while true {
@@ -291,8 +279,6 @@ final class TrackFeed {
                 return nil
             case .setLoop(let loop):
                 plan.loop = loop
-            case .giveUp(let reason):
-                return .failed(reason)
             case .reconnect:
                 // Stale: every byte is here.
                 break
@@ -508,7 +494,6 @@ final class TrackFeed {
         case .continueFeeding, .refeedHeld, .discardForward:
             decodeOffset = offset
         case .request(let from):
-            monitor.waiting()
             reader = nil
             held.restart(at: from)
             decodeOffset = from
@@ -520,7 +505,6 @@ final class TrackFeed {
                 // Reported as a dropped connection at the next read.
                 reader = nil
             }
-            monitor.notWaiting()
         }
         let start = Double(max(landed, frame)) / Double(format.sampleRate)
         return (start, request)

@@ -44,8 +44,8 @@ public struct PlaybackMachine: Sendable {
         /// (1, 2, …), then fetch again from byte `offset` and go on feeding the same decoder. The sink is left
         /// as it is: what it holds plays on meanwhile (if it runs dry, that is an underrun like any other).
         case reconnect(Ticket, from: Int64, attempt: Int)
-        /// The connection dropped once too often: end the pipeline, then report `failed(reason)` (so whoever
-        /// sees the failure finds nothing left running).
+        /// The connection dropped once too often, or the track stalled: end the pipeline at once, whatever it
+        /// is waiting for, then report `failed(reason)` (so whoever sees the failure finds nothing left running).
         case giveUp(Ticket, reason: String)
     }
 
@@ -78,6 +78,11 @@ public struct PlaybackMachine: Sendable {
         var rangeIgnored = false
         /// The sink has played everything and the pipeline is ending: nothing more can be changed.
         var finishing = false
+        /// Counts signs of life for the stall watchdog: audio queued, the position moving, a new segment, a new
+        /// wait for audio.
+        var signsOfLife = 0
+        /// The owner was told to give up (`giveUp`); the failure follows once the pipeline has ended.
+        var givingUp = false
 
         var buffered: Double { max(0, queued - played) }
 
@@ -149,6 +154,21 @@ public struct PlaybackMachine: Sendable {
 
     /// The ticket of the loaded track, if any.
     public var activeTicket: Ticket? { session?.ticket }
+
+    /// What the stall watchdog watches now: a track waiting for audio (`buffering`) or playing what is not all
+    /// queued yet. Nil while paused, finishing or with nothing loaded. It changes with every sign of life, so
+    /// the owner fails the track (`stallTimedOut`) once the same watch has lasted the stall limit on its clock,
+    /// whatever the transport and whichever request is waiting.
+    public var stallWatch: StallWatch? {
+        switch state {
+        case .buffering(let session) where !session.givingUp:
+            StallWatch(ticket: session.ticket, signsOfLife: session.signsOfLife)
+        case .playing(let session) where !session.sourceFinished && !session.givingUp:
+            StallWatch(ticket: session.ticket, signsOfLife: session.signsOfLife)
+        case .idle, .failed, .paused, .buffering, .playing:
+            nil
+        }
+    }
 
     /// Bytes of the loaded track received so far: where a resumed fetch (`Range: bytes=N-`) would start.
     public var bytesReceived: Int64? { session?.bytesReceived }
@@ -302,6 +322,7 @@ public struct PlaybackMachine: Sendable {
     public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment == segment else { return .none }
         session.queued += seconds
+        session.signsOfLife += 1
         session.arrivedAhead = max(0, ahead)
         switch state {
         case .buffering:
@@ -324,7 +345,9 @@ public struct PlaybackMachine: Sendable {
     public mutating func progress(playedSeconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
         update(ticket) { session in
             guard session.segment == segment else { return }
-            session.played = max(session.played, min(playedSeconds, session.queued))
+            let played = max(session.played, min(playedSeconds, session.queued))
+            if played > session.played { session.signsOfLife += 1 }
+            session.played = played
         }
         return .none
     }
@@ -372,6 +395,8 @@ public struct PlaybackMachine: Sendable {
             state = .playing(session)
             return .none
         }
+        // The wait for audio starts now.
+        session.signsOfLife += 1
         state = .buffering(session)
         return .pauseOutput
     }
@@ -427,12 +452,27 @@ public struct PlaybackMachine: Sendable {
         guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
         else { return .none }
         session.drops += 1
-        replace(session)
         if session.drops > maxReconnects {
             let times = session.drops == 1 ? "once" : "\(session.drops) times"
-            return .giveUp(ticket, reason: "the connection dropped \(times); play again to retry")
+            return giveUp(&session, "the connection dropped \(times); play again to retry")
         }
+        replace(session)
         return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
+    }
+
+    /// The owner's stall clock says `watch` (a `stallWatch` taken earlier) has lasted `seconds` with no sign of
+    /// life. If it is still the watch now, the track fails: waiting for audio that does not come, or (a sound
+    /// server holding audio it does not play) playing nothing. A stale watch changes nothing.
+    public mutating func stallTimedOut(_ watch: StallWatch, after seconds: Double) -> Action {
+        guard var session, stallWatch == watch else { return .none }
+        let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        if case .playing = state, realTimeOutput, session.buffered > 0 {
+            return giveUp(
+                &session,
+                "the sound server stopped playing: nothing was heard for \(shown) s; check it (pactl info) and play again"
+            )
+        }
+        return giveUp(&session, "network stalled: no audio for \(shown) s; check the connection and play again")
     }
 
     /// Something went wrong in the pipeline; `reason` is the user-facing line.
@@ -457,6 +497,7 @@ public struct PlaybackMachine: Sendable {
     /// Starts a new segment at `target`: the sink is emptied and refilled from there (paused stays paused).
     private mutating func restart(_ session: inout Session, at target: Double) -> Action {
         session.segment += 1
+        session.signsOfLife += 1
         session.timeline = PlaybackTimeline(recordingStart: target, factor: settings.speed.factor)
         session.queued = 0
         session.played = 0
@@ -480,6 +521,13 @@ public struct PlaybackMachine: Sendable {
         case .paused: state = .paused(session)
         case .idle, .failed: preconditionFailure("a session exists only while buffering, playing or paused")
         }
+    }
+
+    /// The pipeline must end with `reason`; the state stays until its `failed` comes.
+    private mutating func giveUp(_ session: inout Session, _ reason: String) -> Action {
+        session.givingUp = true
+        replace(session)
+        return .giveUp(session.ticket, reason: reason)
     }
 
     private mutating func fail(_ session: Session, _ reason: String) -> Action {
@@ -509,4 +557,10 @@ public struct PlaybackMachine: Sendable {
             break
         }
     }
+}
+
+/// One wait the stall watchdog times: the track, and how many signs of life it had shown when the wait began.
+public struct StallWatch: Sendable, Hashable {
+    public var ticket: PlaybackTicket
+    public var signsOfLife: Int
 }

@@ -159,6 +159,17 @@ public final class LoopbackServer: Sendable {
         var responders: [Int: Task<Void, Never>] = [:]
         var nextResponder = 0
         var closed = false
+        /// Responses whose body chunks have all been written (whatever their ending).
+        var bodiesSent = 0
+        var watchers: [(ready: @Sendable (ServerState) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the watchers whose condition now holds.
+        mutating func readyWatchers() -> [CheckedContinuation<Void, Never>] {
+            let snapshot = self
+            let ready = watchers.filter { $0.ready(snapshot) }.map(\.continuation)
+            watchers.removeAll { $0.ready(snapshot) }
+            return ready
+        }
     }
 
     /// The port the server listens on.
@@ -173,6 +184,27 @@ public final class LoopbackServer: Sendable {
 
     /// TCP connections accepted so far (a client that reuses its connection makes one).
     public var connectionsAccepted: Int { state.withLockedValue { $0.connectionsAccepted } }
+
+    /// Returns once the server has seen `count` requests.
+    public func waitForRequests(_ count: Int) async {
+        await waitUntil { $0.requests.count >= count }
+    }
+
+    /// Returns once `count` responses have written all their body chunks (a stalled or cut one included).
+    public func waitForBodiesSent(_ count: Int) async {
+        await waitUntil { $0.bodiesSent >= count }
+    }
+
+    private func waitUntil(_ ready: @escaping @Sendable (ServerState) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state in
+                if ready(state) { return true }
+                state.watchers.append((ready, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 
     /// Starts a server that answers with `handler`: plain HTTP, or HTTPS with `tls`'s certificate.
     public static func start(tls: LoopbackTLS? = nil, handler: @escaping Handler) async throws -> LoopbackServer {
@@ -301,7 +333,11 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             guard let head else { return }
             self.head = nil
             let request = Self.makeRequest(head, receivedAt: receivedAt)
-            state.withLockedValue { $0.requests.append(request) }
+            let ready = state.withLockedValue { state in
+                state.requests.append(request)
+                return state.readyWatchers()
+            }
+            for watcher in ready { watcher.resume() }
             Self.respond(to: request, with: handler, on: context.channel, version: head.version, state: state)
         }
     }
@@ -324,7 +360,13 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
             value.responders[key] = Task(executorPreference: LoopbackExecutor.shared) {
                 let response = await handler(request)
                 if !Task.isCancelled {
-                    await send(response, on: channel, version: version)
+                    await send(response, on: channel, version: version) {
+                        let ready = box.withLockedValue { state in
+                            state.bodiesSent += 1
+                            return state.readyWatchers()
+                        }
+                        for watcher in ready { watcher.resume() }
+                    }
                 }
                 _ = box.withLockedValue { $0.responders.removeValue(forKey: key) }
             }
@@ -351,7 +393,10 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
         )
     }
 
-    private static func send(_ response: LoopbackResponse, on channel: any Channel, version: HTTPVersion) async {
+    private static func send(
+        _ response: LoopbackResponse, on channel: any Channel, version: HTTPVersion,
+        bodySent: @Sendable () -> Void
+    ) async {
         do {
             if response.delayBeforeHead > .zero {
                 try await Task.sleep(for: response.delayBeforeHead)
@@ -382,6 +427,7 @@ private final class RequestHandler: ChannelInboundHandler, RemovableChannelHandl
                 let buffer = channel.allocator.buffer(bytes: chunk.bytes)
                 try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)))
             }
+            bodySent()
             switch response.ending {
             case .complete:
                 try await channel.writeAndFlush(HTTPServerResponsePart.end(nil))

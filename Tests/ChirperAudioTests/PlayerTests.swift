@@ -264,20 +264,36 @@ struct PlayerTests {
         await server.shutdown()
     }
 
-    @Test("no bytes for the stall timeout (by the injected clock) fails with network stalled; the next play works")
-    func stallTimeout() async throws {
+    @Test(
+        "a server that stops mid-body, or never answers the resumed request, fails the track after the stall limit (by the injected clock) with one line; the next play works",
+        arguments: Transport.allCases, ["/stall.wav", "/cut.wav"])
+    func stallTimeout(transport: Transport, path: String) async throws {
         let body = longWAV.bytes
-        let server = try await LoopbackServer.start { request in
-            if request.path == "/stall.wav" {
+        let server = try await LoopbackServer.start(tls: transport.tls) { request in
+            switch (request.path, request.header("range")) {
+            case ("/stall.wav", _):
                 return LoopbackResponse(
                     chunks: [.init(Array(body.prefix(8000)))], ending: .stall(declaredLength: body.count))
+            case ("/cut.wav", nil):
+                return LoopbackResponse(
+                    chunks: [.init(Array(body.prefix(8000)))], ending: .cut(declaredLength: body.count))
+            case ("/cut.wav", _):
+                // The resumed request: its answer never comes.
+                return LoopbackResponse(delayBeforeHead: .seconds(3600))
+            default:
+                return .file(shortWAV.bytes, for: request)
             }
-            return .file(shortWAV.bytes, for: request)
         }
         let clock = ManualClock()
-        let player = Player(sink: NullSink(), clock: clock, configuration: .init(stallTimeout: .seconds(5)))
-        player.play(item("STALL", server.baseURL + "/stall.wav"))
-        // Move the clock only while the watchdog sleeps on it; the test itself never sleeps.
+        let player = Player(
+            sink: NullSink(), sources: transport.sources,
+            clocks: Player.Clocks(stall: clock, backoff: RecordingClock()),
+            configuration: .init(stallTimeout: .seconds(5)))
+        player.play(item("STALL", server.baseURL + path))
+        // The clock moves only once the body's 8000 bytes are out (and, for the cut, the resumed request is
+        // in), and then only while the watchdog sleeps on it; the test itself never sleeps.
+        await server.waitForBodiesSent(1)
+        if path == "/cut.wav" { await server.waitForRequests(2) }
         let reason = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 while !Task.isCancelled {
@@ -295,8 +311,11 @@ struct PlayerTests {
             group.cancelAll()
             return reason
         }
-        #expect(reason == "network stalled: no data for 5 s; check the connection and play again")
+        #expect(reason == "network stalled: no audio for 5 s; check the connection and play again")
         #expect(player.runningPipelines == 0)
+        if path == "/cut.wav" {
+            #expect(server.requests.map { $0.header("range") } == [nil, "bytes=8000-"])
+        }
         player.play(item("GOOD", server.baseURL + "/good.wav"))
         try await player.waitFor("good play") { $0.isIdle }
         await server.shutdown()
