@@ -2,6 +2,11 @@ import AsyncHTTPClient
 import NIOCore
 
 /// The HTTP clients chirper-play makes, each with the session's TLS trust.
+///
+/// A connection that cannot be made fails its request at once (`retryConnectionEstablishment` off): retried,
+/// an untrusted certificate, a refused port or an unknown host kept a search at `loading` for the whole 15 s
+/// connect timeout before its one line. The player's reconnects and the search's 429/503 retries are their
+/// own, with their own back-off.
 public enum HTTPClients {
     /// The client for searches and playing, one connection pool for both: xeno-canto serves the API and the
     /// audio from one host, so a `play` after a search goes out on the search's open connection (no new TCP
@@ -12,24 +17,24 @@ public enum HTTPClients {
     public static func streaming(trust: TLSTrust) -> HTTPClient {
         // Not `connectionPool.preWarmedHTTP1ConnectionCount`: with AsyncHTTPClient 1.37 a `play` after a
         // stopped one waited on the pool until its 30 s head timeout.
-        let configuration = HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             tlsConfiguration: trust.tlsConfiguration,
             redirectConfiguration: .follow(max: 10, allowCycles: false),
             timeout: .init(connect: .seconds(15), read: nil)
         )
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// The client for `save`: a save reads as fast as the server sends, so a 30 s read timeout catches a
     /// stall.
     public static func downloading(trust: TLSTrust) -> HTTPClient {
-        HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                tlsConfiguration: trust.tlsConfiguration,
-                redirectConfiguration: .follow(max: 10, allowCycles: false),
-                timeout: .init(connect: .seconds(15), read: .seconds(30))
-            )
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: trust.tlsConfiguration,
+            redirectConfiguration: .follow(max: 10, allowCycles: false),
+            timeout: .init(connect: .seconds(15), read: .seconds(30))
         )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }
