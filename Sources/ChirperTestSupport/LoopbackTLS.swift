@@ -89,3 +89,27 @@ public struct LoopbackTLS: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 }
+
+/// How a test's requests travel: plain HTTP on loopback, or HTTPS (as xeno-canto serves the API and every
+/// recording) with one CA made for the test run, which the client under test trusts the way a user trusts a
+/// proxy's CA: its PEM file given as `--ca-file`.
+public enum Transport: String, CaseIterable, Sendable, CustomStringConvertible {
+    case http, https
+
+    public var description: String { rawValue.uppercased() }
+
+    /// The server's certificate, for `LoopbackServer.start(tls:)`; nil over plain HTTP.
+    public var tls: LoopbackTLS? { self == .https ? Self.authority.tls : nil }
+
+    /// The run's CA as a PEM file.
+    public static var caFile: String { authority.caFile }
+
+    private static let authority: (tls: LoopbackTLS, caFile: String) = {
+        do {
+            let tls = try LoopbackTLS.make()
+            return (tls, try tls.writeCA())
+        } catch {
+            fatalError("could not make the test CA: \(error)")
+        }
+    }()
+}

@@ -12,12 +12,12 @@ private let longWAV = makeWAV(
 /// The player's commands for studying a recording, against a sink whose speaker the test moves.
 @Suite("Player: seek, volume and loop on the sink's outputs")
 struct PlayerStudyTests {
-    static func rig() async throws -> (LoopbackServer, GatedSink, Player, PlayItem) {
-        let server = try await LoopbackServer.start { request in
+    static func rig(transport: Transport = .http) async throws -> (LoopbackServer, GatedSink, Player, PlayItem) {
+        let server = try await LoopbackServer.start(tls: transport.tls) { request in
             .file(longWAV.bytes, contentType: "audio/wav", for: request)
         }
         let sink = GatedSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, sources: transport.sources)
         return (server, sink, player, PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
     }
 
@@ -45,9 +45,11 @@ struct PlayerStudyTests {
         await server.shutdown()
     }
 
-    @Test("a seek back inside what arrived makes no new request; one beyond it asks with Range from the WAV offset")
-    func seekRequests() async throws {
-        let (server, sink, player, item) = try await Self.rig()
+    @Test(
+        "a seek back inside what arrived makes no new request; one beyond it asks with Range from the WAV offset",
+        arguments: Transport.allCases)
+    func seekRequests(transport: Transport) async throws {
+        let (server, sink, player, item) = try await Self.rig(transport: transport)
         player.play(item)
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(player.seek(.absolute(0.5)) == nil)
@@ -68,16 +70,18 @@ struct PlayerStudyTests {
         await server.shutdown()
     }
 
-    @Test("a server that ignores Range: the seek still lands (read forward and discarded) and the state says so")
-    func serverIgnoresRange() async throws {
-        let server = try await LoopbackServer.start { request in
+    @Test(
+        "a server that ignores Range: the seek still lands (read forward and discarded) and the state says so",
+        arguments: Transport.allCases)
+    func serverIgnoresRange(transport: Transport) async throws {
+        let server = try await LoopbackServer.start(tls: transport.tls) { request in
             // The whole file with 200 whatever the Range header asks, slowly enough that 50 s is not yet here.
             LoopbackResponse(
                 status: 200, headers: [("Content-Type", "audio/wav")],
                 chunks: LoopbackResponse.chunked(longWAV.bytes, size: 64 * 1024, delay: .milliseconds(20)))
         }
         let sink = GatedSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, sources: transport.sources)
         player.play(PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(player.seek(.absolute(50)) == nil)

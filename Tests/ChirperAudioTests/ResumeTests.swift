@@ -177,9 +177,10 @@ private func playToEnd(
     return (sink, clock, log.kinds)
 }
 
-/// The `Range` headers the server saw, in order (`nil` for a request without one).
+/// The `Range` headers of the audio requests the server saw, in order (`nil` for a request without one); the
+/// redirects in front of them are not counted.
 private func ranges(_ server: LoopbackServer) -> [String?] {
-    server.requests.map { $0.header("range") }
+    server.requests.filter { $0.path != "/file" }.map { $0.header("range") }
 }
 
 /// One request without `Range`, then one `Range: bytes=N-` per cut, each N past the last and at most the cut.
@@ -203,16 +204,29 @@ private func expectResumed(_ server: LoopbackServer, cuts: [Int], sourceLocation
 
 @Suite("Resume after a dropped connection")
 struct ResumeTests {
+    /// How a connection ends early: a TCP close (over TLS with no close_notify), a reset, or a chunked body
+    /// closed without its last chunk.
+    enum Drop: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case close, reset, chunkedClose
+        var testDescription: String { rawValue }
+        var ending: @Sendable (Int) -> LoopbackResponse.Ending {
+            let reset = self == .reset
+            return { length in reset ? .reset(declaredLength: length) : .cut(declaredLength: length) }
+        }
+        var framing: LoopbackResponse.Framing { self == .chunkedClose ? .chunked : .contentLength }
+    }
+
     @Test(
         "behind a 302, a 1.1 MB recording dropped at 300 kB, at byte 1 and inside its last frame resumes to identical PCM",
         .enabled(if: Fixtures.named("XC34430") != nil, "skipped: ../shared/xeno-canto/audio/ is absent"),
-        arguments: Transport.allCases
+        arguments: Transport.allCases, Drop.allCases
     )
-    func dunnockDropped(transport: Transport) async throws {
+    func dunnockDropped(transport: Transport, drop: Drop) async throws {
         let bytes = try Fixtures.bytes(try #require(Fixtures.named("XC34430")))
         let reference = try await uninterrupted(bytes)
         for cut in [300_000, 1, bytes.count - 100] {
-            let server = try await droppingServer(bytes, cuts: [cut], transport: transport)
+            let server = try await droppingServer(
+                bytes, cuts: [cut], transport: transport, ending: drop.ending, framing: drop.framing)
             let played = try await playToEnd(server.baseURL + "/file", transport: transport)
             #expect(played.sink.samples == reference, "cut at \(cut)")
             #expect(played.clock.sleeps == [.milliseconds(500)], "cut at \(cut)")
@@ -222,16 +236,16 @@ struct ResumeTests {
 
     @Test(
         "an MP3 cut once (inside the ID3 tag, mid-frame, near the end) resumes from the received byte: identical PCM",
-        .enabled(if: resumeMP3 != nil, noMP3)
+        .enabled(if: resumeMP3 != nil, noMP3), arguments: Transport.allCases
     )
-    func mp3CutOnce() async throws {
+    func mp3CutOnce(transport: Transport) async throws {
         let mp3 = try #require(resumeMP3)
         let reference = try await uninterrupted(mp3.bytes)
         #expect(reference == (try await decode(mp3.bytes, chunkSizes: [mp3.bytes.count]).samples))
         let cuts = mp3Cuts(mp3.bytes)
         for cut in [cuts.insideTag, cuts.midFrame, cuts.nearEnd] {
-            let server = try await droppingServer(mp3.bytes, cuts: [cut])
-            let played = try await playToEnd(server.baseURL + "/a.mp3")
+            let server = try await droppingServer(mp3.bytes, cuts: [cut], transport: transport)
+            let played = try await playToEnd(server.baseURL + "/file", transport: transport)
             #expect(played.sink.samples == reference, "\(mp3.name) cut at \(cut)")
             #expect(played.sink.formats.count == 1)
             expectResumed(server, cuts: [cut])
@@ -243,15 +257,15 @@ struct ResumeTests {
 
     @Test(
         "an MP3 cut twice resumes twice, with a doubling back-off, and plays identical PCM",
-        .enabled(if: resumeMP3 != nil, noMP3)
+        .enabled(if: resumeMP3 != nil, noMP3), arguments: Transport.allCases
     )
-    func mp3CutTwice() async throws {
+    func mp3CutTwice(transport: Transport) async throws {
         let mp3 = try #require(resumeMP3)
         let reference = try await uninterrupted(mp3.bytes)
         let cuts = mp3Cuts(mp3.bytes)
         for pair in [[cuts.insideTag, cuts.midFrame], [cuts.midFrame, cuts.nearEnd]] {
-            let server = try await droppingServer(mp3.bytes, cuts: pair)
-            let played = try await playToEnd(server.baseURL + "/a.mp3")
+            let server = try await droppingServer(mp3.bytes, cuts: pair, transport: transport)
+            let played = try await playToEnd(server.baseURL + "/file", transport: transport)
             #expect(played.sink.samples == reference, "\(mp3.name) cut at \(pair)")
             expectResumed(server, cuts: pair)
             #expect(played.clock.sleeps == [.milliseconds(500), .seconds(1)])
@@ -261,30 +275,34 @@ struct ResumeTests {
 
     @Test(
         "a server that ignores Range (200 with the whole file) still gives identical PCM",
-        .enabled(if: resumeMP3 != nil, noMP3)
+        .enabled(if: resumeMP3 != nil, noMP3), arguments: Transport.allCases
     )
-    func rangeIgnored() async throws {
+    func rangeIgnored(transport: Transport) async throws {
         let mp3 = try #require(resumeMP3)
         let reference = try await uninterrupted(mp3.bytes)
         let cuts = mp3Cuts(mp3.bytes)
-        let server = try await droppingServer(mp3.bytes, cuts: [cuts.insideTag, cuts.midFrame], range: .ignored)
-        let played = try await playToEnd(server.baseURL + "/a.mp3")
+        let server = try await droppingServer(
+            mp3.bytes, cuts: [cuts.insideTag, cuts.midFrame], range: .ignored, transport: transport)
+        let played = try await playToEnd(server.baseURL + "/file", transport: transport)
         #expect(played.sink.samples == reference)
         // The client still asked from the right place; the server answered from 0 and the skip did the rest.
         expectResumed(server, cuts: [cuts.insideTag, cuts.midFrame])
         await server.shutdown()
     }
 
-    @Test("a WAV cut in its header, mid-sample and near the end, once and twice, plays identical PCM")
-    func wavCuts() async throws {
+    @Test(
+        "a WAV cut in its header, mid-sample and near the end, once and twice, plays identical PCM",
+        arguments: Transport.allCases)
+    func wavCuts(transport: Transport) async throws {
         let bytes = resumeWAV.bytes
         let reference = try await uninterrupted(bytes, contentType: "audio/wav")
         #expect(reference == resumeWAV.expected)
         let cutSets = [[20], [bytes.count / 2 + 1], [bytes.count - 99], [21, bytes.count / 3 + 1]]
         for cuts in cutSets {
             for range in [RangeSupport.honoured, .ignored] {
-                let server = try await droppingServer(bytes, cuts: cuts, range: range, contentType: "audio/wav")
-                let played = try await playToEnd(server.baseURL + "/a.wav")
+                let server = try await droppingServer(
+                    bytes, cuts: cuts, range: range, contentType: "audio/wav", transport: transport)
+                let played = try await playToEnd(server.baseURL + "/file", transport: transport)
                 #expect(played.sink.samples == reference, "cuts \(cuts), \(range)")
                 expectResumed(server, cuts: cuts)
                 await server.shutdown()
@@ -292,16 +310,21 @@ struct ResumeTests {
         }
     }
 
-    @Test("when the retries run out the track fails with the count, and the next play works")
-    func retriesExhausted() async throws {
+    @Test(
+        "when the retries run out the track fails with the count, and the next play works",
+        arguments: Transport.allCases)
+    func retriesExhausted(transport: Transport) async throws {
         let bytes = resumeWAV.bytes
         // Every answer is cut 1000 bytes after where it starts: 4 drops are more than 3 reconnects.
-        let server = try await droppingServer(bytes, cuts: [1000, 2000, 3000, 4000])
-        let good = try await LoopbackServer.start { .file(bytes, contentType: "audio/wav", for: $0) }
+        let server = try await droppingServer(bytes, cuts: [1000, 2000, 3000, 4000], transport: transport)
+        let good = try await LoopbackServer.start(tls: transport.tls) {
+            .file(bytes, contentType: "audio/wav", for: $0)
+        }
         let sink = CapturingSink()
         let clock = RecordingClock()
-        let player = Player(sink: sink, clocks: Player.Clocks(stall: ManualClock(), backoff: clock))
-        player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/a.wav")))
+        let player = Player(
+            sink: sink, sources: transport.sources, clocks: Player.Clocks(stall: ManualClock(), backoff: clock))
+        player.play(PlayItem(label: "XC1", location: .remote(server.baseURL + "/a")))
         let failed = try await player.waitFor("the failure") { $0.failureReason != nil }
         #expect(failed.failureReason == "the connection dropped 4 times; play again to retry")
         #expect(server.requests.count == 4, "the first try and 3 reconnects: \(ranges(server))")

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChirperCore
+import ChirperHTTP
 import ChirperTestSupport
 import Foundation
 import NIOConcurrencyHelpers
@@ -33,13 +34,16 @@ func withClient(
     timeout: Duration = .seconds(20),
     maxRetries: Int = 3,
     maxReplyBytes: Int = 32 * 1_048_576,
+    transport: Transport = .http,
     handler: @escaping LoopbackServer.Handler,
     _ body: (XenoCantoClient<RecordingClock>, LoopbackServer, RecordingClock) async throws -> Void
 ) async throws {
-    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    // The program's own client, trusting the run's CA over HTTPS.
+    let http = HTTPClients.streaming(
+        trust: TLSTrust(base: .system, caFiles: transport == .https ? [Transport.caFile] : []))
     let clock = RecordingClock()
     do {
-        try await LoopbackServer.with(handler: handler) { server in
+        try await LoopbackServer.with(tls: transport.tls, handler: handler) { server in
             let configuration = XenoCantoConfiguration(
                 apiURL: server.baseURL + "/api/3/recordings",
                 apiKey: secretKey,
@@ -124,21 +128,26 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("a 429 with Retry-After is waited out (on the injected clock), said, and retried")
-    func retryAfterHonoured() async throws {
+    @Test(
+        "a 429 with Retry-After is waited out (on the injected clock), said, and retried", arguments: Transport.allCases
+    )
+    func retryAfterHonoured(transport: Transport) async throws {
         let calls = NIOLockedValueBox(0)
-        try await withClient(handler: { _ in
-            let call = calls.withLockedValue { value -> Int in
-                value += 1
-                return value
+        try await withClient(
+            transport: transport,
+            handler: { _ in
+                let call = calls.withLockedValue { value -> Int in
+                    value += 1
+                    return value
+                }
+                if call == 1 {
+                    return LoopbackResponse(
+                        status: 429, headers: [("Retry-After", "7"), ("Content-Type", "application/json")],
+                        chunks: [.init(Array(#"{"error": "rate_limited", "message": "Slow down"}"#.utf8))])
+                }
+                return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 3))
             }
-            if call == 1 {
-                return LoopbackResponse(
-                    status: 429, headers: [("Retry-After", "7"), ("Content-Type", "application/json")],
-                    chunks: [.init(Array(#"{"error": "rate_limited", "message": "Slow down"}"#.utf8))])
-            }
-            return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 3))
-        }) { client, server, clock in
+        ) { client, server, clock in
             let notices = NIOLockedValueBox<[RetryNotice]>([])
             let page = try await client.page(query: wren, page: 1, perPage: 50) { notice in
                 notices.withLockedValue { $0.append(notice) }
@@ -154,9 +163,10 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("a 503 that persists backs off 1, 2, 4 s, then fails saying what to do")
-    func boundedRetries() async throws {
-        try await withClient(handler: { _ in .text("busy", status: 503) }) { client, server, clock in
+    @Test("a 503 that persists backs off 1, 2, 4 s, then fails saying what to do", arguments: Transport.allCases)
+    func boundedRetries(transport: Transport) async throws {
+        try await withClient(transport: transport, handler: { _ in .text("busy", status: 503) }) {
+            client, server, clock in
             let error = try #require(await failure(of: client))
             #expect(error.kind == .rateLimited)
             #expect(error.message.contains("after 3 retries"))
@@ -211,10 +221,11 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("a reply slower than the timeout gives a one-line timeout")
-    func slowReply() async throws {
+    @Test("a reply slower than the timeout gives a one-line timeout", arguments: Transport.allCases)
+    func slowReply(transport: Transport) async throws {
         try await withClient(
             timeout: .milliseconds(300),
+            transport: transport,
             handler: { _ in
                 // Far beyond the deadline: the head comes only if the client never gives up.
                 LoopbackResponse(status: 200, chunks: [.init(Array("{}".utf8))], delayBeforeHead: .seconds(3600))
@@ -226,11 +237,12 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("a reply whose body stops after the head gives the same one-line timeout")
-    func stalledBody() async throws {
+    @Test("a reply whose body stops after the head gives the same one-line timeout", arguments: Transport.allCases)
+    func stalledBody(transport: Transport) async throws {
         let full = Array(pageJSON(page: 1, numPages: 1, first: 1, count: 20).utf8)
         try await withClient(
             timeout: .milliseconds(300),
+            transport: transport,
             handler: { _ in
                 // The rest never comes: the connection is held open until the client gives up.
                 LoopbackResponse(
@@ -243,13 +255,16 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("a body cut off mid-reply says the connection dropped")
-    func truncatedBody() async throws {
+    @Test("a body cut off mid-reply says the connection dropped", arguments: Transport.allCases)
+    func truncatedBody(transport: Transport) async throws {
         let full = Array(pageJSON(page: 1, numPages: 1, first: 1, count: 20).utf8)
-        try await withClient(handler: { _ in
-            LoopbackResponse(
-                status: 200, chunks: [.init(Array(full.prefix(300)))], ending: .cut(declaredLength: full.count))
-        }) { client, _, _ in
+        try await withClient(
+            transport: transport,
+            handler: { _ in
+                LoopbackResponse(
+                    status: 200, chunks: [.init(Array(full.prefix(300)))], ending: .cut(declaredLength: full.count))
+            }
+        ) { client, _, _ in
             let error = try #require(await failure(of: client))
             #expect(error.kind == .network)
             #expect(error.message.contains("dropped mid-reply"))
@@ -266,27 +281,33 @@ struct XenoCantoClientTests {
         }
     }
 
-    @Test("redirects are followed to the page")
-    func redirect() async throws {
-        try await withClient(handler: { request in
-            if request.path == "/api/3/recordings" {
-                return .redirect(
-                    to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
+    @Test("redirects are followed to the page", arguments: Transport.allCases)
+    func redirect(transport: Transport) async throws {
+        try await withClient(
+            transport: transport,
+            handler: { request in
+                if request.path == "/api/3/recordings" {
+                    return .redirect(
+                        to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
+                }
+                return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
             }
-            return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
-        }) { client, server, _ in
+        ) { client, server, _ in
             let page = try await client.page(query: wren, page: 1, perPage: 50) { _ in }
             #expect(page.recordings.count == 2)
             #expect(server.requests.map(\.path) == ["/api/3/recordings", "/mirror/recordings"])
         }
     }
 
-    @Test("a redirect loop ends with a clear line")
-    func redirectLoop() async throws {
+    @Test("a redirect loop ends with a clear line", arguments: Transport.allCases)
+    func redirectLoop(transport: Transport) async throws {
         let hops = NIOLockedValueBox(0)
-        try await withClient(handler: { _ in
-            .redirect(to: "/api/3/recordings?hop=\(hops.withLockedValue { $0 += 1; return $0 })")
-        }) { client, _, _ in
+        try await withClient(
+            transport: transport,
+            handler: { _ in
+                .redirect(to: "/api/3/recordings?hop=\(hops.withLockedValue { $0 += 1; return $0 })")
+            }
+        ) { client, _, _ in
             let error = try #require(await failure(of: client))
             #expect(error.message.contains("redirected too many times"))
         }
