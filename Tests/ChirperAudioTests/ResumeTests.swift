@@ -345,18 +345,8 @@ struct ResumeTests {
     func dropWithFullSink() async throws {
         // 6 s of 8 kHz mono; the sink holds 2 s. The stall, back-off and progress clocks never move: the
         // back-off is recorded, not waited.
-        let wav = makeWAV(
-            chirpSignal(frames: 48000, sampleRate: 8000, channels: 1, seed: 7),
-            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
-        let header = wav.bytes.count - wav.expected.count * 2
-        let source = GatedSource(totalLength: wav.bytes.count)
-        let sink = GatedSink(capacity: 2)
-        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)
-        let player = Player(
-            sink: sink, sources: source.sources,
-            clocks: Player.Clocks(stall: ManualClock(), backoff: RecordingClock(), progress: ManualClock()),
-            configuration: Player.Configuration(policy: policy))
-        let log = StateLog(player)
+        let rig = GatedRig(seconds: 6, seed: 7)
+        let (wav, header, source, sink, player, log) = (rig.wav, rig.header, rig.source, rig.sink, rig.player, rig.log)
         player.play(PlayItem(label: "XC1", location: .remote("http://drop.example/a.wav")))
         // 3 s arrive: the sound starts, the sink fills to its 2 s and the next write waits.
         let dropAt = header + 3 * 16000
@@ -387,19 +377,9 @@ struct ResumeTests {
         "a drop whose reconnect outlasts the queue shows buffering once it runs dry, then plays on, whole",
         .timeLimit(.minutes(1)))
     func dropOutlastsQueue() async throws {
-        let wav = makeWAV(
-            chirpSignal(frames: 24000, sampleRate: 8000, channels: 1, seed: 9),
-            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
-        let header = wav.bytes.count - wav.expected.count * 2
-        let source = GatedSource(totalLength: wav.bytes.count)
-        let sink = GatedSink(capacity: 2)
-        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)
-        let backoff = RecordingClock()
-        let player = Player(
-            sink: sink, sources: source.sources,
-            clocks: Player.Clocks(stall: ManualClock(), backoff: backoff, progress: ManualClock()),
-            configuration: Player.Configuration(policy: policy))
-        let log = StateLog(player)
+        let rig = GatedRig(seconds: 3, seed: 9)
+        let (wav, header, source, sink, player, log) = (rig.wav, rig.header, rig.source, rig.sink, rig.player, rig.log)
+        let backoff = rig.backoff
         player.play(PlayItem(label: "XC1", location: .remote("http://drop.example/b.wav")))
         let dropAt = header + 16000
         source.release(wav.bytes[..<dropAt])
@@ -429,19 +409,9 @@ struct ResumeTests {
     func slowServer() async throws {
         // 1.5 s of 8 kHz mono. The source hands over only what the scenario releases; the sink plays only what
         // the scenario plays; the stall and progress clocks never move. So the sound runs dry twice, for sure.
-        let wav = makeWAV(
-            chirpSignal(frames: 12000, sampleRate: 8000, channels: 1, seed: 5),
-            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
-        let header = wav.bytes.count - wav.expected.count * 2
+        let rig = GatedRig(seconds: 1.5, seed: 5)
+        let (wav, header, source, sink, player, log) = (rig.wav, rig.header, rig.source, rig.sink, rig.player, rig.log)
         let bytesPerSecond = 16000
-        let source = GatedSource(totalLength: wav.bytes.count)
-        let sink = GatedSink(capacity: 2)
-        let policy = BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)
-        let player = Player(
-            sink: sink, sources: source.sources,
-            clocks: Player.Clocks(stall: ManualClock(), backoff: RecordingClock(), progress: ManualClock()),
-            configuration: Player.Configuration(policy: policy))
-        let log = StateLog(player)
         player.play(PlayItem(label: "XC1", location: .remote("http://slow.example/slow.wav")))
         var sent = 0
         func send(seconds: Double) {
@@ -487,4 +457,30 @@ private func uninterrupted(_ bytes: [UInt8], contentType: String = "audio/mpeg")
     await server.shutdown()
     #expect(played.clock.sleeps.isEmpty)
     return played.sink.samples
+}
+
+/// A player over a gated source and a gated sink (2 s): an 8 kHz mono WAV of `seconds`, whose bytes arrive
+/// and play only as a scenario says. The stall and progress clocks never move; the back-off is recorded.
+private struct GatedRig {
+    let wav: (bytes: [UInt8], expected: [Int16])
+    let header: Int
+    let source: GatedSource
+    let sink = GatedSink(capacity: 2)
+    let backoff = RecordingClock()
+    let player: Player
+    let log: StateLog
+
+    init(seconds: Double, seed: UInt64) {
+        wav = makeWAV(
+            chirpSignal(frames: Int(seconds * 8000), sampleRate: 8000, channels: 1, seed: seed),
+            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
+        header = wav.bytes.count - wav.expected.count * 2
+        source = GatedSource(totalLength: wav.bytes.count)
+        player = Player(
+            sink: sink, sources: source.sources,
+            clocks: Player.Clocks(stall: ManualClock(), backoff: backoff, progress: ManualClock()),
+            configuration: Player.Configuration(
+                policy: BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: 2)))
+        log = StateLog(player)
+    }
 }
