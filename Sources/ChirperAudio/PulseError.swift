@@ -5,7 +5,8 @@ import CPulse
 enum PulseError {
     /// The library's message for a `PA_ERR_*` code (libpulse returns them negated; either sign works).
     static func message(_ code: Int32) -> String {
-        String(cString: pa_strerror(code < 0 ? -code : code))
+        guard let text = pa_strerror(code < 0 ? -code : code) else { return "PulseAudio error \(code)" }
+        return String(cString: text)
     }
 
     /// The library's message for the last error of `context`.

@@ -1,6 +1,6 @@
 import CPulse
 
-/// The PulseAudio stream volume for `volume` and `mute`: set on the server, so it acts on what is heard now,
+/// The PulseAudio stream volume for `volume` and `mute` (a muted stream is set to volume 0): set on the server, so it acts on what is heard now,
 /// not ~2 s later as a gain applied before the sink's buffer would (`Gain`).
 ///
 /// For `PulseOutput` to call later, on its stream; these functions issue the request and return (the
@@ -26,15 +26,6 @@ public enum PulseVolume {
         // PA_INVALID_INDEX ((uint32_t) -1) does not import.
         guard index != UInt32.max else { return }  // not connected yet: set it at connect time instead
         if let operation = pa_context_set_sink_input_volume(context, index, &volume, nil, nil) {
-            pa_operation_unref(operation)
-        }
-    }
-
-    /// Mutes or unmutes the stream (`pa_context_set_sink_input_mute`); the volume is kept for `unmute`.
-    public static func setMuted(_ muted: Bool, context: OpaquePointer, stream: OpaquePointer) {
-        let index = pa_stream_get_index(stream)
-        guard index != UInt32.max else { return }
-        if let operation = pa_context_set_sink_input_mute(context, index, muted ? 1 : 0, nil, nil) {
             pa_operation_unref(operation)
         }
     }

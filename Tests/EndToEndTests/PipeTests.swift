@@ -290,6 +290,19 @@ struct PipeTests {
         #expect(run.lines("list: populated rows=5").count == 2, "the list is still there for `list`")
     }
 
+    @Test("without libpulse, play says so in one line and the session goes on")
+    func noLibpulse() async throws {
+        let run = try await runChirper(
+            ["--output", "pulse"],
+            input: ["search en:trill", "volume 30", "play 1", "wait", "play 2", "wait", "list", "quit"],
+            environment: ["CHIRPER_LIBPULSE": "/nonexistent/libpulse.so.0"])
+        #expect(run.status == 0)
+        let failed = run.lines("playback: failed")
+        #expect(failed.count == 2, "each play tries and fails the same way: \(run.stdout)")
+        #expect(failed.allSatisfy { $0.contains("cannot load libpulse") && $0.contains("install libpulse0") })
+        #expect(run.lines("list: populated rows=5").count == 2, "the list is still there for `list`")
+    }
+
     @Test("the demo catalog is used without a key, and end of input ends the session")
     func demoWithoutKey() async throws {
         let run = try await runChirper(["--output", "null"], input: ["search en:trill", "next-page"])

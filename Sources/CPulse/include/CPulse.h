@@ -8,7 +8,8 @@
 // program about 3 ms of dynamic loading on the path to its first line, even with `--output wav` or
 // `--version`. The `pa_*` functions declared below are this target's own, each calling libpulse's through a
 // pointer looked up at load time (loading it first if need be). Call `chirper_pulse_load` before anything
-// else: it reports a missing library as an error, where a forwarder would call a null pointer.
+// else: it reports a missing library as an error. Without the library a forwarder does nothing and returns
+// zero (NULL, 0), so a stray call cannot crash. `CHIRPER_LIBPULSE` in the environment names another file.
 #include <pulse/pulseaudio.h>
 #include <stddef.h>
 
