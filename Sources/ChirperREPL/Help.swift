@@ -46,9 +46,22 @@ enum Help {
         ],
     ]
 
-    static func lines(topic: String?, script: Bool) -> [String] {
+    /// The help for `topic` (nil: every command), each line wrapped to `columns` with a hanging indent under
+    /// its description; nil `columns` (a pipe) leaves lines whole, one per entry.
+    static func lines(topic: String?, columns: Int?) -> [String] {
+        let usageWidth = CommandParser.commands.map(\.usage.count).max() ?? 0
+        // A command's description wraps under itself; if that leaves too little room, under the usage.
+        let summaryIndent = 2 + usageWidth + 2
+        let hanging = (columns ?? .max) - summaryIndent >= 30 ? summaryIndent : 6
+        return lines(topic: topic, usageWidth: usageWidth).flatMap { line in
+            guard let columns else { return [line] }
+            let isCommand = topic == nil && line.hasPrefix("  ")
+            return TerminalLayout.wrap(line, columns: columns, indent: isCommand ? hanging : 4)
+        }
+    }
+
+    private static func lines(topic: String?, usageWidth width: Int) -> [String] {
         guard let topic else {
-            let width = CommandParser.commands.map(\.usage.count).max() ?? 0
             return ["Commands:"]
                 + CommandParser.commands.map { command in
                     let aliases = command.aliases.isEmpty ? "" : " (also \(command.aliases.joined(separator: ", ")))"

@@ -355,7 +355,7 @@ public actor REPL {
         case .quit:
             return .quit
         case .help(let topic):
-            console.print(Help.lines(topic: topic, script: !console.isInteractive))
+            console.print(Help.lines(topic: topic, columns: console.isInteractive ? console.width - 1 : nil))
         case .search(let query):
             await search(query)
         case .nextPage:

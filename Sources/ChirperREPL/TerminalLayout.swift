@@ -89,4 +89,37 @@ enum TerminalLayout {
             return line
         }
     }
+
+    /// `line` broken at spaces into rows of at most `columns` visible columns; every row after the first starts
+    /// with `indent` spaces (a hanging indent). A word longer than a row is cut where the row ends.
+    static func wrap(_ line: String, columns: Int, indent: Int) -> [String] {
+        func width(_ text: some StringProtocol) -> Int { text.unicodeScalars.reduce(0) { $0 + displayWidth($1) } }
+        guard columns > indent + 8, width(line) > columns else { return [line] }
+        let lead = String(line.prefix { $0 == " " })
+        let pad = String(repeating: " ", count: indent)
+        var rows: [String] = []
+        var row = lead
+        var rowIsEmpty = true
+        for word in line.dropFirst(lead.count).split(separator: " ", omittingEmptySubsequences: false) {
+            var word = Substring(word)
+            if !rowIsEmpty && width(row) + 1 + width(word) > columns {
+                rows.append(row)
+                row = pad
+                rowIsEmpty = true
+            }
+            // A word wider than a whole row is cut across rows.
+            while width(row) + (rowIsEmpty ? 0 : 1) + width(word) > columns {
+                let room = columns - width(row) - (rowIsEmpty ? 0 : 1)
+                let head = clip(String(word), columns: room)
+                rows.append(row + (rowIsEmpty ? "" : " ") + head)
+                word = word.dropFirst(head.count)
+                row = pad
+                rowIsEmpty = true
+            }
+            row += (rowIsEmpty ? "" : " ") + word
+            rowIsEmpty = false
+        }
+        rows.append(row)
+        return rows
+    }
 }

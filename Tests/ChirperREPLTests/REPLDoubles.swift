@@ -7,7 +7,7 @@ import Testing
 /// A console that reads a script and records what the REPL shows, in order.
 final class ScriptedConsole: Console {
     let isInteractive: Bool
-    let width = 100
+    let width: Int
     let lines: AsyncStream<String>
     private let input: AsyncStream<String>.Continuation
     private let shown = Mutex<[String]>([])
@@ -15,8 +15,9 @@ final class ScriptedConsole: Console {
     private let closes = Mutex(0)
 
     /// `script` is typed at once; the input ends after it unless `keepOpen`.
-    init(_ script: [String], interactive: Bool = false, keepOpen: Bool = false) {
+    init(_ script: [String], interactive: Bool = false, keepOpen: Bool = false, width: Int = 100) {
         isInteractive = interactive
+        self.width = width
         (lines, input) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         for line in script { input.yield(line) }
         if !keepOpen { input.finish() }
