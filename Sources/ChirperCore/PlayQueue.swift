@@ -1,11 +1,14 @@
-/// One queued row: its number in the list and the label it is known by (for lines and refusals).
+/// One queued row: its number in the list when it was queued, and the recording itself, so that what plays
+/// (or is saved) is what was asked for, whatever the list shows by then.
 public struct QueueItem: Sendable, Hashable {
     public var row: Int
-    public var label: String
+    public var recording: Recording
+    /// The label it is known by (for lines and refusals).
+    public var label: String { recording.label }
 
-    public init(row: Int, label: String) {
+    public init(row: Int, recording: Recording) {
         self.row = row
-        self.label = label
+        self.recording = recording
     }
 }
 

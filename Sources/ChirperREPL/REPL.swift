@@ -132,8 +132,6 @@ public actor REPL {
     /// `save` (pure), and the task saving its current item.
     private var saves = SaveBatchMachine()
     private var saveTask: Task<Void, Never>?
-    /// The recordings of the save batch, in the machine's order (taken when `save` was typed).
-    private var saving: [Recording] = []
     /// The live sonogram strip (`sono on|off`) and the computation of its picture.
     private var strip = SonogramStrip()
     private var stripTask: Task<Void, Never>?
@@ -394,10 +392,8 @@ public actor REPL {
             if let refusal = await player.stop() { console.print([presenter.refusal(refusal)]) }
         case .playRows(let text):
             guard let rows = rows(text, for: "play") else { break }
-            let items = rows.compactMap { row -> QueueItem? in
-                let recording = listState.rows[row - 1]
-                return recording.playItem.map { _ in QueueItem(row: row, label: recording.label) }
-            }
+            let items = rows.map { QueueItem(row: $0, recording: listState.rows[$0 - 1]) }
+                .filter { $0.recording.playItem != nil }
             run(queue.handle(.enqueue(items)))
         case .next:
             run(queue.handle(.next))
@@ -417,11 +413,10 @@ public actor REPL {
             }
         case .save(let text, let directory):
             guard let rows = rows(text, for: "save") else { break }
-            let items = rows.map { QueueItem(row: $0, label: listState.rows[$0 - 1].label) }
+            let items = rows.map { QueueItem(row: $0, recording: listState.rows[$0 - 1]) }
             let folder = directory.map(Self.expandingTilde) ?? fieldKit.saveDirectory
             let action = saves.handle(.start(items, directory: folder))
-            // The recordings are taken now: a new search while the batch runs does not change what it saves.
-            if case .save = action { saving = rows.map { listState.rows[$0 - 1] } }
+            // The items carry their recordings: a new search while the batch runs does not change what it saves.
             run(action)
         case .pause:
             if let refusal = player.pause() { console.print([presenter.refusal(refusal)]) }
@@ -547,9 +542,8 @@ public actor REPL {
     private func run(_ action: PlayQueueAction) {
         console.print(presenter.queue(action, queued: queue.state.items))
         guard case .play(let item, _, _) = action else { return }
-        let rows = listState.rows
-        guard item.row <= rows.count, rows[item.row - 1].label == item.label else { return }
-        start(rows[item.row - 1])
+        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
+        start(item.recording)
         queueTicket = playing?.ticket
     }
 
@@ -562,14 +556,13 @@ public actor REPL {
             console.print([presenter.refusal(reason)])
         case .done(let saved, let existing, let failed, let directory, let stopped):
             saveTask = nil
-            saving = []
             console.print([
                 presenter.saveDone(
                     saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
             ])
             if blocker == .saving { blocker = nil }
-        case .save(_, let directory, let position, _, let batch):
-            let recording = saving[position - 1]
+        case .save(let item, let directory, _, _, let batch):
+            let recording = item.recording
             let saver = fieldKit.saver
             let sink = eventSink
             saveTask = Task {

@@ -98,7 +98,8 @@ struct FieldKitTests {
     }
 
     static let three = [
-        QueueItem(row: 3, label: "XC1"), QueueItem(row: 4, label: "XC2"), QueueItem(row: 5, label: "XC3"),
+        QueueItem(row: 3, recording: Recording(id: "1")), QueueItem(row: 4, recording: Recording(id: "2")),
+        QueueItem(row: 5, recording: Recording(id: "3")),
     ]
 
     @Test("a queue of three plays in order with autoplay, then says finished")
@@ -209,7 +210,9 @@ struct FieldKitNamingTests {
     @Test("save saves one item at a time, goes on past a failure, counts, and ignores a stopped batch's outcome")
     func saveBatch() {
         var machine = SaveBatchMachine()
-        let items = [QueueItem(row: 1, label: "XC1"), QueueItem(row: 2, label: "XC2")]
+        let items = [
+            QueueItem(row: 1, recording: Recording(id: "1")), QueueItem(row: 2, recording: Recording(id: "2")),
+        ]
         #expect(
             machine.handle(.start(items, directory: "/d"))
                 == .save(items[0], directory: "/d", position: 1, count: 2, batch: 1))
@@ -284,7 +287,9 @@ struct FieldKitNamingTests {
         #expect(
             presenter.saveDone(saved: 2, existing: 1, failed: 0, directory: "/tmp", stopped: false)
                 == "Save done: 2 saved, 1 already there in /tmp")
-        let queued = [QueueItem(row: 1, label: "XC1"), QueueItem(row: 2, label: "XC2")]
+        let queued = [
+            QueueItem(row: 1, recording: Recording(id: "1")), QueueItem(row: 2, recording: Recording(id: "2")),
+        ]
         #expect(
             presenter.queue(.play(queued[0], position: 1, count: 2), queued: queued) == [
                 "Queued 2: XC1, XC2 · next, prev, autoplay on|off", "▷ 1/2 XC1",
