@@ -20,14 +20,22 @@ public struct CachingByteSource: ByteSource {
         if let file = cache.cachedFile(id: id) {
             return try await FileByteSource(path: file.path).open(from: offset)
         }
+        // Being written (a play that just ended, its commit still queued): once the writer has caught up, a
+        // replay right after the end reads the file.
+        if cache.isWriting(id: id) {
+            await cache.settle()
+            if let file = cache.cachedFile(id: id) {
+                return try await FileByteSource(path: file.path).open(from: offset)
+            }
+        }
         let reader = try await base.open(from: offset)
         guard let part = cache.claimPart(id: id) else { return reader }
         return TeeReader(base: reader, part: CachePart(url: part, offset: offset, cache: cache, id: id), cache: cache)
     }
 }
 
-/// Hands what a network reader gives to the `.part` file (on the cache's writer queue, so the reader never
-/// waits for the disk); at the end it waits for the commit, so a replay right after finds the file.
+/// Hands what a network reader gives to the `.part` file, and at the end commits it, on the cache's writer
+/// queue: the reader, and so the track and its end, never wait for the disk.
 final class TeeReader: ByteReader {
     private let base: any ByteReader
     private let cache: RecordingCache
@@ -63,12 +71,7 @@ final class TeeReader: ByteReader {
         guard let chunk else {
             self.part = nil
             let total = base.totalLength
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                cache.writer.async {
-                    part.finish(expectedLength: total)
-                    done.resume()
-                }
-            }
+            cache.writer.async { part.finish(expectedLength: total) }
             return nil
         }
         cache.writer.async { part.append(chunk) }

@@ -83,6 +83,16 @@ public final class RecordingCache: Sendable {
         return directory.appendingPathComponent("\(stem).part")
     }
 
+    /// A `.part` of `id` is being written or committed.
+    func isWriting(id: String) -> Bool {
+        writing.withLockedValue { $0.contains(id) }
+    }
+
+    /// Returns once every write asked for so far is done, without holding a thread.
+    func settle() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in writer.async { done.resume() } }
+    }
+
     func release(id: String) {
         _ = writing.withLockedValue { $0.remove(id) }
     }

@@ -90,6 +90,9 @@ public actor REPL {
         case list(ListState)
         case playback(PlaybackState)
         case interrupt
+        /// SIGTERM or SIGHUP: leave as `quit` does (playback stopped, the terminal restored, what the caller
+        /// still writes written), ending with `status`.
+        case terminate(status: Int32)
         /// A `sono <n>` finished: its lines, or its one-line failure.
         case sonogram(Result<[String], SonogramFailure>)
         /// A save of batch `batch` made progress, or ended.
@@ -144,6 +147,8 @@ public actor REPL {
     /// The last play request and its recording, for attribution, titles and `wait`.
     private var playing: (ticket: PlaybackTicket, recording: Recording)?
     private var queued: [String] = []
+    /// 0, or the status a signal asked to leave with.
+    private var exitStatus: Int32 = 0
     private var blocker: Blocker?
     private var inputEnded = false
     private var lastStatus: String?
@@ -188,7 +193,7 @@ public actor REPL {
         await player.shutdown()
         console.setStatus(nil)
         console.close()
-        return 0
+        return exitStatus
     }
 
     private enum Flow { case goOn, quit }
@@ -216,6 +221,9 @@ public actor REPL {
             if blocker == .queueEnds, !queue.state.isPlaying { blocker = nil }
         case .interrupt:
             return await interrupt()
+        case .terminate(let status):
+            exitStatus = status
+            return .quit
         case .sonogram(let result):
             sonogramTask = nil
             switch result {

@@ -166,7 +166,9 @@ struct ChirperPlay: AsyncParsableCommand {
             fieldKit: fieldKit
         )
         notices.attach(repl)
-        let signals = Self.watchSignals(repl: repl, console: console)
+        // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
+        // (a session that does not end) leaves at once, still after those writes.
+        let signals = Self.watchSignals(repl: repl, console: console) { cache?.flush() }
         let banner =
             console.isInteractive
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
@@ -244,8 +246,11 @@ struct ChirperPlay: AsyncParsableCommand {
         }
     }
 
-    /// Ctrl-C goes to the REPL (it stops playback); SIGTERM and SIGHUP restore the terminal and leave.
-    static func watchSignals(repl: REPL, console: any Console) -> [any DispatchSourceSignal] {
+    /// Ctrl-C goes to the REPL (it stops playback). SIGTERM and SIGHUP end the REPL as `quit` does (the caller
+    /// then writes what is pending); a second one restores the terminal, runs `lastWrites` and exits at once.
+    static func watchSignals(
+        repl: REPL, console: any Console, lastWrites: @escaping @Sendable () -> Void
+    ) -> [any DispatchSourceSignal] {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
@@ -253,10 +258,20 @@ struct ChirperPlay: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { repl.send(.interrupt) }
         interrupt.resume()
+        let received = Mutex(0)
         let leave = [SIGTERM, SIGHUP].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                let count = received.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                guard count > 1 else {
+                    repl.send(.terminate(status: 128 + number))
+                    return
+                }
                 console.close()
+                lastWrites()
                 Glibc.exit(128 + number)
             }
             source.resume()

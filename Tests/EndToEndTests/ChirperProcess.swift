@@ -110,3 +110,101 @@ func readAll(_ handle: FileHandle) -> Task<Data, Never> {
         }
     }
 }
+
+/// chirper-play running as a child process, its standard input held open: a test types lines, waits for what
+/// it prints, and signals it.
+final class LiveChirper: @unchecked Sendable {
+    // @unchecked: `printed` and `waiters` are read and written only with `lock` held; the rest is immutable.
+    private let process = Process()
+    private let input = Pipe()
+    private let lock = NSLock()
+    private var printed = ""
+    private var waiters: [(String, CheckedContinuation<Void, Never>)] = []
+    private let exited: AsyncStream<Int32>
+    private let exitSink: AsyncStream<Int32>.Continuation
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        (exited, exitSink) = AsyncStream.makeStream(of: Int32.self)
+        process.executableURL = URL(fileURLWithPath: ChirperBinary.path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["XENO_CANTO_API_KEY"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = ChirperBinary.packageRoot
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.received(handle.availableData)
+        }
+        let sink = exitSink
+        process.terminationHandler = { process in
+            sink.yield(process.terminationStatus)
+            sink.finish()
+        }
+        try process.run()
+    }
+
+    var output: String { lock.withLock { printed } }
+
+    func type(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Returns once a printed line starts with `prefix`; throws with what was printed after `deadline` (a
+    /// deadline for a hung child, not a synchronisation).
+    func waitForLine(_ prefix: String, deadline: Duration = .seconds(60)) async throws {
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            self.giveUp()
+        }
+        defer { timer.cancel() }
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock { () -> Bool in
+                if Self.has(printed, prefix) { return true }
+                waiters.append((prefix, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        guard Self.has(output, prefix) else {
+            signal(SIGKILL)
+            throw ChirperProcessError.timedOut("no line '\(prefix)'; it printed:\n" + output)
+        }
+    }
+
+    /// The deadline passed: every waiter returns.
+    private func giveUp() {
+        let all = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = [] }
+            return waiters.map(\.1)
+        }
+        all.forEach { $0.resume() }
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// The exit status (128 + n for a signal the program handled by leaving).
+    func waitForExit() async -> Int32? {
+        var iterator = exited.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    private func received(_ data: Data) {
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            printed += String(decoding: data, as: UTF8.self)
+            let (met, waiting) = (
+                waiters.filter { Self.has(printed, $0.0) }, waiters.filter { !Self.has(printed, $0.0) }
+            )
+            waiters = waiting
+            return met.map(\.1)
+        }
+        ready.forEach { $0.resume() }
+    }
+
+    private static func has(_ text: String, _ prefix: String) -> Bool {
+        text.split(separator: "\n").contains { $0.hasPrefix(prefix) }
+    }
+}
