@@ -4,7 +4,9 @@ import ChirperCore
 ///
 /// `tape` runs libsyn123's resampler (`Syn123Resampler`), `keep` libsonic's time-stretch (`SonicStretcher`);
 /// until the first speed other than 1 the samples pass through untouched. Once an engine runs it stays for
-/// its mode, at factor 1 too, so a factor change only retunes it (no gap, no click). A change of mode first
+/// its mode, at factor 1 too, so within one processor a factor change only retunes it (no click). The player
+/// does not use that: a speed change while playing starts a new segment at the sample heard, with a new
+/// processor, after a short rebuffer (the sink's queue was rendered at the old speed). A change of mode first
 /// lets out what the old engine holds. A new tape resampler is warmed up on the last input frames (its output
 /// for them dropped), so it does not start from silence. Output rate and channels equal the input's; create a
 /// new processor when the format changes or after a seek. Not thread-safe.

@@ -263,6 +263,8 @@ final class TrackFeed {
         }
         loopPass = nil
         try await deliver(try decoder.finish())
+        // The speed stage holds the last few milliseconds (keep: libsonic's pitch periods): they end the track.
+        if let tail = try speed?.flush(), !tail.isEmpty { try await play(tail, sped: true) }
         _ = send { [plan, ticket] in $0.endOfStream(ticket: ticket, segment: plan.number) }
         while true {
             switch await pipeline.mailbox.next() {
@@ -344,9 +346,9 @@ final class TrackFeed {
     /// is queued, pieces of the policy's start floor (the least the machine starts the sound on, so the piece
     /// that reaches it is written and reported at once, not in many small steps), then half a second (fewer
     /// steps per second of audio: decoding to a file or the null sink runs faster).
-    private func play(_ samples: [Int16], ahead: Double = 0) async throws {
+    private func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws {
         guard let format else { return }
-        let out = try speed?.process(samples) ?? samples
+        let out = sped ? samples : try speed?.process(samples) ?? samples
         let seconds = starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
         let frames = (Double(format.sampleRate) * seconds).rounded(.up)
         let step = max(format.channels, Int(frames) * format.channels)

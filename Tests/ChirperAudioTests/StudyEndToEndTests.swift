@@ -167,10 +167,10 @@ struct StudyEndToEndTests {
     }
 
     @Test(
-        "speed 0.5: tape plays a 1 kHz tone at 500 Hz, keep at 1 kHz, both twice as long (±1 %, ±2 %)",
+        "speed 0.5: tape plays a 1 kHz tone at 500 Hz, keep at 1 kHz (±1 %), a 4 s tone sounds 8 s (±0.5 %), its end whole",
         arguments: [PlaybackSpeed.Mode.tape, .keep])
     func halfSpeed(mode: PlaybackSpeed.Mode) async throws {
-        let tone = StudySignals.tone(1000, seconds: 2, sampleRate: Self.rate)
+        let tone = StudySignals.tone(1000, seconds: 4, sampleRate: Self.rate)
         let wav = makeWAV(tone, encoding: .signed16, sampleRate: Self.rate, channels: 1)
         let rig = try await StudyRig.make(serving: wav.bytes)
         #expect(rig.player.setSpeed(PlaybackSpeed(factor: 0.5, mode: mode)) == nil)
@@ -185,9 +185,9 @@ struct StudyEndToEndTests {
         let middle = recording.samples[(first + Self.rate)..<(first + Self.rate * 3)]
         let pitch = try #require(StudySignals.pitch(middle, sampleRate: Self.rate))
         let expected = mode == .tape ? 500.0 : 1000.0
-        print("speed 0.5 \(mode): \(pitch) Hz, \(seconds) s at the sink (from 2 s)")
+        print("speed 0.5 \(mode): \(pitch) Hz, \(seconds) s at the sink (from 4 s)")
         #expect(abs(pitch - expected) / expected <= 0.01, "\(pitch) Hz")
-        #expect(abs(seconds / 2 - 2) / 2 <= 0.02, "\(seconds) s")
+        #expect(abs(seconds - 8) / 8 <= 0.005, "\(seconds) s")
     }
 
     @Test("volume 50 while playing halves the amplitude at the monitor (−6 dB ± 1 dB), at once")
