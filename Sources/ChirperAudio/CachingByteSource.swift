@@ -7,11 +7,15 @@ public struct CachingByteSource: ByteSource {
     let base: any ByteSource
     let cache: RecordingCache
     let id: String
+    /// A reader beside the player (the sonogram): while the recording is being downloaded into the cache, it
+    /// waits for that download and reads the file, instead of downloading it a second time.
+    let follows: Bool
 
-    public init(base: any ByteSource, cache: RecordingCache, id: String) {
+    public init(base: any ByteSource, cache: RecordingCache, id: String, follows: Bool = false) {
         self.base = base
         self.cache = cache
         self.id = id
+        self.follows = follows
     }
 
     public var canResume: Bool { base.canResume }
@@ -22,7 +26,12 @@ public struct CachingByteSource: ByteSource {
         }
         // Being written (a play that just ended, its commit still queued): once the writer has caught up, a
         // replay right after the end reads the file.
-        if cache.isWriting(id: id) {
+        if follows {
+            await cache.writingEnded(id: id)
+            if let file = cache.cachedFile(id: id) {
+                return try await FileByteSource(path: file.path).open(from: offset)
+            }
+        } else if cache.isWriting(id: id) {
             await cache.settle()
             if let file = cache.cachedFile(id: id) {
                 return try await FileByteSource(path: file.path).open(from: offset)
@@ -179,8 +188,12 @@ extension ByteSources {
     /// cache when complete and teed into it otherwise; others go straight to `base`. The Player and the
     /// SonogramReader get the same wrapped sources, so a replay, a seek, a loop or a `sono` of a cached
     /// recording makes no request.
+    ///
+    /// `follows`: for a reader beside the player (the sonogram), which waits for a download already running
+    /// into the cache and reads the file, so a recording is downloaded once whatever is drawn. The player
+    /// itself never waits for another reader.
     public static func cached(
-        _ base: ByteSources, cache: RecordingCache,
+        _ base: ByteSources, cache: RecordingCache, follows: Bool = false,
         id: @escaping @Sendable (AudioLocation) -> String? = FieldKitNaming.id(of:)
     ) -> ByteSources {
         ByteSources { location in
@@ -188,7 +201,7 @@ extension ByteSources {
             guard case .remote = location, let key = id(location), FieldKitNaming.stem(forID: key) != nil else {
                 return source
             }
-            return CachingByteSource(base: source, cache: cache, id: key)
+            return CachingByteSource(base: source, cache: cache, id: key, follows: follows)
         }
     }
 }

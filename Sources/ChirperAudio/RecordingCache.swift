@@ -19,6 +19,8 @@ public final class RecordingCache: Sendable {
     /// Ids whose `.part` a reader is writing now: a second reader of the same recording (a `sono` while it
     /// plays) reads through without teeing, so two writers never share one part file.
     private let writing = NIOLockedValueBox<Set<String>>([])
+    /// Readers waiting for the `.part` of an id to end (taken with `writing` locked first).
+    private let followers = NIOLockedValueBox<[String: [CheckedContinuation<Void, Never>]]>([:])
     /// A folder that cannot be written is said once, not at every play.
     private let toldUnwritable = NIOLockedValueBox(false)
     /// What the recordings being fetched are (``remember(_:fetched:)``), until their audio is committed; the
@@ -88,13 +90,29 @@ public final class RecordingCache: Sendable {
         writing.withLockedValue { $0.contains(id) }
     }
 
+    /// Returns once no `.part` of `id` is being written (committed, or given up); at once if none is.
+    func writingEnded(id: String) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let waiting = writing.withLockedValue { writing -> Bool in
+                guard writing.contains(id) else { return false }
+                followers.withLockedValue { $0[id, default: []].append(done) }
+                return true
+            }
+            if !waiting { done.resume() }
+        }
+    }
+
     /// Returns once every write asked for so far is done, without holding a thread.
     func settle() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in writer.async { done.resume() } }
     }
 
     func release(id: String) {
-        _ = writing.withLockedValue { $0.remove(id) }
+        let waiting = writing.withLockedValue { writing in
+            writing.remove(id)
+            return followers.withLockedValue { $0.removeValue(forKey: id) ?? [] }
+        }
+        waiting.forEach { $0.resume() }
     }
 
     /// Notes what recording `id` is, so that `XC<id>.json` (the metadata `--offline` searches) is written

@@ -1,6 +1,6 @@
 /// The live sonogram strip above the status line (`sono on` / `sono off`): a pure state machine.
 ///
-/// While it is on, every recording that starts playing gets its sonogram computed (the owner runs
+/// While it is on, every recording whose sound starts gets its sonogram computed (the owner runs
 /// `compute`); the strip shows it around the position heard. The picture belongs to one play request
 /// (ticket): a late picture of an older request is dropped.
 public struct SonogramStrip: Sendable {
@@ -79,6 +79,9 @@ public struct SonogramStrip: Sendable {
     private mutating func follow(_ playback: PlaybackState) -> Action {
         // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
         guard playback.isActive, let ticket = playback.ticket, let item = playback.item else { return .none }
+        // Not before the sound has started: by then the player's download is under way, and the picture's
+        // reader follows it (one download per recording) instead of racing it with one of its own.
+        if case .buffering = playback { return .none }
         switch state {
         case .loading(let current) where current == ticket, .showing(let current, _) where current == ticket,
             .failed(let current, _) where current == ticket:

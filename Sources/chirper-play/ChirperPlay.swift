@@ -161,7 +161,9 @@ struct ChirperPlay: AsyncParsableCommand {
             console: console,
             list: ListController(source: source, perPage: perPage),
             player: player,
-            sonograms: SonogramReader(sources: sources),
+            // The sonogram follows a download the player has running, instead of making its own.
+            sonograms: SonogramReader(
+                sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             presenter: presenter,
             fieldKit: fieldKit
         )

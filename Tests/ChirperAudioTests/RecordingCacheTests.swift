@@ -117,6 +117,48 @@ struct RecordingCacheTests {
         #expect(names == ["XC31.mp3", "index.json"], "\(names)")
     }
 
+    @Test("a reader beside the player (the sonogram) follows the player's download: one request, the same bytes")
+    func followerWaitsForTheDownload() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
+        }) { server in
+            let url = server.baseURL + "/32/download"
+            let player = try await ByteSources.cached(.live(), cache: cache).source(for: .remote(url)).open(from: 0)
+            let first = try #require(try await player.read())
+            // The player's download is under way: the sonogram's reader waits for it rather than make its own.
+            let follower = Task { try await drain(ByteSources.cached(.live(), cache: cache, follows: true), url) }
+            var bytes = first
+            while let chunk = try await player.read() { bytes += chunk }
+            #expect(bytes == Self.body)
+            #expect(try await follower.value == Self.body)
+            #expect(server.requests.count == 1, "one download for the player and the sonogram")
+        }
+    }
+
+    @Test("a follower whose player stops early downloads the rest itself")
+    func followerAfterAStop() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { _ in }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
+        }) { server in
+            let url = server.baseURL + "/33/download"
+            var player: (any ByteReader)? = try await ByteSources.cached(.live(), cache: cache)
+                .source(for: .remote(url)).open(from: 0)
+            _ = try await player?.read()
+            let follower = Task { try await drain(ByteSources.cached(.live(), cache: cache, follows: true), url) }
+            player = nil  // stopped: the part stays for a resume, the claim goes
+            #expect(try await follower.value == Self.body)
+            #expect(server.requests.count == 2)
+        }
+    }
+
     @Test("a drop mid-play is resumed into the same part, and the recording is cached whole")
     func dropThenResume() async throws {
         let directory = folder()

@@ -37,6 +37,19 @@ struct LiveStripTests {
         #expect(strip.state == .failed(PlaybackTicket(2), "sono: cannot draw XC5168: damaged"))
     }
 
+    @Test("a play is drawn once its sound starts, not while it first buffers (its download is under way by then)")
+    func waitsForTheSound() {
+        var strip = SonogramStrip()
+        _ = strip.turnOn(playing: .start)
+        let buffering = PlaybackState.buffering(
+            PlaybackProgress(item: wren, ticket: PlaybackTicket(1), position: 0, duration: 10))
+        #expect(strip.playbackChanged(buffering) == .none)
+        #expect(strip.state == .waiting)
+        #expect(strip.playbackChanged(playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
+        #expect(strip.playbackChanged(buffering) == .none, "a rebuffer keeps the picture being made")
+        #expect(strip.state == .loading(PlaybackTicket(1)))
+    }
+
     @Test("off cancels and hides; on twice and off twice are refused with one line")
     func offAndRefusals() {
         var strip = SonogramStrip()
