@@ -45,6 +45,8 @@ final class TerminalSession {
     private var inputEnded = false
     /// Lines to print once the current key is handled (a completion list, a history warning).
     private var pendingLines: [String] = []
+    /// A libedit call failed while running, and the user was told.
+    private var toldRunTimeRefusal = false
     /// Ctrl-L was pressed.
     private var clearRequested = false
     /// Bytes for the screen, written at `flush`.
@@ -253,7 +255,7 @@ final class TerminalSession {
     /// Enter: libedit has moved the cursor below the line. The status line goes below the finished line, and a
     /// fresh prompt below that.
     private func accept(_ line: String) {
-        chirper_el_set_unbuffered(editLine, 0)
+        atRunTime(chirper_el_set_unbuffered(editLine, 0), "to leave edit mode")
         editing = false
         if let shown = statusOnScreen {
             let rows = TerminalLayout.row(after: TerminalLayout.visible(prompt) + line, columns: columns) + 1
@@ -273,7 +275,7 @@ final class TerminalSession {
         let line = currentLine().all
         erase()
         write(TerminalLayout.printable(prompt) + TerminalText.sanitize(line) + "^C\r\n")
-        chirper_el_set_unbuffered(editLine, 0)
+        atRunTime(chirper_el_set_unbuffered(editLine, 0), "to leave edit mode")
         editing = false
         startEditing()
     }
@@ -283,7 +285,7 @@ final class TerminalSession {
         inputEnded = true
         if editing {
             erase(cursorRow: 0)
-            chirper_el_set_unbuffered(editLine, 0)
+            atRunTime(chirper_el_set_unbuffered(editLine, 0), "to leave edit mode")
             editing = false
             draw()
         }
@@ -295,7 +297,7 @@ final class TerminalSession {
         write("\r")
         drawStatus()
         stage()
-        chirper_el_set_unbuffered(editLine, 1)
+        atRunTime(chirper_el_set_unbuffered(editLine, 1), "to enter edit mode")
         editing = true
     }
 
@@ -304,7 +306,7 @@ final class TerminalSession {
         erase()
         flush()
         if editing {
-            chirper_el_set_unbuffered(editLine, 0)
+            atRunTime(chirper_el_set_unbuffered(editLine, 0), "to leave edit mode")
             editing = false
         }
         sigaction(SIGWINCH, &previousResizeAction, nil)
@@ -347,12 +349,25 @@ final class TerminalSession {
         statusOnScreen = nil
     }
 
+    /// libedit's calls while the session runs: a refusal is said once, above the prompt, and the session goes
+    /// on (lines are still read; only their editing may look wrong).
+    private func atRunTime(_ code: Int32, _ what: String) {
+        do {
+            try EditLineCall.check(code, what)
+        } catch {
+            guard !toldRunTimeRefusal else { return }
+            toldRunTimeRefusal = true
+            pendingLines.append(
+                "chirper-play: libedit refused \(what); typed lines still work, but may not show as typed")
+        }
+    }
+
     /// Draws the status line and, when editing, has libedit draw the prompt and the line from the cursor's row.
     private func draw() {
         drawStatus()
         if editing {
             stage()
-            chirper_el_refresh(editLine)
+            atRunTime(chirper_el_refresh(editLine), "to redraw the line")
         }
     }
 
