@@ -92,7 +92,7 @@ let package = Package(
         // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
         .target(
             name: "ChirperREPL",
-            dependencies: ["ChirperCore", "ChirperCatalog", "ChirperAudio", "CEditLine"],
+            dependencies: ["ChirperCore", "ChirperCatalog", "CEditLine"],
             swiftSettings: swiftSettings
         ),
         // @main: flags and wiring only.
@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperREPLTests",
-            dependencies: ["ChirperREPL", "ChirperCore", "ChirperCatalog", "ChirperAudio"],
+            dependencies: ["ChirperREPL", "ChirperCore", "ChirperCatalog"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,5 @@
+import ChirperCore
+
 /// Where decoded audio goes: the sound server, a WAV file, or nowhere.
 ///
 /// A sink lives for the session (the PulseAudio sink keeps one connection); each track gets its own

@@ -1,3 +1,5 @@
+import ChirperCore
+
 /// The audio formats chirper-play decodes.
 public enum AudioContainer: Sendable, Hashable, CustomStringConvertible {
     /// MPEG audio (normally Layer III), optionally behind an ID3v2 tag.

@@ -1,3 +1,4 @@
+import ChirperCore
 import CMPG123
 
 /// An error from libmpg123, with the library's own message.

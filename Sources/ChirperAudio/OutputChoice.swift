@@ -1,3 +1,4 @@
+import ChirperCore
 import Foundation
 
 /// Where `--output` sends the sound.

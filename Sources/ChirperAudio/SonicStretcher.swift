@@ -1,3 +1,4 @@
+import ChirperCore
 import CSonic
 
 /// libsonic could not allocate its buffers (its only failure).

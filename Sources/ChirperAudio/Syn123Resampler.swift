@@ -1,3 +1,4 @@
+import ChirperCore
 import CMPG123  // fmt123.h (the encodings) is shared with mpg123.h; a whole-module build owns it there
 import CSyn123
 

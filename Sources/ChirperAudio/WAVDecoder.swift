@@ -1,3 +1,5 @@
+import ChirperCore
+
 /// A RIFF/WAVE file we cannot play, and why.
 public struct WAVDecoderError: UserFacingError, Hashable, CustomStringConvertible {
     public var message: String

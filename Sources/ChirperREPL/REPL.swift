@@ -1,4 +1,3 @@
-import ChirperAudio
 import ChirperCatalog
 import ChirperCore
 import Foundation
@@ -34,15 +33,11 @@ public protocol PlaybackControl: Sendable {
     func shutdown() async
 }
 
-extension Player: PlaybackControl {}
-
 /// What `sono <n>` needs: a recording decoded (not played) into a sonogram of a given shape.
 public protocol SonogramSource: Sendable {
     /// Throws a `UserFacingError` (one line) or `CancellationError`.
     func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
 }
-
-extension SonogramReader: SonogramSource {}
 
 /// What `save` needs: one recording downloaded into a folder, its progress reported as it goes.
 public protocol RecordingSaving: Sendable {
@@ -50,8 +45,6 @@ public protocol RecordingSaving: Sendable {
         _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
     ) async -> SaveOutcome
 }
-
-extension RecordingSaver: RecordingSaving {}
 
 /// The field kit's collaborators: the saver, where `save` puts files by default, and what to tell the play
 /// cache when a recording starts (its metadata, for `--offline`).

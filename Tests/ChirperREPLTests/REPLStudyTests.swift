@@ -1,4 +1,3 @@
-import ChirperAudio
 import ChirperCatalog
 import ChirperCore
 import ChirperREPL
@@ -27,12 +26,19 @@ private final class FixedSonograms: SonogramSource {
 
     func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
         asked.withLock { $0.append("\(item.label) \(shape.columns)x\(shape.rows)") }
-        if let failure { throw SonogramError(label: item.label, secondsDecoded: 3, reason: failure) }
+        if let failure {
+            throw DrawingFailed(userMessage: "sono: \(item.label) failed after 3.0 s of audio: \(failure)")
+        }
         let levels = (0..<(shape.rows * shape.columns)).map { Float($0 % 5) / 4 }
         return Sonogram(
             rows: shape.rows, columns: shape.columns, levels: levels, maxFrequency: 11025, duration: 12,
             sampleRate: 22050)
     }
+}
+
+/// A sonogram that could not be drawn, as the audio side reports it: one line for the user.
+private struct DrawingFailed: UserFacingError {
+    var userMessage: String
 }
 
 /// The track's end, so that a script's `wait` returns.
