@@ -1,0 +1,320 @@
+import Foundation
+
+/// The list and its rows: state lines, rows fitted to the width, `info` and the attribution.
+extension Presenter {
+    // MARK: - The list
+
+    /// Lines for a change of the list store from `old` to `new`: the state line, then any new rows.
+    public func lines(list new: ListState, from old: ListState) -> [String] {
+        var lines = [stateLine(new)]
+        if let listing = new.listing, case .populated = new {
+            lines += rowsAdded(listing, from: old)
+        } else if let listing = new.listing, case .paging(_, .available) = new {
+            lines += rowsAdded(listing, from: old)
+        }
+        if !isScript, let footer = footer(new) { lines.append(footer) }
+        return lines.compactMap { $0 }
+    }
+
+    private func rowsAdded(_ listing: Listing, from old: ListState) -> [String] {
+        // After a next page only the new rows are printed; after a search, all of them.
+        var start = 0
+        if case .paging(let before, .loading) = old, before.query == listing.query { start = before.rows.count }
+        guard start < listing.rows.count else { return [] }
+        return rows(listing.rows, from: start)
+    }
+
+    /// The one line that names the list state; in script style, `list: <case> …`.
+    public func stateLine(_ state: ListState) -> String? {
+        switch (style, state) {
+        case (.script, .idle):
+            return "list: idle"
+        case (.script, .loading(let query, _, let retry)):
+            return "list: loading query=\(quote(query.text))" + (retry.map { " " + retryFields($0) } ?? "")
+        case (.script, .populated(let listing)):
+            return "list: populated \(counts(listing))"
+        case (.script, .paging(let listing, let next)):
+            let nextField: String
+            switch next {
+            case .available(let page): nextField = "next=\(page)"
+            case .loading(let page, let retry):
+                nextField = "loading=\(page)" + (retry.map { " " + retryFields($0) } ?? "")
+            case .failed(let page, let error): nextField = "failed=\(page) message=\(quote(error.message))"
+            }
+            return "list: paging \(counts(listing)) \(nextField)"
+        case (.script, .empty(let query)):
+            return "list: empty query=\(quote(query.text))"
+        case (.script, .error(let query, let error, _)):
+            return "list: error query=\(quote(query.text)) message=\(quote(error.message))"
+        case (.terminal, .idle):
+            return nil
+        case (.terminal, .loading(let query, _, nil)):
+            return dim("Searching \(sourceName) for \(clean(query.text)) …")
+        case (.terminal, .loading(_, _, let retry?)), (.terminal, .paging(_, .loading(_, let retry?))):
+            return warn(
+                "\(clean(retry.reason)); retrying in \(retry.waitSeconds) s (\(retry.attempt) of \(retry.maxAttempts)) …"
+            )
+        case (.terminal, .paging(let listing, .loading(let page, nil))):
+            return dim("Loading page \(page) of \(listing.numPages) …")
+        case (.terminal, .paging(let listing, .failed(let page, let error))):
+            return bad(
+                "Page \(page) failed: \(clean(error.message)). The \(listing.rows.count) rows loaded are kept; type next-page to retry."
+            )
+        case (.terminal, .populated), (.terminal, .paging(_, .available)):
+            return nil
+        case (.terminal, .empty(let query)):
+            return
+                "No recordings match \(clean(query.text)). Try fewer tags or a broader name (e.g. en:warbler), or check the tags with help tags."
+        case (.terminal, .error(_, let error, let previous)):
+            let kept = previous.map { " The list for \(clean($0.query.text)) is still shown." } ?? ""
+            return bad("Search failed: \(clean(error.message)).\(kept)")
+        }
+    }
+
+    private func footer(_ state: ListState) -> String? {
+        switch state {
+        case .populated(let listing):
+            return dim("\(summary(listing)) · all listed · play <n> to listen, info <n> for details")
+        case .paging(let listing, .available):
+            return dim("\(summary(listing)) · next-page for more · play <n> to listen")
+        default:
+            return nil
+        }
+    }
+
+    private func summary(_ listing: Listing) -> String {
+        let total = listing.totalRecordings
+        return "page \(listing.pagesLoaded) of \(listing.numPages) · \(total) recording\(total == 1 ? "" : "s")"
+    }
+
+    private func counts(_ listing: Listing) -> String {
+        "rows=\(listing.rows.count) page=\(listing.pagesLoaded)/\(listing.numPages) total=\(listing.totalRecordings)"
+    }
+
+    private func retryFields(_ retry: RetryNotice) -> String {
+        "retry=\(retry.attempt)/\(retry.maxAttempts) wait=\(retry.waitSeconds) reason=\(quote(retry.reason))"
+    }
+
+    /// What `list` shows: the state line and every row.
+    public func listing(_ state: ListState) -> [String] {
+        var lines: [String] = []
+        if let listing = state.listing {
+            if isScript, let line = stateLine(state) { lines.append(line) }
+            lines += rows(listing.rows, from: 0)
+            if !isScript, let footer = footer(state) { lines.append(footer) }
+            if !isScript, case .paging(_, .failed) = state, let line = stateLine(state) { lines.append(line) }
+            if !isScript, case .error = state, let line = stateLine(state) { lines.insert(line, at: 0) }
+            if !isScript, case .loading = state, let line = stateLine(state) { lines.insert(line, at: 0) }
+        } else if let line = stateLine(state) {
+            lines.append(line)
+        } else {
+            lines.append("Nothing listed yet: search first, e.g. search en:wren")
+        }
+        return lines
+    }
+
+    // MARK: - Rows
+
+    /// Rows `from`… of `recordings`, numbered from 1 across all pages.
+    public func rows<Rows: RandomAccessCollection<Recording>>(_ recordings: Rows, from start: Int) -> [String]
+    where Rows.Index == Int {
+        let slice = recordings[start...].enumerated().map { (start + $0.offset + 1, $0.element) }
+        if isScript {
+            return slice.map { number, recording in
+                "row: n=\(number) id=\(quote(recording.label)) en=\(quote(recording.englishName))"
+                    + " sci=\(quote(recording.scientificName)) type=\(quote(recording.soundType))"
+                    + " q=\(quote(recording.quality)) length=\(quote(recording.length))"
+                    + " cnt=\(quote(recording.country)) rec=\(quote(recording.recordist))"
+                    + " audio=\(audioWord(recording.audio))"
+            }
+        }
+        // Widths come from the rows printed now (a page, or the whole list for `list`), so printing a page
+        // costs the same however many pages came before; each block gets its own header. One column is left
+        // free: a line that fills the last column makes some terminals wrap early.
+        let table = RowTable(
+            width: width - 1, recordings: Array(recordings[start...]), numberWidth: String(recordings.count).count)
+        var lines = [bold(table.header)]
+        lines += slice.map { number, recording in
+            let line = table.line(number: number, recording: recording)
+            return recording.playItem == nil ? dim(line) : line
+        }
+        return lines
+    }
+
+    private func audioWord(_ audio: AudioAvailability) -> String {
+        switch audio {
+        case .playable: return "yes"
+        case .restricted: return "restricted"
+        case .refused: return "refused"
+        }
+    }
+
+    /// Everything useful about one recording, for `info <n>`.
+    public func info(_ recording: Recording, row: Int) -> [String] {
+        let audio: String
+        switch recording.audio {
+        case .playable(.remote(let url)): audio = url
+        case .playable(.local(let path)):
+            audio = "local file " + (path.split(separator: "/").last.map(String.init) ?? "")
+        case .restricted: audio = "not downloadable (restricted species: xeno-canto hides the audio)"
+        case .refused(let reason): audio = "not playable: \(reason)"
+        }
+        let fields: [(String, String)] = [
+            ("recording", "\(recording.label) (row \(row))"),
+            ("english name", recording.englishName),
+            ("scientific name", recording.scientificName),
+            ("group", recording.group),
+            ("sound type", recording.soundType),
+            ("sex", recording.sex),
+            ("life stage", recording.stage),
+            ("quality", recording.quality),
+            ("length", recording.length),
+            ("recordist", recording.recordist),
+            ("country", recording.country),
+            ("locality", recording.locality),
+            ("coordinates", [recording.latitude, recording.longitude].filter { !$0.isEmpty }.joined(separator: ", ")),
+            ("altitude", recording.altitude.isEmpty || recording.altitude == "?" ? "" : recording.altitude + " m"),
+            ("date", [recording.date, recording.time].filter { !$0.isEmpty && $0 != "?" }.joined(separator: " ")),
+            ("method", recording.method),
+            ("background", recording.background.joined(separator: ", ")),
+            ("remarks", recording.remarks),
+            ("device", [recording.device, recording.microphone].filter { !$0.isEmpty }.joined(separator: " / ")),
+            ("sample rate", recording.sampleRate.isEmpty ? "" : recording.sampleRate + " Hz"),
+            (
+                "licence",
+                [recording.licenceName, recording.licenceURL].filter { !$0.isEmpty }.removingDuplicates().joined(
+                    separator: " ")
+            ),
+            ("web page", recording.pageURL),
+            ("audio", audio),
+        ]
+        let boxes = recording.annotations.enumerated().map { ("annotation \($0.offset + 1)", $0.element.summary) }
+        let shown = (fields + boxes).filter { !$0.1.isEmpty }
+        if isScript {
+            return ["info: n=\(row) id=\(quote(recording.label))"]
+                + shown.dropFirst().map { "info: \($0.0.replacingOccurrences(of: " ", with: "-"))=\(quote($0.1))" }
+        }
+        let labelWidth = shown.map(\.0.count).max() ?? 0
+        return shown.map { name, value in
+            bold(name.padding(toLength: labelWidth, withPad: " ", startingAt: 0)) + "  " + clean(value)
+        }
+    }
+
+    /// The credit xeno-canto's terms ask for, shown when a recording starts.
+    public func attribution(_ recording: Recording) -> String {
+        if isScript {
+            return
+                "attribution: \(recording.label) en=\(quote(recording.englishName)) rec=\(quote(recording.recordist))"
+                + " licence=\(quote(recording.licenceName)) url=\(quote(recording.pageURL))"
+        }
+        var parts = ["\(recording.label) \(clean(recording.englishName))"]
+        if !recording.scientificName.isEmpty { parts[0] += " (\(clean(recording.scientificName)))" }
+        if !recording.recordist.isEmpty { parts.append("by \(clean(recording.recordist))") }
+        if !recording.licenceURL.isEmpty { parts.append(clean(recording.licenceName)) }
+        if !recording.pageURL.isEmpty { parts.append(clean(recording.pageURL)) }
+        return dim("♪ " + parts.joined(separator: " · "))
+    }
+}
+
+/// Lays rows out in columns that fit the terminal's width.
+struct RowTable {
+    struct Column {
+        var title: String
+        var width: Int
+        var minimum: Int
+        var flexible: Bool
+        var rightAligned = false
+        /// Every column shrinks to this before any goes further, down to `minimum`.
+        var comfortable: Int
+
+        init(_ title: String, width: Int, minimum: Int, comfortable: Int? = nil, rightAligned: Bool = false) {
+            self.title = title
+            self.width = width
+            self.minimum = minimum
+            self.comfortable = comfortable ?? minimum
+            self.flexible = comfortable != nil
+            self.rightAligned = rightAligned
+        }
+    }
+
+    var columns: [Column]
+
+    /// Columns as wide as their content (up to a cap) over all `recordings`; when that is too wide for `width`,
+    /// the widest flexible columns shrink first, then columns go from the right.
+    init(width: Int, recordings: [Recording], numberWidth: Int) {
+        func widest(_ value: (Recording) -> String, title: String, cap: Int) -> Int {
+            min(cap, recordings.reduce(title.count) { max($0, TerminalText.sanitize(value($1)).count) })
+        }
+        var columns = [
+            Column("#", width: numberWidth, minimum: 1, rightAligned: true),
+            Column("ID", width: widest(\.label, title: "ID", cap: 12), minimum: 7),
+            Column(
+                "English name", width: widest(Self.name, title: "English name", cap: 34), minimum: 10, comfortable: 22),
+            Column(
+                "Scientific name", width: widest(\.scientificName, title: "Scientific name", cap: 30), minimum: 10,
+                comfortable: 22),
+            Column("Type", width: widest(\.soundType, title: "Type", cap: 18), minimum: 4, comfortable: 10),
+            Column("Q", width: 1, minimum: 1),
+            Column("Len", width: widest(\.length, title: "Len", cap: 8), minimum: 4, rightAligned: true),
+            Column("Country", width: widest(\.country, title: "Country", cap: 18), minimum: 6, comfortable: 10),
+            Column("Recordist", width: widest(\.recordist, title: "Recordist", cap: 24), minimum: 6, comfortable: 12),
+        ]
+        func total(_ columns: [Column]) -> Int { columns.reduce(0) { $0 + $1.width } + 2 * (columns.count - 1) }
+        func widestAbove(_ floor: (Column) -> Int) -> Int? {
+            columns.indices.filter { columns[$0].flexible && columns[$0].width > floor(columns[$0]) }
+                .max { columns[$0].width < columns[$1].width }
+        }
+        while total(columns) > width {
+            if let index = widestAbove(\.comfortable) ?? widestAbove(\.minimum) {
+                columns[index].width -= 1
+            } else if columns.count > 3 {
+                // Drop from the right: recordist, country, length, quality, type, scientific name.
+                columns.removeLast()
+            } else {
+                break
+            }
+        }
+        self.columns = columns
+    }
+
+    static func name(_ recording: Recording) -> String {
+        switch recording.audio {
+        case .playable: return recording.englishName
+        case .restricted: return "[restricted] " + recording.englishName
+        case .refused: return "[no audio] " + recording.englishName
+        }
+    }
+
+    /// A–E, or "-" for unrated ("no score").
+    static func quality(_ value: String) -> String {
+        ["A", "B", "C", "D", "E"].contains(value.uppercased()) ? value.uppercased() : "-"
+    }
+
+    var header: String {
+        render(columns.map(\.title))
+    }
+
+    func line(number: Int, recording: Recording) -> String {
+        let values = [
+            String(number), recording.label, Self.name(recording), recording.scientificName, recording.soundType,
+            Self.quality(recording.quality), recording.length, recording.country, recording.recordist,
+        ]
+        return render(values.map(TerminalText.sanitize))
+    }
+
+    private func render(_ values: [String]) -> String {
+        zip(columns, values).map { column, value in
+            let fitted = value.count > column.width ? String(value.prefix(max(0, column.width - 1))) + "…" : value
+            let pad = String(repeating: " ", count: max(0, column.width - fitted.count))
+            return column.rightAligned ? pad + fitted : fitted + pad
+        }.joined(separator: "  ").trimmingTrailingSpaces()
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

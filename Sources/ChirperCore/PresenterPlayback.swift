@@ -1,0 +1,177 @@
+import Foundation
+
+/// Playback: its state lines, the status line, the sonograms and the settings.
+extension Presenter {
+    // MARK: - Playback
+
+    /// The line for a playback change, when the change is worth a line (a new case, or a new recording):
+    /// progress alone changes only the status line.
+    public func line(playback new: PlaybackState, from old: PlaybackState) -> String? {
+        guard !Self.sameCase(new, old) else { return nil }
+        switch (style, new) {
+        case (.script, .idle):
+            return "playback: idle"
+        case (.script, .buffering(let progress)):
+            return "playback: buffering \(progress.item.label)"
+        case (.script, .playing(let progress)):
+            return "playback: playing \(progress.item.label) \(positionFields(progress))"
+        case (.script, .paused(let progress)):
+            return "playback: paused \(progress.item.label) \(positionFields(progress))"
+        case (.script, .failed(let failure)):
+            return "playback: failed \(failure.item?.label ?? "-") reason=\(quote(failure.reason))"
+        case (.terminal, .failed(let failure)):
+            return bad("Playback failed: \(clean(failure.description))")
+        case (.terminal, .idle(let ending)):
+            guard let ending else { return nil }
+            switch ending.reason {
+            case .finished: return dim("■ \(ending.item.label) finished (\(clock(ending.position)))")
+            case .stopped: return dim("■ \(ending.item.label) stopped at \(clock(ending.position))")
+            }
+        case (.terminal, .buffering), (.terminal, .playing), (.terminal, .paused):
+            return nil
+        }
+    }
+
+    private static func sameCase(_ a: PlaybackState, _ b: PlaybackState) -> Bool {
+        switch (a, b) {
+        case (.idle(let x), .idle(let y)): return x == y
+        case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
+            (.paused(let x), .paused(let y)):
+            // A seek, a loop or a new speed or volume is news too.
+            return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
+                && x.rangeIgnored == y.rangeIgnored
+        case (.failed(let x), .failed(let y)): return x == y
+        default: return false
+        }
+    }
+
+    private func positionFields(_ progress: PlaybackProgress) -> String {
+        let duration = progress.duration.map { String(format1: $0) } ?? "?"
+        return "position=\(String(format1: progress.position)) duration=\(duration)" + studyFields(progress)
+    }
+
+    /// ` speed=0.5 loop=12.0-15.0 volume=50 muted range=ignored`: only what differs from plain playback.
+    private func studyFields(_ progress: PlaybackProgress) -> String {
+        var fields = ""
+        let settings = progress.settings
+        if !settings.speed.isNormal || settings.speed.mode == .keep {
+            fields += " speed=\(settings.speed.description.replacingOccurrences(of: " ", with: " mode="))"
+        }
+        if let loop = progress.loop { fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))" }
+        if settings.volume != 100 { fields += " volume=\(settings.volume)" }
+        if settings.muted { fields += " muted" }
+        if progress.rangeIgnored { fields += " range=ignored" }
+        return fields
+    }
+
+    /// How tall `sono <n>` draws: 16 shade rows in a pipe, 12 text lines (24 pixel rows) on a terminal.
+    public var sonogramShape: (width: Int, lines: Int) {
+        isScript ? (72 + SonogramRenderer.gutterWidth + 1, 16) : (width, 12)
+    }
+
+    /// The renderer for this style: shade characters in pipes and without colour, else half-blocks.
+    public var sonogramRenderer: SonogramRenderer {
+        switch style {
+        case .script, .terminal(color: false): SonogramRenderer(mode: .shade)
+        case .terminal(color: true): SonogramRenderer(mode: trueColor ? .trueColor : .palette256)
+        }
+    }
+
+    /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
+    public func sonogram(_ sonogram: Sonogram, label: String, title: String?) -> [String] {
+        if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
+        let kHz = String(format1: sonogram.maxFrequency / 1000)
+        let head = bold("\(clean(label)) \(clean(title ?? ""))") + dim("  0-\(kHz) kHz, \(clock(sonogram.duration))")
+        return [head] + sonogramRenderer.terminalLines(sonogram)
+    }
+
+    /// The shape of the live strip's picture for a recording of `duration` seconds: ten columns a second (the
+    /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
+    public func stripShape(duration: Double?) -> SonogramShape {
+        let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
+        return SonogramShape(columns: columns, rows: SonogramStrip.lines * sonogramRenderer.rowsPerLine)
+    }
+
+    /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
+    public func strip(_ strip: SonogramStrip, playback: PlaybackState) -> [String] {
+        guard !isScript, let progress = playback.progress else { return [] }
+        if let picture = strip.picture(for: playback) {
+            return sonogramRenderer.stripLines(
+                picture, position: progress.position, width: width - 1, lines: SonogramStrip.lines)
+        }
+        switch strip.state {
+        case .loading(let ticket) where ticket == progress.ticket:
+            return [dim("sonogram of \(progress.item.label): computing …")]
+        case .failed(let ticket, let reason) where ticket == progress.ticket:
+            return [warn(clean(reason))]
+        default:
+            return []
+        }
+    }
+
+    /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
+    public func settings(_ settings: PlaybackSettings) -> String {
+        let speed = settings.speed
+        if isScript {
+            return "settings: speed=\(PlaybackSpeed(factor: speed.factor, mode: .tape)) mode=\(speed.mode.rawValue)"
+                + " volume=\(settings.volume) muted=\(settings.muted ? "yes" : "no")"
+        }
+        let pace =
+            speed.isNormal
+            ? "normal speed"
+            : "speed \(PlaybackSpeed(factor: speed.factor, mode: .tape))× "
+                + (speed.mode == .tape ? "(tape: pitch moves with speed)" : "(keep: pitch kept)")
+        let volume = settings.muted ? "muted (volume \(settings.volume) on unmute)" : "volume \(settings.volume)"
+        return dim("\(pace) · \(volume)")
+    }
+
+    /// The live status line on a terminal; nil when nothing is loaded.
+    public func status(_ state: PlaybackState, title: String? = nil) -> String? {
+        guard !isScript, let progress = state.progress else { return nil }
+        let symbol: String
+        let word: String
+        switch state {
+        case .buffering: (symbol, word) = ("…", "buffering")
+        case .paused: (symbol, word) = ("‖", "paused")
+        default: (symbol, word) = ("▶", "playing")
+        }
+        var time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        let settings = progress.settings
+        if !settings.speed.isNormal { time += " \(PlaybackSpeed(factor: settings.speed.factor, mode: .tape))×" }
+        if settings.speed.mode == .keep && !settings.speed.isNormal { time += " keep" }
+        if let loop = progress.loop { time += " ⟲ \(clock(loop.start))-\(clock(loop.end))" }
+        if settings.muted {
+            time += " muted"
+        } else if settings.volume != 100 {
+            time += " vol \(settings.volume)"
+        }
+        if progress.rangeIgnored { time += " (server ignores Range: seeks read from the start)" }
+        let buffered = "buf \(String(format1: progress.buffered)) s"
+        let name = clean(title ?? "")
+        var head = "\(symbol) \(word) \(progress.item.label)"
+        if !name.isEmpty { head += " " + name }
+        // Room for the head and the bar, after "<time> <bar> <buffered>" and their spaces.
+        let room = width - 1 - time.count - buffered.count - 3
+        var barWidth = min(30, max(10, room - head.count))
+        if room - barWidth < 12 { barWidth = 0 }
+        if head.count > room - barWidth { head = String(head.prefix(max(1, room - barWidth - 1))) + "…" }
+        let bar = barWidth > 0 ? " " + progressBar(progress, width: barWidth) : ""
+        let line = "\(head) \(time)\(bar) \(buffered)"
+        return color ? "\u{1B}[1m\(line)\u{1B}[0m" : line
+    }
+
+    private func progressBar(_ progress: PlaybackProgress, width: Int) -> String {
+        guard width > 2 else { return "" }
+        let inner = width - 2
+        let fraction = progress.duration.map { $0 > 0 ? min(1, max(0, progress.position / $0)) : 0 } ?? 0
+        let filled = Int((fraction * Double(inner)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: inner - filled) + "]"
+    }
+
+    /// m:ss
+    public func clock(_ seconds: Double) -> String {
+        let whole = max(0, Int(seconds.rounded(.down)))
+        let rest = whole % 60
+        return "\(whole / 60):\(rest < 10 ? "0" : "")\(rest)"
+    }
+}
