@@ -29,8 +29,9 @@ enum PipelineOutcome {
 final class Pipeline: Sendable {
     let ticket: PlaybackMachine.Ticket
     let output: OutputControl
-    /// Commands for the pipeline task, read only by that task.
-    let mailbox = PipelineMailbox()
+    /// Commands for the pipeline task in order, read only by that task: it polls between steps (so a seek
+    /// interrupts a long decode) and waits when it has nothing else to do. nil from `next`: stopped.
+    let mailbox = Channel(of: PipelineCommand.self, failure: Never.self)
     private struct State {
         var task: Task<Void, Never>?
         var stopped = false
@@ -74,7 +75,7 @@ final class Pipeline: Sendable {
         }
         output.close()
         mailbox.post(.stop)
-        mailbox.close()
+        mailbox.finish()
         task?.cancel()
     }
 
@@ -94,66 +95,6 @@ final class Pipeline: Sendable {
                 return state.finished
             }
             if finished { continuation.resume() }
-        }
-    }
-}
-
-/// The pipeline's commands in order: the task polls it between steps (so a seek interrupts a long decode)
-/// and waits on it when it has nothing else to do.
-final class PipelineMailbox: Sendable {
-    private struct State {
-        var queue: [PipelineCommand] = []
-        var waiter: CheckedContinuation<PipelineCommand?, Never>?
-        var closed = false
-    }
-    private let state = NIOLockedValueBox(State())
-
-    func post(_ command: PipelineCommand) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<PipelineCommand?, Never>? in
-            guard !state.closed else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.queue.append(command)
-            return nil
-        }
-        waiter?.resume(returning: command)
-    }
-
-    /// Ends the mailbox: a waiting `next` returns nil, later posts are dropped (queued ones can still be read).
-    func close() {
-        let waiter = state.withLockedValue { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
-    }
-
-    /// The next command if one is queued.
-    func poll() -> PipelineCommand? {
-        state.withLockedValue { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
-    }
-
-    /// The next command, waiting for it; nil once closed or cancelled.
-    func next() async -> PipelineCommand? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<PipelineCommand?, Never>) in
-                enum Now {
-                    case command(PipelineCommand?)
-                    case wait
-                }
-                let now = state.withLockedValue { state -> Now in
-                    if !state.queue.isEmpty { return .command(state.queue.removeFirst()) }
-                    if state.closed { return .command(nil) }
-                    state.waiter = continuation
-                    return .wait
-                }
-                if case .command(let command) = now { continuation.resume(returning: command) }
-            }
-        } onCancel: {
-            close()
         }
     }
 }

@@ -74,7 +74,7 @@ public struct SonogramReader: Sendable {
             }
             // Two stages on two cores: one task reads and decodes, this one analyses; a few batches between
             // them bound the memory.
-            let batches = DecodedBatches(capacity: 8)
+            let batches = Channel(capacity: 8, of: [DecodedAudio].self, failure: (any Error).self)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
@@ -83,10 +83,10 @@ public struct SonogramReader: Sendable {
                         let decoder = StreamDecoder(expectedLength: reader.totalLength, mixToMono: true)
                         while let chunk = try await reader.read() {
                             try Task.checkCancellation()
-                            try await batches.put(try decoder.feed(chunk))
+                            try await batches.sendUnlessEmpty(try decoder.feed(chunk))
                         }
-                        try await batches.put(try decoder.finish())
-                        batches.finish(throwing: nil)
+                        try await batches.sendUnlessEmpty(try decoder.finish())
+                        batches.finish()
                     } catch {
                         batches.finish(throwing: error)
                         throw error
@@ -98,7 +98,7 @@ public struct SonogramReader: Sendable {
                     }
                 } catch {
                     // The decoding task may be waiting for room: let it go before the group waits for it.
-                    batches.abandon()
+                    batches.cancel()
                     throw error
                 }
                 try await group.waitForAll()
@@ -133,106 +133,9 @@ private enum SonogramStop: Error, CustomStringConvertible {
     }
 }
 
-/// Decoded audio handed from the decoding task to the analysing one: at most `capacity` batches wait, so a
-/// fast decoder waits for the analysis instead of filling memory.
-private final class DecodedBatches: Sendable {
-    private struct State {
-        var queue: [[DecodedAudio]] = []
-        var ended = false
-        var failure: (any Error)?
-        var taker: CheckedContinuation<[DecodedAudio]?, any Error>?
-        var putter: CheckedContinuation<Void, Never>?
-        /// The analysis stopped: every `put` fails from now on.
-        var abandoned = false
-    }
-    private let state = NIOLockedValueBox(State())
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// Adds a batch, waiting while `capacity` batches are queued.
-    func put(_ batch: [DecodedAudio]) async throws {
-        guard !batch.isEmpty else { return }
-        while true {
-            try Task.checkCancellation()
-            let (full, abandoned) = state.withLockedValue {
-                ($0.queue.count >= capacity && $0.taker == nil, $0.abandoned)
-            }
-            if abandoned { throw CancellationError() }
-            if !full { break }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let wait = state.withLockedValue { state in
-                    guard state.queue.count >= capacity, !state.abandoned else { return false }
-                    state.putter = continuation
-                    return true
-                }
-                if !wait { continuation.resume() }
-            }
-        }
-        let taker = state.withLockedValue { state -> CheckedContinuation<[DecodedAudio]?, any Error>? in
-            if let taker = state.taker {
-                state.taker = nil
-                return taker
-            }
-            state.queue.append(batch)
-            return nil
-        }
-        taker?.resume(returning: batch)
-    }
-
-    /// The analysis stopped: a waiting `put` returns, and every later one fails.
-    func abandon() {
-        let putter = state.withLockedValue { state in
-            state.abandoned = true
-            state.queue.removeAll()
-            defer { state.putter = nil }
-            return state.putter
-        }
-        putter?.resume()
-    }
-
-    /// No more batches (after the queued ones); `error` ends the analysis with it.
-    func finish(throwing error: (any Error)?) {
-        let taker = state.withLockedValue { state in
-            state.ended = true
-            state.failure = error
-            defer { state.taker = nil }
-            return state.taker
-        }
-        if let error { taker?.resume(throwing: error) } else { taker?.resume(returning: nil) }
-    }
-
-    /// The next batch; nil at the end.
-    func next() async throws -> [DecodedAudio]? {
-        try await withCheckedThrowingContinuation { continuation in
-            enum Now {
-                case batch([DecodedAudio], CheckedContinuation<Void, Never>?)
-                case end((any Error)?)
-                case wait
-            }
-            let now = state.withLockedValue { state -> Now in
-                if !state.queue.isEmpty {
-                    let putter = state.putter
-                    state.putter = nil
-                    return .batch(state.queue.removeFirst(), putter)
-                }
-                if state.ended { return .end(state.failure) }
-                state.taker = continuation
-                return .wait
-            }
-            switch now {
-            case .batch(let batch, let putter):
-                putter?.resume()
-                continuation.resume(returning: batch)
-            case .end(let error?):
-                continuation.resume(throwing: error)
-            case .end(nil):
-                continuation.resume(returning: nil)
-            case .wait:
-                break
-            }
-        }
+extension Channel where Element == [DecodedAudio] {
+    /// Sends a batch that holds anything (a decoder step may give nothing).
+    fileprivate func sendUnlessEmpty(_ batch: [DecodedAudio]) async throws {
+        if !batch.isEmpty { try await send(batch) }
     }
 }

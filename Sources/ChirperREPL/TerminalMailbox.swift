@@ -1,3 +1,4 @@
+import ChirperCore
 import Dispatch
 import Foundation
 
@@ -16,11 +17,11 @@ enum TerminalRequest: Sendable {
 
 /// Requests for the terminal thread, and the self-pipe that wakes it.
 final class TerminalMailbox: @unchecked Sendable {
-    // @unchecked: `requests`, `accepting`, `currentColumns`, `failure` and `closing` are read and written only
-    // with `lock` held; the descriptors and the group are immutable (and the group is thread-safe).
+    // @unchecked: `currentColumns`, `failure` and `closing` are read and written only with `lock` held; the
+    // requests, the descriptors and the group are thread-safe.
     private let lock = NSLock()
-    private var requests: [TerminalRequest] = []
-    private var accepting = true
+    /// Finished by the `close` request, or when the terminal thread goes away on its own.
+    private let requests = Channel(of: TerminalRequest.self, failure: Never.self)
     private var currentColumns: Int
     private var failure: String?
     private var closing = false
@@ -50,27 +51,20 @@ final class TerminalMailbox: @unchecked Sendable {
 
     /// Queues `request` and wakes the terminal thread; false once the console is closing or closed.
     func post(_ request: TerminalRequest) -> Bool {
-        let posted = lock.withLock {
-            guard accepting else { return false }
-            requests.append(request)
-            if case .close = request { accepting = false }
-            return true
-        }
+        let posted = requests.post(request)
+        if case .close = request { requests.finish() }
         if posted { wake() }
         return posted
     }
 
     /// Everything queued since the last call.
     func take() -> [TerminalRequest] {
-        lock.withLock {
-            defer { requests.removeAll() }
-            return requests
-        }
+        requests.pollAll()
     }
 
     /// Stops accepting requests (the terminal thread is going away on its own).
     func refuse() {
-        lock.withLock { accepting = false }
+        requests.finish()
     }
 
     func wake() {

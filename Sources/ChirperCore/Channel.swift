@@ -1,0 +1,180 @@
+import Synchronization
+
+/// Elements handed from producers to one consumer, in order: unbounded, or bounded (a sender waits while
+/// `capacity` elements are queued). The one hand-off between tasks and threads in the program (the
+/// pipeline's commands, decoded batches for the sonogram, the terminal thread's requests).
+///
+/// Two ways to end it:
+/// - `finish(throwing:)`: the producer is done. Queued elements are still received; then `next` returns nil,
+///   or throws the failure. Later sends are dropped (`post` returns false, `send` throws `Closed`).
+/// - `cancel()`: the consumer is gone. The queue is dropped, waiting senders and receivers return at once.
+///   A receiver whose task is cancelled while it waits cancels the channel.
+public final class Channel<Element: Sendable, Failure: Error>: Sendable {
+    /// A send to a channel that was finished or cancelled.
+    public struct Closed: Error {}
+
+    private struct State {
+        var queue: [Element] = []
+        /// nil while open; `.success` once finished cleanly, `.failure` with the producer's error.
+        var end: Result<Void, Failure>?
+        var cancelled = false
+        var receiver: CheckedContinuation<Result<Element?, Failure>, Never>?
+        var senders: [CheckedContinuation<Void, Never>] = []
+        var isOpen: Bool { end == nil && !cancelled }
+    }
+
+    private let state = Mutex(State())
+    /// The most elements queued before a `send` waits; nil: no bound.
+    public let capacity: Int?
+
+    public init(capacity: Int? = nil, of: Element.Type = Element.self, failure: Failure.Type = Failure.self) {
+        precondition(capacity.map { $0 > 0 } ?? true, "a bounded channel holds at least one element")
+        self.capacity = capacity
+    }
+
+    /// Queues `element` without waiting (beyond any bound); false once the channel is finished or cancelled.
+    @discardableResult
+    public func post(_ element: Element) -> Bool {
+        let (posted, receiver) = state.withLock {
+            state -> (Bool, CheckedContinuation<Result<Element?, Failure>, Never>?) in
+            guard state.isOpen else { return (false, nil) }
+            if let receiver = state.receiver {
+                state.receiver = nil
+                return (true, receiver)
+            }
+            state.queue.append(element)
+            return (true, nil)
+        }
+        receiver?.resume(returning: .success(element))
+        return posted
+    }
+
+    /// Queues `element`, waiting while the channel is full. Throws `Closed` once it is finished or cancelled,
+    /// and `CancellationError` when the sending task is cancelled while it waits.
+    public func send(_ element: Element) async throws {
+        while true {
+            try Task.checkCancellation()
+            let now = state.withLock { state -> SendRoom in
+                guard state.isOpen else { return .closed }
+                if let capacity, state.receiver == nil, state.queue.count >= capacity { return .full }
+                return .room
+            }
+            switch now {
+            case .closed:
+                throw Closed()
+            case .room:
+                guard post(element) else { throw Closed() }
+                return
+            case .full:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let waits = state.withLock { state in
+                        guard state.isOpen, let capacity, state.queue.count >= capacity else { return false }
+                        state.senders.append(continuation)
+                        return true
+                    }
+                    if !waits { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    /// The producer is done: after the queued elements, `next` returns nil (or throws `failure`).
+    public func finish(throwing failure: Failure? = nil) {
+        let (receiver, senders) = state.withLock { state in
+            guard state.isOpen else {
+                return (nil, [])
+                    as (CheckedContinuation<Result<Element?, Failure>, Never>?, [CheckedContinuation<Void, Never>])
+            }
+            state.end = failure.map { .failure($0) } ?? .success(())
+            defer {
+                state.receiver = nil
+                state.senders = []
+            }
+            return (state.queue.isEmpty ? state.receiver : nil, state.senders)
+        }
+        receiver?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+        senders.forEach { $0.resume() }
+    }
+
+    /// The consumer is gone: the queue is dropped, and everyone waiting returns.
+    public func cancel() {
+        let (receiver, senders) = state.withLock { state in
+            state.cancelled = true
+            state.queue = []
+            defer {
+                state.receiver = nil
+                state.senders = []
+            }
+            return (state.receiver, state.senders)
+        }
+        receiver?.resume(returning: .success(nil))
+        senders.forEach { $0.resume() }
+    }
+
+    /// Elements queued, and senders waiting for room (for tests and diagnostics).
+    public var counts: (queued: Int, waitingSenders: Int) {
+        state.withLock { ($0.queue.count, $0.senders.count) }
+    }
+
+    /// The next element if one is queued.
+    public func poll() -> Element? {
+        let (element, sender) = state.withLock { state -> (Element?, CheckedContinuation<Void, Never>?) in
+            guard !state.queue.isEmpty else { return (nil, nil) }
+            return (state.queue.removeFirst(), state.senders.isEmpty ? nil : state.senders.removeFirst())
+        }
+        sender?.resume()
+        return element
+    }
+
+    /// Everything queued now.
+    public func pollAll() -> [Element] {
+        let (elements, senders) = state.withLock { state in
+            defer {
+                state.queue = []
+                state.senders = []
+            }
+            return (state.queue, state.senders)
+        }
+        senders.forEach { $0.resume() }
+        return elements
+    }
+
+    /// The next element, waiting for it; nil at the end (finished, or cancelled). Throws the producer's
+    /// failure after the queued elements.
+    public func next() async throws(Failure) -> Element? {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Element?, Failure>, Never>) in
+                // nil: wait (the continuation is kept).
+                let now = state.withLock { state -> (Result<Element?, Failure>, CheckedContinuation<Void, Never>?)? in
+                    if !state.queue.isEmpty {
+                        let sender = state.senders.isEmpty ? nil : state.senders.removeFirst()
+                        return (.success(state.queue.removeFirst()), sender)
+                    }
+                    if state.cancelled { return (.success(nil), nil) }
+                    switch state.end {
+                    case .success: return (.success(nil), nil)
+                    case .failure(let failure): return (.failure(failure), nil)
+                    case nil: break
+                    }
+                    precondition(state.receiver == nil, "a channel has one receiver at a time")
+                    state.receiver = continuation
+                    return nil
+                }
+                if let (result, sender) = now {
+                    sender?.resume()
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try result.get()
+    }
+}
+
+/// Whether a `send` can queue now.
+private enum SendRoom {
+    case closed
+    case full
+    case room
+}
