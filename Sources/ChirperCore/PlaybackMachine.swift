@@ -49,7 +49,7 @@ public struct PlaybackMachine: Sendable {
         case giveUp(Ticket, reason: String)
     }
 
-    private struct Session: Sendable {
+    struct Session: Sendable {
         var ticket: Ticket
         var item: PlayItem
         var bytesReceived: Int64 = 0
@@ -106,7 +106,7 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
-    private enum State: Sendable {
+    enum State: Sendable {
         /// Nothing loaded; how the last track ended, if one did. Next: `buffering` (play).
         case idle(PlaybackEnding?)
         /// Loading; the sink is silent until the threshold is queued. Next: `playing` (threshold reached or
@@ -123,10 +123,10 @@ public struct PlaybackMachine: Sendable {
         case failed(PlaybackFailure)
     }
 
-    private var state: State = .idle(nil)
-    private var lastTicket: UInt64 = 0
+    var state: State = .idle(nil)
+    var lastTicket: UInt64 = 0
     /// Speed, volume and mute: they outlive a track.
-    public private(set) var settings = PlaybackSettings()
+    public internal(set) var settings = PlaybackSettings()
     public let policy: BufferingPolicy
     /// How many dropped connections a track survives; the next drop fails it.
     public let maxReconnects: Int
@@ -173,7 +173,7 @@ public struct PlaybackMachine: Sendable {
     /// Bytes of the loaded track received so far: where a resumed fetch (`Range: bytes=N-`) would start.
     public var bytesReceived: Int64? { session?.bytesReceived }
 
-    private var session: Session? {
+    var session: Session? {
         switch state {
         case .buffering(let session), .playing(let session), .paused(let session): session
         case .idle, .failed: nil
@@ -242,260 +242,21 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
-    // MARK: - Studying a recording: seek, loop, speed, volume
-
-    /// The user asked to jump to `time` (absolute, or a step from the position). A time outside the
-    /// recording is refused; a step back past the start lands on the start. Seeking out of the loop ends it.
-    public mutating func seekRequested(_ time: TimeInput) -> Action {
-        guard var session = loadedSession else { return refusal(for: "seek") }
-        switch time.resolve(current: session.position, duration: session.knownDuration) {
-        case .failure(let error):
-            return .refuse(error.message)
-        case .success(let target):
-            if let loop = session.loop, !(loop.start..<loop.end).contains(target) { session.loop = nil }
-            return restart(&session, at: target)
-        }
-    }
-
-    /// The user asked to repeat `a`…`b` until told otherwise: playback jumps to `a` and wraps at `b`.
-    public mutating func loopRequested(from a: TimeInput, to b: TimeInput) -> Action {
-        guard realTimeOutput else {
-            return .refuse("loops need a sound server: --output wav and null run faster than real time")
-        }
-        guard var session = loadedSession else { return refusal(for: "loop") }
-        switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {
-        case .failure(let error):
-            return .refuse(error.message)
-        case .success(let section):
-            session.loop = section
-            return restart(&session, at: section.start)
-        }
-    }
-
-    /// The user asked to stop repeating: playback goes on from where it is, past the loop's end.
-    public mutating func loopOffRequested() -> Action {
-        guard var session = loadedSession else { return refusal(for: "loop off") }
-        guard session.loop != nil else { return .refuse("no loop is set; loop <a> <b> sets one") }
-        session.loop = nil
-        replace(session)
-        return .setLoop(session.ticket, nil)
-    }
-
-    /// The user chose a speed: it holds for this track (from the position heard now) and the next ones.
-    public mutating func speedRequested(_ speed: PlaybackSpeed) -> Action {
-        settings.speed = speed
-        guard var session = loadedSession else { return .none }
-        return restart(&session, at: session.position)
-    }
-
-    /// The user set the volume (0…100): applied at once, kept for later tracks; unmutes.
-    public mutating func volumeRequested(_ percent: Int) -> Action {
-        guard (0...100).contains(percent) else { return .refuse("volume goes from 0 to 100, e.g. volume 50") }
-        settings.volume = percent
-        settings.muted = false
-        return .applyVolume(percent: settings.audibleVolume)
-    }
-
-    /// The user muted (`true`) or unmuted; the volume is kept.
-    public mutating func muteRequested(_ muted: Bool) -> Action {
-        guard settings.muted != muted else { return .refuse(muted ? "already muted; unmute" : "not muted") }
-        settings.muted = muted
-        return .applyVolume(percent: settings.audibleVolume)
-    }
-
-    // MARK: - Pipeline events
-
-    /// `count` bytes of the recording arrived from the network or the file.
-    public mutating func bytesArrived(_ count: Int, ticket: Ticket) -> Action {
-        update(ticket) { session in session.bytesReceived += Int64(count) }
-        return .none
-    }
-
-    /// The decoder learned the recording's length.
-    public mutating func durationKnown(_ seconds: Double, ticket: Ticket) -> Action {
-        update(ticket) { session in session.duration = seconds }
-        return .none
-    }
-
-    /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
-    /// to be decoded (estimated).
-    public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment else { return .none }
-        session.queued += seconds
-        session.signsOfLife += 1
-        session.arrivedAhead = max(0, ahead)
-        switch state {
-        case .buffering:
-            if canStart(session) {
-                state = .playing(session)
-                return .startOutput
-            }
-            state = .buffering(session)
-        case .playing:
-            state = .playing(session)
-        case .paused:
-            state = .paused(session)
-        case .idle, .failed:
-            preconditionFailure("a session exists only while buffering, playing or paused")
-        }
-        return .none
-    }
-
-    /// The sink reports how much it has played (never more than was queued, never backwards).
-    public mutating func progress(playedSeconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
-        update(ticket) { session in
-            guard session.segment == segment else { return }
-            let played = max(session.played, min(playedSeconds, session.queued))
-            if played > session.played { session.signsOfLife += 1 }
-            session.played = played
-        }
-        return .none
-    }
-
-    /// The pipeline started a segment's audio at recording time `seconds` (a fuzzy MP3 seek lands near
-    /// its target) and, after a new request, reads the network from body byte `networkOffset`.
-    public mutating func seekLanded(
-        at seconds: Double, networkOffset: Int64?, rangeIgnored: Bool, ticket: Ticket, segment: Int
-    ) -> Action {
-        let factor = settings.speed.factor
-        update(ticket) { session in
-            guard session.segment == segment else { return }
-            session.timeline.mark(atOutput: 0, recording: seconds, factor: factor)
-            if let networkOffset { session.bytesReceived = networkOffset }
-            session.rangeIgnored = rangeIgnored
-        }
-        return .none
-    }
-
-    /// The loop wrapped: the audio queued from output second `output` of the segment is recording time
-    /// `start` again.
-    public mutating func loopWrapped(atOutput output: Double, to start: Double, ticket: Ticket, segment: Int)
-        -> Action
-    {
-        let factor = settings.speed.factor
-        update(ticket) { session in
-            guard session.segment == segment else { return }
-            session.timeline.mark(atOutput: output, recording: start, factor: factor)
-        }
-        return .none
-    }
-
-    /// The sink ran out of audio while playing: silence it and buffer again, until the (larger) rebuffer
-    /// threshold is queued. The owner reports the sink's position (`progress`) first: if what was queued
-    /// since already reaches the threshold, the gap was momentary and playback goes on. The end of the
-    /// track running dry is not an underrun (the drain completes on its own).
-    public mutating func underrun(ticket: Ticket, segment: Int = 0) -> Action {
-        guard case .playing(var session) = state, session.ticket == ticket, session.segment == segment,
-            !session.sourceFinished
-        else {
-            return .none
-        }
-        session.hadUnderrun = true
-        if session.buffered >= policy.rebufferThreshold {
-            state = .playing(session)
-            return .none
-        }
-        // The wait for audio starts now.
-        session.signsOfLife += 1
-        state = .buffering(session)
-        return .pauseOutput
-    }
-
-    /// The source and decoder are done: everything there is has been queued.
-    public mutating func endOfStream(ticket: Ticket, segment: Int = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
-        else { return .none }
-        session.sourceFinished = true
-        if session.queued <= 0 {
-            return fail(session, "no audio in this recording (empty or cut short); try another recording")
-        }
-        switch state {
-        case .buffering:
-            state = .playing(session)
-            return .startOutputAndDrain
-        case .playing:
-            state = .playing(session)
-            return .drainOutput
-        case .paused:
-            // The drain waits while the sink is silenced; resuming lets it finish.
-            state = .paused(session)
-            return .drainOutput
-        case .idle, .failed:
-            preconditionFailure("a session exists only while buffering, playing or paused")
-        }
-    }
-
-    /// The sink has played everything queued after `endOfStream` of `segment`. If no seek came in between,
-    /// the track is finishing: nothing can change it any more, and its pipeline may end.
-    public mutating func drainFinished(ticket: Ticket, segment: Int = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, session.sourceFinished
-        else { return .none }
-        session.played = session.queued
-        session.finishing = true
-        replace(session)
-        return .finishPipeline(ticket)
-    }
-
-    /// The finished track's pipeline has ended and released everything: the track is over.
-    public mutating func sinkDrained(ticket: Ticket) -> Action {
-        guard var session = session, session.ticket == ticket, session.sourceFinished else { return .none }
-        session.played = session.queued
-        state = .idle(session.ending(.finished))
-        return .none
-    }
-
-    /// The connection ended before the whole recording arrived (closed early, or a read error). Up to
-    /// `maxReconnects` times the owner is told to fetch again from `bytesReceived`, the state staying as it
-    /// is: the queue plays on while the connection is resumed (silencing it would hold a full sink's writes, and
-    /// nothing would start it again); after that the owner is told to give up.
-    public mutating func connectionDropped(ticket: Ticket, segment: Int = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
-        else { return .none }
-        session.drops += 1
-        if session.drops > maxReconnects {
-            let times = session.drops == 1 ? "once" : "\(session.drops) times"
-            return giveUp(&session, "the connection dropped \(times); play again to retry")
-        }
-        replace(session)
-        return .reconnect(ticket, from: session.bytesReceived, attempt: session.drops)
-    }
-
-    /// The owner's stall clock says `watch` (a `stallWatch` taken earlier) has lasted `seconds` with no sign of
-    /// life. If it is still the watch now, the track fails: waiting for audio that does not come, or (a sound
-    /// server holding audio it does not play) playing nothing. A stale watch changes nothing.
-    public mutating func stallTimedOut(_ watch: StallWatch, after seconds: Double) -> Action {
-        guard var session, stallWatch == watch else { return .none }
-        let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        if case .playing = state, realTimeOutput, session.buffered > 0 {
-            return giveUp(
-                &session,
-                "the sound server stopped playing: nothing was heard for \(shown) s; check it (pactl info) and play again"
-            )
-        }
-        return giveUp(&session, "network stalled: no audio for \(shown) s; check the connection and play again")
-    }
-
-    /// Something went wrong in the pipeline; `reason` is the user-facing line.
-    public mutating func failed(_ reason: String, ticket: Ticket) -> Action {
-        guard let session = session, session.ticket == ticket else { return .none }
-        return fail(session, reason)
-    }
-
     // MARK: - Helpers
 
     /// The loaded session, unless there is none or it is finishing.
-    private var loadedSession: Session? {
+    var loadedSession: Session? {
         guard let session, !session.finishing else { return nil }
         return session
     }
 
-    private func refusal(for command: String) -> Action {
+    func refusal(for command: String) -> Action {
         if session?.finishing == true { return .refuse("the recording has just ended; play it again to \(command)") }
         return .refuse("nothing is playing; play a recording first, then \(command)")
     }
 
     /// Starts a new segment at `target`: the sink is emptied and refilled from there (paused stays paused).
-    private mutating func restart(_ session: inout Session, at target: Double) -> Action {
+    mutating func restart(_ session: inout Session, at target: Double) -> Action {
         session.segment += 1
         session.signsOfLife += 1
         session.timeline = PlaybackTimeline(recordingStart: target, factor: settings.speed.factor)
@@ -514,7 +275,7 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// Puts `session` back in the state it is in.
-    private mutating func replace(_ session: Session) {
+    mutating func replace(_ session: Session) {
         switch state {
         case .buffering: state = .buffering(session)
         case .playing: state = .playing(session)
@@ -524,24 +285,24 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// The pipeline must end with `reason`; the state stays until its `failed` comes.
-    private mutating func giveUp(_ session: inout Session, _ reason: String) -> Action {
+    mutating func giveUp(_ session: inout Session, _ reason: String) -> Action {
         session.givingUp = true
         replace(session)
         return .giveUp(session.ticket, reason: reason)
     }
 
-    private mutating func fail(_ session: Session, _ reason: String) -> Action {
+    mutating func fail(_ session: Session, _ reason: String) -> Action {
         state = .failed(PlaybackFailure(item: session.item, ticket: session.ticket, reason: reason))
         return .stopPipeline(session.ticket)
     }
 
     /// Audio for the threshold is queued, or here and decoding with the policy's floor queued.
-    private func canStart(_ session: Session) -> Bool {
+    func canStart(_ session: Session) -> Bool {
         let threshold = session.hadUnderrun ? policy.rebufferThreshold : policy.startThreshold
         return policy.reached(threshold, buffered: session.buffered, ahead: session.arrivedAhead)
     }
 
-    private mutating func update(_ ticket: Ticket, _ change: (inout Session) -> Void) {
+    mutating func update(_ ticket: Ticket, _ change: (inout Session) -> Void) {
         switch state {
         case .buffering(var session) where session.ticket == ticket:
             change(&session)

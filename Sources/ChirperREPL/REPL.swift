@@ -2,78 +2,6 @@ import ChirperCatalog
 import ChirperCore
 import Foundation
 
-/// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
-/// passes refusals on.
-public protocol PlaybackControl: Sendable {
-    /// The current state, then every change, in order.
-    func stateUpdates() -> AsyncStream<PlaybackState>
-    /// Starts `item` (stopping whatever plays); the ticket names this request in the states that follow.
-    func play(_ item: PlayItem) -> PlaybackTicket
-    /// Returns once nothing is left running; or the reason there was nothing to stop.
-    func stop() async -> String?
-    /// Nil, or the reason it cannot pause.
-    func pause() -> String?
-    /// Nil, or the reason it cannot resume.
-    func resume() -> String?
-    /// Nil, or the reason it cannot seek there (nothing playing, a time outside the recording).
-    func seek(_ time: TimeInput) -> String?
-    /// Nil, or the reason it cannot loop that section.
-    func loop(from a: TimeInput, to b: TimeInput) -> String?
-    /// Nil, or the reason there is no loop to end.
-    func loopOff() -> String?
-    /// Nil, or the reason the speed was not taken.
-    func setSpeed(_ speed: PlaybackSpeed) -> String?
-    /// Nil, or the reason the volume was not taken.
-    func setVolume(_ percent: Int) -> String?
-    /// Nil, or the reason it changes nothing (already muted, not muted).
-    func setMuted(_ muted: Bool) -> String?
-    /// Speed, volume and mute now.
-    var settings: PlaybackSettings { get }
-    /// Stops and releases the sound server connection.
-    func shutdown() async
-}
-
-/// What `sono <n>` needs: a recording decoded (not played) into a sonogram of a given shape.
-public protocol SonogramSource: Sendable {
-    /// Throws a `UserFacingError` (one line) or `CancellationError`.
-    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
-}
-
-/// What `save` needs: one recording downloaded into a folder, its progress reported as it goes.
-public protocol RecordingSaving: Sendable {
-    func save(
-        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
-    ) async -> SaveOutcome
-}
-
-/// The field kit's collaborators: the saver, where `save` puts files by default, and what to tell the play
-/// cache when a recording starts (its metadata, for `--offline`).
-public struct FieldKit: Sendable {
-    public var saver: any RecordingSaving
-    public var saveDirectory: String
-    public var played: @Sendable (Recording) -> Void
-
-    public init(
-        saver: any RecordingSaving, saveDirectory: String, played: @escaping @Sendable (Recording) -> Void = { _ in }
-    ) {
-        self.saver = saver
-        self.saveDirectory = saveDirectory
-        self.played = played
-    }
-
-    /// For sessions and tests that never save: a `save` is refused with one line.
-    public static let none = FieldKit(saver: NoSaver(), saveDirectory: "")
-}
-
-/// Refuses every save (no saver was given).
-struct NoSaver: RecordingSaving {
-    func save(
-        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
-    ) async -> SaveOutcome {
-        .failed(label: recording.label, reason: "saving is not available in this session")
-    }
-}
-
 /// The read-eval-print loop: one event loop that takes typed lines, list changes, playback changes and
 /// Ctrl-C, in order, and renders every change through the ``Presenter``. Nothing else prints.
 public actor REPL {
@@ -115,34 +43,34 @@ public actor REPL {
         case queueEnds
     }
 
-    private let console: any Console
+    let console: any Console
     private let list: ListController
-    private let player: any PlaybackControl
-    private let sonograms: any SonogramSource
+    let player: any PlaybackControl
+    let sonograms: any SonogramSource
     /// The `sono <n>` being computed (one at a time; a new one replaces it).
-    private var sonogramTask: Task<Void, Never>?
-    private let fieldKit: FieldKit
+    var sonogramTask: Task<Void, Never>?
+    let fieldKit: FieldKit
     /// The play queue (pure); `queueTicket` is the play request of the item it started, whose end advances it.
-    private var queue = PlayQueueMachine()
-    private var queueTicket: PlaybackTicket?
+    var queue = PlayQueueMachine()
+    var queueTicket: PlaybackTicket?
     /// `save` (pure), and the task saving its current item.
     private var saves = SaveBatchMachine()
-    private var saveTask: Task<Void, Never>?
+    var saveTask: Task<Void, Never>?
     /// The live sonogram strip (`sono on|off`) and the computation of its picture.
     private var strip = SonogramStrip()
-    private var stripTask: Task<Void, Never>?
-    private var presenter: Presenter
+    var stripTask: Task<Void, Never>?
+    var presenter: Presenter
     private let events: AsyncStream<Event>
-    private let eventSink: AsyncStream<Event>.Continuation
+    let eventSink: AsyncStream<Event>.Continuation
 
     private var listState: ListState = .idle
-    private var playback: PlaybackState = .start
+    var playback: PlaybackState = .start
     /// The last play request and its recording, for attribution, titles and `wait`.
-    private var playing: (ticket: PlaybackTicket, recording: Recording)?
+    var playing: (ticket: PlaybackTicket, recording: Recording)?
     private var queued: [String] = []
     /// 0, or the status a signal asked to leave with.
     private var exitStatus: Int32 = 0
-    private var blocker: Blocker?
+    var blocker: Blocker?
     private var inputEnded = false
     private var lastStatus: String?
 
@@ -312,34 +240,6 @@ public actor REPL {
         }
     }
 
-    /// Runs what the strip machine decided: compute a picture off the event loop, or stop computing.
-    private func run(_ action: SonogramStrip.Action) {
-        switch action {
-        case .none:
-            break
-        case .refuse(let reason):
-            console.print([presenter.refusal(reason)])
-        case .cancel:
-            stripTask?.cancel()
-            stripTask = nil
-        case .compute(let item, let ticket):
-            stripTask?.cancel()
-            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
-            let sonograms = self.sonograms
-            let sink = eventSink
-            stripTask = Task {
-                do {
-                    let picture = try await sonograms.sonogram(of: item, shape: shape)
-                    sink.yield(.stripPicture(ticket, .success(picture)))
-                } catch is CancellationError {
-                    // Turned off, or replaced by the next recording's picture.
-                } catch {
-                    sink.yield(.stripPicture(ticket, .failure(SonogramFailure(message: userMessage(for: error)))))
-                }
-            }
-        }
-    }
-
     private func execute(_ line: String) async -> Flow {
         let command: Command
         do {
@@ -461,70 +361,6 @@ public actor REPL {
         return .goOn
     }
 
-    /// Computes row `row`'s sonogram off the event loop; the lines arrive as an event (a script waits for
-    /// them before its next line).
-    private func drawSonogram(row: Int, maxKHz: Double?) {
-        guard let recording = recording(at: row, for: "sono") else { return }
-        guard case .playable = recording.audio, let item = recording.playItem else {
-            let why: String
-            switch recording.audio {
-            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
-            case .refused(let reason): why = "cannot be decoded: \(reason)"
-            case .playable: why = "has no audio"
-            }
-            console.print([presenter.refusal("row \(row) (\(recording.label)) \(why)")])
-            return
-        }
-        let presenter = self.presenter
-        let (width, lines) = presenter.sonogramShape
-        let shape = presenter.sonogramRenderer.shape(
-            terminalWidth: width, lines: lines, maxFrequency: maxKHz.map { $0 * 1000 })
-        let sonograms = self.sonograms
-        let sink = eventSink
-        sonogramTask?.cancel()
-        sonogramTask = Task {
-            let result: Result<[String], SonogramFailure>
-            do {
-                let sonogram = try await sonograms.sonogram(of: item, shape: shape)
-                result = .success(
-                    presenter.sonogram(sonogram, label: recording.label, title: recording.englishName))
-            } catch is CancellationError {
-                result = .failure(SonogramFailure(message: "sono \(row) stopped"))
-            } catch {
-                result = .failure(SonogramFailure(message: userMessage(for: error)))
-            }
-            sink.yield(.sonogram(result))
-        }
-        if !console.isInteractive { blocker = .sonogram }
-    }
-
-    /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
-    /// (it is ahead of the rendered state, as for `stop`).
-    private func loopAnnotation(_ k: Int) {
-        guard let recording = playing?.recording else {
-            console.print([presenter.refusal("nothing is playing: play a row, then loop ann <k>")])
-            return
-        }
-        let boxes = recording.annotations
-        guard !boxes.isEmpty else {
-            console.print([presenter.refusal("\(recording.label) has no annotation boxes")])
-            return
-        }
-        guard k <= boxes.count else {
-            console.print([
-                presenter.refusal("\(recording.label) has \(boxes.count) annotation boxes, not \(k); info lists them")
-            ])
-            return
-        }
-        guard let span = boxes[k - 1].span else {
-            console.print([
-                presenter.refusal("annotation box \(k) of \(recording.label) has no start and end time to loop")
-            ])
-            return
-        }
-        refuseIf(player.loop(from: .absolute(span.start), to: .absolute(span.end)))
-    }
-
     /// A new search (typed, or `also`): the queue's rows no longer mean anything.
     private func search(_ query: SearchQuery) async {
         run(queue.handle(.listReplaced))
@@ -533,47 +369,10 @@ public actor REPL {
     }
 
     /// Starts a recording (a row, or the queue's item) and tells the cache what it is.
-    private func start(_ recording: Recording) {
+    func start(_ recording: Recording) {
         guard let item = recording.playItem else { return }
         playing = (player.play(item), recording)
         fieldKit.played(recording)
-    }
-
-    /// Runs what the queue decided.
-    private func run(_ action: PlayQueueAction) {
-        console.print(presenter.queue(action, queued: queue.state.items))
-        guard case .play(let item, _, _) = action else { return }
-        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
-        start(item.recording)
-        queueTicket = playing?.ticket
-    }
-
-    /// Runs what the save machine decided.
-    private func run(_ action: SaveBatchAction) {
-        switch action {
-        case .nothing:
-            break
-        case .refuse(let reason):
-            console.print([presenter.refusal(reason)])
-        case .done(let saved, let existing, let failed, let directory, let stopped):
-            saveTask = nil
-            console.print([
-                presenter.saveDone(
-                    saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
-            ])
-            if blocker == .saving { blocker = nil }
-        case .save(let item, let directory, _, _, let batch):
-            let recording = item.recording
-            let saver = fieldKit.saver
-            let sink = eventSink
-            saveTask = Task {
-                let outcome = await saver.save(recording, into: directory) { progress in
-                    sink.yield(.saveProgress(batch: batch, progress))
-                }
-                sink.yield(.saveEnded(batch: batch, outcome))
-            }
-            if !console.isInteractive { blocker = .saving }
-        }
     }
 
     /// The rows a selection names, or nil after one line saying why.
@@ -595,7 +394,7 @@ public actor REPL {
         return (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst()
     }
 
-    private func refuseIf(_ refusal: String?) {
+    func refuseIf(_ refusal: String?) {
         if let refusal { console.print([presenter.refusal(refusal)]) }
     }
 
@@ -607,7 +406,7 @@ public actor REPL {
         }
     }
 
-    private func recording(at row: Int, for command: String) -> Recording? {
+    func recording(at row: Int, for command: String) -> Recording? {
         let rows = listState.rows
         guard !rows.isEmpty else {
             console.print([presenter.refusal("no rows yet: search first, e.g. search en:wren")])

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import ChirperCore
+
+/// The player's pipeline task: one track's feed from the source to the sink.
+extension Player {
+    // MARK: - The pipeline
+
+    func runPipeline(_ pipeline: Pipeline, item: PlayItem, segment: PlaybackSegment) async -> PipelineOutcome {
+        do {
+            try Task.checkCancellation()
+            try await sink.prepare()
+            let source = try sources.source(for: item.location)
+            return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
+                // The feed first: its child task is scheduled first, and the request goes out sooner.
+                group.addTask {
+                    // The feed belongs to this task alone.
+                    let feed = TrackFeed(
+                        ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
+                        configuration: self.configuration, backoffClock: self.clocks.backoff,
+                        send: { event in self.send(event).action },
+                        openOutput: { format, number, continuing in
+                            try await self.openOutput(
+                                format, item: item, pipeline: pipeline, segment: number, continuing: continuing)
+                        })
+                    return try await feed.run()
+                }
+                group.addTask {
+                    try await self.reportProgress(pipeline)
+                    return nil
+                }
+                let outcome = try await group.next() ?? nil
+                group.cancelAll()
+                if let reason = pipeline.failure { return .failed(reason) }
+                return outcome ?? .ended
+            }
+        } catch {
+            if let reason = pipeline.failure { return .failed(reason) }
+            if pipeline.isStopped { return .ended }
+            return .failed(
+                error is CancellationError ? "playback was interrupted; play again" : userMessage(for: error))
+        }
+    }
+
+    /// A sink output for one segment of `item`; its underruns are reported for that segment.
+    private func openOutput(
+        _ format: PCMFormat, item: PlayItem, pipeline: Pipeline, segment: Int, continuing: Bool
+    ) async throws -> any AudioOutput {
+        let ticket = pipeline.ticket
+        return try await sink.openOutput(
+            format: format,
+            label: item.label,
+            bufferSeconds: configuration.policy.sinkBuffer,
+            continuing: continuing,
+            onUnderrun: { [weak self] in
+                // Called on the sound server's thread: hop off it before touching the machine. The position
+                // goes first, so the machine knows what is really left in the sink.
+                Task {
+                    guard let self else { return }
+                    if let played = pipeline.output.played {
+                        self.send {
+                            $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment)
+                        }
+                    }
+                    self.send { $0.underrun(ticket: ticket, segment: segment) }
+                }
+            }
+        )
+    }
+
+    /// Reads the sink's position every `progressInterval` (also while draining, when nothing is written).
+    private func reportProgress(_ pipeline: Pipeline) async throws {
+        let ticket = pipeline.ticket
+        while true {
+            try await clocks.progress.sleep(for: configuration.progressInterval)
+            if let played = pipeline.output.played {
+                send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
+            }
+        }
+    }
+}
+
+extension ByteSources {
+    /// HTTP(S) through AsyncHTTPClient (only http and https URLs), local paths from the file system.
+    public static func live(httpClient: HTTPClient = .shared) -> ByteSources {
+        ByteSources { location in
+            switch location {
+            case .remote(let url): try HTTPByteSource(url: url, client: httpClient)
+            case .local(let path): FileByteSource(path: path)
+            }
+        }
+    }
+}

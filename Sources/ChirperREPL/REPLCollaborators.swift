@@ -1,0 +1,75 @@
+import ChirperCatalog
+import ChirperCore
+import Foundation
+
+/// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
+/// passes refusals on.
+public protocol PlaybackControl: Sendable {
+    /// The current state, then every change, in order.
+    func stateUpdates() -> AsyncStream<PlaybackState>
+    /// Starts `item` (stopping whatever plays); the ticket names this request in the states that follow.
+    func play(_ item: PlayItem) -> PlaybackTicket
+    /// Returns once nothing is left running; or the reason there was nothing to stop.
+    func stop() async -> String?
+    /// Nil, or the reason it cannot pause.
+    func pause() -> String?
+    /// Nil, or the reason it cannot resume.
+    func resume() -> String?
+    /// Nil, or the reason it cannot seek there (nothing playing, a time outside the recording).
+    func seek(_ time: TimeInput) -> String?
+    /// Nil, or the reason it cannot loop that section.
+    func loop(from a: TimeInput, to b: TimeInput) -> String?
+    /// Nil, or the reason there is no loop to end.
+    func loopOff() -> String?
+    /// Nil, or the reason the speed was not taken.
+    func setSpeed(_ speed: PlaybackSpeed) -> String?
+    /// Nil, or the reason the volume was not taken.
+    func setVolume(_ percent: Int) -> String?
+    /// Nil, or the reason it changes nothing (already muted, not muted).
+    func setMuted(_ muted: Bool) -> String?
+    /// Speed, volume and mute now.
+    var settings: PlaybackSettings { get }
+    /// Stops and releases the sound server connection.
+    func shutdown() async
+}
+
+/// What `sono <n>` needs: a recording decoded (not played) into a sonogram of a given shape.
+public protocol SonogramSource: Sendable {
+    /// Throws a `UserFacingError` (one line) or `CancellationError`.
+    func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
+}
+
+/// What `save` needs: one recording downloaded into a folder, its progress reported as it goes.
+public protocol RecordingSaving: Sendable {
+    func save(
+        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
+    ) async -> SaveOutcome
+}
+
+/// The field kit's collaborators: the saver, where `save` puts files by default, and what to tell the play
+/// cache when a recording starts (its metadata, for `--offline`).
+public struct FieldKit: Sendable {
+    public var saver: any RecordingSaving
+    public var saveDirectory: String
+    public var played: @Sendable (Recording) -> Void
+
+    public init(
+        saver: any RecordingSaving, saveDirectory: String, played: @escaping @Sendable (Recording) -> Void = { _ in }
+    ) {
+        self.saver = saver
+        self.saveDirectory = saveDirectory
+        self.played = played
+    }
+
+    /// For sessions and tests that never save: a `save` is refused with one line.
+    public static let none = FieldKit(saver: NoSaver(), saveDirectory: "")
+}
+
+/// Refuses every save (no saver was given).
+struct NoSaver: RecordingSaving {
+    func save(
+        _ recording: Recording, into directory: String, progress: @escaping @Sendable (SaveProgress) -> Void
+    ) async -> SaveOutcome {
+        .failed(label: recording.label, reason: "saving is not available in this session")
+    }
+}
