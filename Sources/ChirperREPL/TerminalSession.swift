@@ -9,7 +9,7 @@ import Foundation
 
 /// The write end of the self-pipe, for the SIGWINCH handler (which can only reach globals).
 // Written on the terminal thread before the handler is installed and not changed while it is.
-nonisolated(unsafe) private var resizeWakeDescriptor: Int32 = -1
+nonisolated(unsafe) var resizeWakeDescriptor: Int32 = -1
 
 /// Everything the terminal thread owns: the libedit handles and the model of what is on the screen.
 ///
@@ -22,18 +22,18 @@ final class TerminalSession {
         var endOfFileCharacter: UInt8
     }
 
-    private let editLine: OpaquePointer
+    let editLine: OpaquePointer
     private let history: TerminalHistory
     private let files: [UnsafeMutablePointer<FILE>]
-    private let mailbox: TerminalMailbox
+    let mailbox: TerminalMailbox
     private let continuation: AsyncStream<String>.Continuation
     private let endOfFileCharacter: UInt8
-    private var previousResizeAction = sigaction()
+    var previousResizeAction = sigaction()
 
     /// The prompt text, and the same as a C string for libedit's prompt function.
     private var prompt: String
     private var promptCString: UnsafeMutablePointer<CChar>
-    private var columns: Int
+    var columns: Int
     /// The status line the app wants shown.
     private var status: String?
     /// The status line on the screen, directly above the prompt's first row (or above the cursor's row when no
@@ -44,11 +44,11 @@ final class TerminalSession {
     /// Standard input has ended (Ctrl-D at an empty prompt, or a hang-up): no more keys are read.
     private var inputEnded = false
     /// Lines to print once the current key is handled (a completion list, a history warning).
-    private var pendingLines: [String] = []
+    var pendingLines: [String] = []
     /// A libedit call failed while running, and the user was told.
     private var toldRunTimeRefusal = false
     /// Ctrl-L was pressed.
-    private var clearRequested = false
+    var clearRequested = false
     /// Bytes for the screen, written at `flush`.
     private var output: [UInt8] = []
 
@@ -336,7 +336,7 @@ final class TerminalSession {
     }
 
     /// Moves to the start of the status line (or of the prompt) and clears to the end of the screen.
-    private func erase(cursorRow: Int? = nil) {
+    func erase(cursorRow: Int? = nil) {
         var up = 0
         if editing {
             up =
@@ -363,7 +363,7 @@ final class TerminalSession {
     }
 
     /// Draws the status line and, when editing, has libedit draw the prompt and the line from the cursor's row.
-    private func draw() {
+    func draw() {
         drawStatus()
         if editing {
             stage()
@@ -402,30 +402,6 @@ final class TerminalSession {
     }
 
     /// On a new width: erase with the old layout, tell libedit, draw with the new one.
-    private func followResize() {
-        guard let newColumns = TerminalConsole.terminalColumns(), newColumns != columns else { return }
-        erase()
-        columns = newColumns
-        mailbox.columns = newColumns
-        el_resize(editLine)
-        draw()
-    }
-
-    private func installResizeHandler() {
-        resizeWakeDescriptor = mailbox.wakeWriter
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
-            let saved = errno
-            var byte: UInt8 = 2
-            _ = Glibc.write(resizeWakeDescriptor, &byte, 1)
-            errno = saved
-        }
-        sigemptyset(&action.sa_mask)
-        // SA_RESTART: libedit's read(2) carries on instead of failing with EINTR.
-        action.sa_flags = SA_RESTART
-        sigaction(SIGWINCH, &action, &previousResizeAction)
-    }
-
     private func write(_ text: some StringProtocol) {
         output.append(contentsOf: text.utf8)
     }
@@ -445,44 +421,11 @@ final class TerminalSession {
     }
 
     /// The line being edited, whole and up to the cursor.
-    private func currentLine() -> (all: String, beforeCursor: String) {
+    func currentLine() -> (all: String, beforeCursor: String) {
         guard let info = el_line(editLine)?.pointee, let start = info.buffer else { return ("", "") }
         let all = UnsafeRawBufferPointer(start: start, count: info.lastchar - start)
         let before = UnsafeRawBufferPointer(start: start, count: info.cursor - start)
         return (String(decoding: all, as: UTF8.self), String(decoding: before, as: UTF8.self))
-    }
-
-    // MARK: - Keys bound to chirper-play's commands (called by libedit inside el_gets)
-
-    /// Tab: completes the word before the cursor; with several candidates and nothing in common to add, lists them.
-    fileprivate func complete() -> UInt8 {
-        let before = currentLine().beforeCursor
-        let candidates = Completion.candidates(lineBeforeCursor: before)
-        let word = before.last == " " ? "" : String(before.split(separator: " ").last ?? "")
-        guard let first = candidates.first else { return UInt8(CC_REFRESH_BEEP) }
-        if candidates.count == 1 {
-            // A tag ("cnt:") wants its value straight after it; a finished word gets a space.
-            return replace(word, with: first.hasSuffix(":") ? first : first + " ")
-        }
-        let common = candidates.dropFirst().reduce(first) { String($0.commonPrefix(with: $1)) }
-        if common.unicodeScalars.count > word.unicodeScalars.count {
-            return replace(word, with: common)
-        }
-        pendingLines += TerminalLayout.table(candidates, columns: columns)
-        return UInt8(CC_NORM)
-    }
-
-    private func replace(_ word: String, with text: String) -> UInt8 {
-        let count = word.unicodeScalars.count
-        if count > 0 { el_deletestr(editLine, Int32(count)) }
-        guard el_insertstr(editLine, text) == 0 else { return UInt8(CC_REFRESH_BEEP) }
-        return UInt8(CC_REFRESH)
-    }
-
-    /// Ctrl-L: libedit's own clear-screen would lose the status line, so the loop clears and redraws both.
-    fileprivate func requestClear() -> UInt8 {
-        clearRequested = true
-        return UInt8(CC_NORM)
     }
 
     /// Shows the history's warning line, if it has one, with the next redraw.
