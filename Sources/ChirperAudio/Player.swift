@@ -67,7 +67,7 @@ public final class Player: Sendable {
         }
     }
 
-    private struct Locked {
+    struct Locked {
         var machine: PlaybackMachine
         var published: PlaybackState = .start
         var subscribers: [Int: AsyncStream<PlaybackState>.Continuation] = [:]
@@ -88,9 +88,9 @@ public final class Player: Sendable {
     /// Time on the progress clock since the player was made (for the publish throttle).
     private let progressElapsed: @Sendable () -> Duration
     /// Time on the stall clock since the player was made (for the stall watchdog).
-    private let stallElapsed: @Sendable () -> Duration
+    let stallElapsed: @Sendable () -> Duration
     let configuration: Configuration
-    private let locked: NIOLockedValueBox<Locked>
+    let locked: NIOLockedValueBox<Locked>
 
     /// - Parameters:
     ///   - sink: where the sound goes (kept for the session).
@@ -284,44 +284,6 @@ public final class Player: Sendable {
         }
         run(effect)
         return reply
-    }
-
-    /// Times the machine's stall watch: a new watch starts the wait from now, no watch stops the timer.
-    private func followStallWatch(at now: Duration, in locked: inout Locked) {
-        let watch = locked.machine.stallWatch
-        guard watch != locked.stall?.watch else { return }
-        guard let watch else {
-            locked.stall = nil
-            locked.stallTimer?.cancel()
-            locked.stallTimer = nil
-            return
-        }
-        locked.stall = (watch, now)
-        if locked.stallTimer == nil {
-            locked.stallTimer = Task { [self] in await watchStalls() }
-        }
-    }
-
-    /// Sleeps on the stall clock until the current watch has lasted `stallTimeout`, then tells the machine
-    /// (which fails the track if the watch is still current). Ends when the machine watches nothing.
-    private func watchStalls() async {
-        let timeout = configuration.stallTimeout
-        while !Task.isCancelled {
-            let wait = locked.withLockedValue { locked -> (watch: StallWatch, left: Duration)? in
-                locked.stall.map { ($0.watch, $0.since + timeout - stallElapsed()) }
-            }
-            guard let wait else { return }
-            guard wait.left <= .zero else {
-                do {
-                    try await clocks.stall.sleep(for: wait.left)
-                } catch {
-                    return
-                }
-                continue
-            }
-            let (seconds, attoseconds) = timeout.components
-            send { $0.stallTimedOut(wait.watch, after: Double(seconds) + Double(attoseconds) / 1e18) }
-        }
     }
 
     /// What a command learns from the machine, at the moment it decided.
