@@ -2,11 +2,13 @@ import ChirperCore
 
 /// One track's work, run by its pipeline task: fetch → hold → decode → seek and loop → speed → sink.
 ///
-/// Every step is reported to the playback machine through `send`; its decisions (reconnect, give up, drain,
-/// restart a segment for a seek, a loop or a speed change) arrive in the pipeline's mailbox, which is polled
-/// between steps. The bytes that arrived are held (`HeldBytes`), so a seek or a loop back inside them needs
-/// no request; beyond them a seek asks the source from the byte `mpg123_feedseek` (or the WAV header) names.
-/// Positions are recording time: `cursor` counts the recording frames decoded, whatever the speed.
+/// The driver of `FeedMachine`, which decides (the next step, what a command means, which frames play, loop
+/// wraps and replays, the end); this class owns the reader, the held bytes, the decoder, the speed stage and
+/// the output, and carries the decisions out. Every step is reported to the playback machine through `send`;
+/// its decisions (reconnect, give up, drain, restart a segment for a seek, a loop or a speed change) arrive in
+/// the pipeline's mailbox, polled between steps. The bytes that arrived are held (`HeldBytes`), so a seek or a
+/// loop back inside them needs no request; beyond them a seek asks the source from the byte `mpg123_feedseek`
+/// (or the WAV header) names.
 final class TrackFeed {
     /// Feeds one event to the machine and runs what it decides; returns the action it named.
     typealias Send = (_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> PlaybackMachine.Action
@@ -14,9 +16,12 @@ final class TrackFeed {
     /// the track had an output before (a seek, a loop, a format change).
     typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
 
-    /// The rest of a decoded batch is not to be played: the segment moved (a loop wrapped, or a seek waited
-    /// for the format).
-    private struct Repositioned: Error {}
+    /// Whether what was being delivered still stands, or the segment moved (a seek retired the output, a loop
+    /// wrapped, or a seek waiting for the format was carried out): then the rest is not played.
+    private enum Flow {
+        case goOn
+        case repositioned
+    }
 
     private let ticket: PlaybackTicket
     private let source: any ByteSource
@@ -26,7 +31,7 @@ final class TrackFeed {
     private let send: Send
     private let openOutput: OpenOutput
 
-    private var plan: PlaybackSegment
+    private var machine: FeedMachine
     /// The last 1 MiB that arrived (a minute of a 128 kbit/s MP3): seeks and loops back inside them need
     /// no request, and memory stays flat however long the recording (an earlier part comes from the cache
     /// or a Range request).
@@ -35,36 +40,12 @@ final class TrackFeed {
     private var headerBytes: [UInt8] = []
     private var reader: (any ByteReader)?
     private var total: Int64?
-    /// Every byte of the body has arrived (up to `held.end`).
-    private var networkEnded = false
     private var decoder: StreamDecoder
     /// The next body byte to feed the decoder.
     private var decodeOffset: Int64 = 0
-    private var format: PCMFormat?
     private var speed: SpeedProcessor?
-    /// The recording frame of the next decoded frame.
-    private var cursor = 0
-    /// Decoded frames below this are dropped: a seek that landed early (MP3) starts at its target.
-    private var skipUntil = 0
-    /// Output seconds queued in this segment (the machine's timeline counts from the segment's start).
-    private var segmentQueued = 0.0
-    /// A restart that came before the decoder knew its format; carried out when it does.
-    private var awaitingFormat: PlaybackSegment?
-    private var durationReported = false
     /// An output was opened for this track already.
     private var openedOutput = false
-    /// The loop's first pass as decoded (nil when there is no loop or it is too long to keep): later
-    /// passes replay it, so every seam is the same sample-exact join and costs no decoding.
-    private var loopPass: [Int16]?
-    /// Replaying `loopPass`: the next sample to play.
-    private var replayAt: Int?
-    /// The recording frame right after the kept pass (the loop's end).
-    private var passEndFrame = 0
-    /// The loop is too long to keep in memory: every pass seeks back.
-    private var loopTooLong = false
-
-    /// Output seconds at a segment's start that are decoded and written in small pieces (see `starting`).
-    private static let finePiecesFor = 1.0
 
     /// The smallest piece written while the segment is `starting` (for a policy whose start floor is 0).
     private static let smallestStartPiece = 0.05
@@ -73,9 +54,6 @@ final class TrackFeed {
     /// see `decodeNext`): the first sound waits for about a quarter of a second of a 128 kbit/s MP3, not for a
     /// whole `decodeChunkBytes`.
     private static let firstDecodeBytes = 4 * 1024
-
-    /// A loop longer than this (in samples, 64 MiB) is replayed by seeking back instead of from memory.
-    private static let loopPassLimit = 32 << 20
 
     init(
         ticket: PlaybackTicket,
@@ -90,13 +68,12 @@ final class TrackFeed {
         self.ticket = ticket
         self.source = source
         self.pipeline = pipeline
-        self.plan = segment
+        self.machine = FeedMachine(segment: segment)
         self.configuration = configuration
         self.backoffClock = backoffClock
         self.send = send
         self.openOutput = openOutput
         self.decoder = StreamDecoder()
-        if segment.start > 0 { awaitingFormat = segment }
     }
 
     /// Plays the track to its end (or until stopped, failed or given up).
@@ -106,99 +83,100 @@ final class TrackFeed {
         decoder = StreamDecoder(expectedLength: total)
         while true {
             while let command = pipeline.mailbox.poll() {
-                if let outcome = try await handle(command) { return outcome }
+                if let outcome = try await carryOut(command, while: .step) { return outcome }
             }
             do {
-                if replayAt != nil {
+                switch machine.nextStep(undecodedInput: decodeOffset < held.end, readerOpen: reader != nil) {
+                case .replay:
                     try await replayNext()
-                } else if decodeOffset < held.end {
+                case .decode:
                     try await decodeNext()
-                } else if networkEnded {
-                    if let outcome = try await endSegment() { return outcome }
-                } else if let outcome = try await readNext() {
-                    return outcome
+                case .endOfBody:
+                    if let outcome = try await endOfBody() { return outcome }
+                case .read:
+                    try await readNext()
+                case .dropped:
+                    if let outcome = try await connectionDropped() { return outcome }
                 }
-            } catch let error where isInterruption(error) {
-                // A seek retired the output (its command is in the mailbox), or a loop moved on.
+            } catch is CancellationError where !pipeline.isStopped {
+                // An output operation (a drain, a write) was cut short because a seek retired that output; the
+                // seek's restart is in the mailbox.
                 continue
             }
         }
     }
 
-    /// A command that may come at any step.
-    private func handle(_ command: PipelineCommand) async throws -> PipelineOutcome? {
-        switch command {
-        case .stop:
+    /// Carries out what `command` means while the feed waits for `waiting`: an outcome ends the pipeline.
+    private func carryOut(_ command: PipelineCommand?, while waiting: FeedMachine.Waiting) async throws
+        -> PipelineOutcome?
+    {
+        try await act(machine.command(command, while: waiting, readerOpen: reader != nil))
+    }
+
+    /// Waits for commands while the feed waits for `waiting`, carrying each out, until one that `done` names
+    /// (a stale command, or a loop change, leaves the wait as it was).
+    private func waitForCommands(while waiting: FeedMachine.Waiting, until done: (FeedMachine.CommandAction) -> Bool)
+        async throws -> PipelineOutcome?
+    {
+        while true {
+            let meaning = machine.command(await pipeline.mailbox.next(), while: waiting, readerOpen: reader != nil)
+            if let outcome = try await act(meaning) { return outcome }
+            if done(meaning) { return nil }
+        }
+    }
+
+    /// Carries out a command's meaning; an outcome ends the pipeline.
+    private func act(_ meaning: FeedMachine.CommandAction) async throws -> PipelineOutcome? {
+        switch meaning {
+        case .finish:
             return .ended
         case .restart(let segment):
             try await restart(segment)
-        case .setLoop(let loop):
-            plan.loop = loop
         case .reconnect(let from, let attempt):
-            // A seek may have made a new request since the drop was reported.
-            if reader == nil && !networkEnded { try await reconnect(from: from, attempt: attempt) }
+            try await reconnect(from: from, attempt: attempt)
         case .drain:
-            // Stale: it answered the end of a segment a restart has replaced.
+            guard let output = pipeline.output.current else { return nil }
+            try await output.drain()
+            let number = machine.plan.number
+            if case .finishPipeline = send({ $0.drainFinished(ticket: ticket, segment: number) }) {
+                return .drained
+            }
+        case .none:
             break
         }
         return nil
     }
 
-    private func isInterruption(_ error: any Error) -> Bool {
-        if error is Repositioned { return true }
-        return error is CancellationError && !pipeline.isStopped
-    }
-
     // MARK: - Reading
 
-    /// Reads the next chunk from the network into `held`; a dropped connection asks the machine.
-    private func readNext() async throws -> PipelineOutcome? {
-        guard let current = reader else { return try await connectionDropped() }
+    /// Reads the next chunk from the network into `held`; a dropped connection is met at the next step.
+    private func readNext() async throws {
+        guard let current = reader else { return }
         let next: [UInt8]?
         do {
             next = try await current.read()
         } catch  where source.canResume && Self.isDrop(error) {
             reader = nil
-            return nil
+            return
         }
         guard let chunk = next else {
-            if source.canResume, let total, held.end < total {
-                reader = nil
-            } else {
-                networkEnded = true
-            }
-            return nil
+            if machine.bodyEnded(received: held.end, total: total, canResume: source.canResume) { reader = nil }
+            return
         }
         if held.end < 64 * 1024 && held.heldFrom == 0 {
             headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
         }
         held.append(chunk, keepingFrom: decodeOffset)
         _ = send { $0.bytesArrived(chunk.count, ticket: ticket) }
-        return nil
     }
 
     /// The connection dropped: the machine decides (reconnect after a back-off, or give up, which stops the
     /// pipeline); a restart may come first.
     private func connectionDropped() async throws -> PipelineOutcome? {
-        _ = send { [plan, ticket] in $0.connectionDropped(ticket: ticket, segment: plan.number) }
-        switch await pipeline.mailbox.next() {
-        case .reconnect(let from, let attempt):
-            try await reconnect(from: from, attempt: attempt)
-            return nil
-        case .stop, nil:
-            // Stopped, or given up (the pipeline carries the reason).
-            return .ended
-        case .restart(let segment):
-            // A stale drop (the machine had moved on): the restart says where to go.
-            try await restart(segment)
-            return nil
-        case .setLoop(let loop):
-            plan.loop = loop
-            return nil
-        case .drain:
-            // Drains answer `endOfStream`, which is not sent while bytes are missing.
-            return nil
-        }
+        let number = machine.plan.number
+        _ = send { [ticket] in $0.connectionDropped(ticket: ticket, segment: number) }
+        // A restart (a stale drop: the machine had moved on) or a reconnect ends the wait.
+        return try await waitForCommands(while: .reconnect) { _ in true }
     }
 
     private func reconnect(from offset: Int64, attempt: Int) async throws {
@@ -224,14 +202,15 @@ final class TrackFeed {
     /// the floor once the encoder's delay is skipped).
     private func decodeNext() async throws {
         var decoded: [DecodedAudio] = []
-        var decodedFormat = format
+        var decodedFormat = machine.format
         var seconds = 0.0
         repeat {
             guard let bytes = held.bytes(from: decodeOffset) else {
                 preconditionFailure("the decode offset stays inside the held bytes")
             }
             let piece = bytes.prefix(
-                starting ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
+                machine.starting
+                    ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
             let more = try piece.withUnsafeBytes { try decoder.feed($0) }
             decodeOffset += Int64(piece.count)
             for item in more {
@@ -249,195 +228,151 @@ final class TrackFeed {
                     }
                 }
             }
-        } while decodeOffset < held.end && segmentQueued + seconds < configuration.policy.startFloor
-        try await deliver(decoded)
+        } while decodeOffset < held.end && machine.segmentQueued + seconds < configuration.policy.startFloor
+        _ = try await deliver(decoded)
     }
 
-    /// Every byte was decoded: wrap a loop that reaches the end, or report the end and wait for the
-    /// machine (drain, or a restart).
-    private func endSegment() async throws -> PipelineOutcome? {
-        if let loop = plan.loop, format != nil {
-            passEndFrame = cursor
-            try await wrap(to: loop.start)
+    /// Every byte was decoded: wrap a loop that reaches the end, or play the rest out, report the end and
+    /// wait for the machine (drain, or a restart).
+    private func endOfBody() async throws -> PipelineOutcome? {
+        if case .wrap(let start) = machine.endOfBody() {
+            try await wrap(to: start)
             return nil
         }
-        loopPass = nil
-        try await deliver(try decoder.finish())
+        guard try await deliver(try decoder.finish()) == .goOn else { return nil }
         // The speed stage holds the last few milliseconds (keep: libsonic's pitch periods): they end the track.
-        if let tail = try speed?.flush(), !tail.isEmpty { try await play(tail, sped: true) }
-        _ = send { [plan, ticket] in $0.endOfStream(ticket: ticket, segment: plan.number) }
-        while true {
-            switch await pipeline.mailbox.next() {
-            case .drain:
-                guard let output = pipeline.output.current else { continue }
-                try await output.drain()
-                let number = plan.number
-                if case .finishPipeline = send({ $0.drainFinished(ticket: ticket, segment: number) }) {
-                    return .drained
-                }
-            // Not finished: a restart came meanwhile, and is next in the mailbox.
-            case .restart(let segment):
-                try await restart(segment)
-                return nil
-            case .setLoop(let loop):
-                plan.loop = loop
-            case .reconnect:
-                // Stale: every byte is here.
-                break
-            case .stop, nil:
-                return .ended
-            }
+        if let tail = try speed?.flush(), !tail.isEmpty {
+            guard try await play(tail, sped: true) == .goOn else { return nil }
+        }
+        let number = machine.plan.number
+        _ = send { [ticket] in $0.endOfStream(ticket: ticket, segment: number) }
+        // A drain that finishes the track, or a restart, ends the wait.
+        return try await waitForCommands(while: .drain) { meaning in
+            if case .restart = meaning { return true }
+            return false
         }
     }
 
     /// Hands decoded audio on: formats open outputs, samples are cut to the loop, sped and written.
-    private func deliver(_ decoded: [DecodedAudio]) async throws {
+    private func deliver(_ decoded: [DecodedAudio]) async throws -> Flow {
         for piece in decoded {
             switch piece {
             case .format(let newFormat, let duration):
-                if let duration, !durationReported {
-                    durationReported = true
-                    _ = send { $0.durationKnown(duration, ticket: ticket) }
+                let current = pipeline.output.current
+                for action in machine.formatArrived(newFormat, duration: duration, outputFormat: current?.format) {
+                    switch action {
+                    case .reportDuration(let seconds):
+                        _ = send { $0.durationKnown(seconds, ticket: ticket) }
+                    case .drainOutput:
+                        // A format change inside the track: play out the old stream, then open a new one.
+                        try await current?.drain()
+                    case .restart(let segment):
+                        // A seek came before the format: carry it out now (it opens the output).
+                        try await restart(segment)
+                        return .repositioned
+                    case .openOutput(let format):
+                        speed = try SpeedProcessor(format: format, speed: machine.plan.settings.speed)
+                        try await install(format)
+                    }
                 }
-                if let current = pipeline.output.current, current.format == newFormat, format == newFormat {
-                    continue
-                }
-                if let current = pipeline.output.current, current.format != newFormat {
-                    // A format change inside the track: play out the old stream, then open a new one.
-                    try await current.drain()
-                }
-                format = newFormat
-                if let waiting = awaitingFormat {
-                    // A seek came before the format: carry it out now (it opens the output).
-                    awaitingFormat = nil
-                    try await restart(waiting)
-                    throw Repositioned()
-                }
-                speed = try SpeedProcessor(format: newFormat, speed: plan.settings.speed)
-                try await install(newFormat)
             case .samples(let samples):
-                guard let format else { throw MP3DecoderError(code: 0, message: "samples before a format") }
+                guard let format = machine.format else {
+                    throw MP3DecoderError(code: 0, message: "samples before a format")
+                }
                 let channels = format.channels
                 let frames = samples.count / channels
-                let first = min(frames, max(0, skipUntil - cursor))
-                var end = frames
-                var wraps = false
-                if let loop = plan.loop {
-                    (end, wraps) = loop.cut(first: cursor, frames: frames, sampleRate: format.sampleRate)
-                }
-                if end > first {
+                let cut = machine.decoded(frames: frames)
+                if !cut.frames.isEmpty {
                     // Whole batches (the usual case) go on as they are, without a copy.
                     let kept =
-                        first == 0 && end == frames ? samples : Array(samples[(first * channels)..<(end * channels)])
-                    if plan.loop != nil, loopPass != nil { keepForLoop(kept) }
-                    try await play(kept, ahead: arrivedAhead(decodedFrames: cursor + frames))
+                        cut.frames == 0..<frames
+                        ? samples
+                        : Array(samples[(cut.frames.lowerBound * channels)..<(cut.frames.upperBound * channels)])
+                    machine.keepForLoop(kept)
+                    let ahead = arrivedAhead(decodedFrames: machine.cursor)
+                    guard try await play(kept, ahead: ahead) == .goOn else { return .repositioned }
                 }
-                cursor += frames
-                if wraps, let loop = plan.loop {
-                    passEndFrame = loop.frames(sampleRate: format.sampleRate).upperBound
-                    try await wrap(to: loop.start)
-                    throw Repositioned()
+                if let start = cut.wrapTo {
+                    try await wrap(to: start)
+                    return .repositioned
                 }
             }
         }
+        return .goOn
     }
 
     /// Through the speed stage to the sink, in pieces each reported as queued: while a segment's first second
     /// is queued, pieces of the policy's start floor (the least the machine starts the sound on, so the piece
     /// that reaches it is written and reported at once, not in many small steps), then half a second (fewer
-    /// steps per second of audio: decoding to a file or the null sink runs faster).
-    private func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws {
-        guard let format else { return }
+    /// steps per second of audio: decoding to a file or the null sink runs faster). `.repositioned` when a
+    /// seek retired the output meanwhile (its restart is in the mailbox).
+    private func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws -> Flow {
+        guard let format = machine.format else { return .goOn }
         let out = sped ? samples : try speed?.process(samples) ?? samples
-        let seconds = starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
+        let seconds = machine.starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
         let frames = (Double(format.sampleRate) * seconds).rounded(.up)
         let step = max(format.channels, Int(frames) * format.channels)
-        let number = plan.number
+        let number = machine.plan.number
         var start = 0
         while start < out.count {
-            guard let output = pipeline.output.current else { throw CancellationError() }
+            guard let output = pipeline.output.current else { return .repositioned }
             let end = min(start + step, out.count)
-            try await output.write(start == 0 && end == out.count ? out : Array(out[start..<end]))
+            do {
+                try await output.write(start == 0 && end == out.count ? out : Array(out[start..<end]))
+            } catch is CancellationError where !pipeline.isStopped {
+                return .repositioned  // the output was retired under the write
+            }
             let seconds = format.seconds(ofSamples: end - start)
-            segmentQueued += seconds
+            machine.queued(seconds: seconds)
             _ = send { $0.pcmQueued(seconds: seconds, ticket: ticket, segment: number, ahead: ahead) }
             start = end
         }
         if let played = pipeline.output.played {
             _ = send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
         }
+        return .goOn
     }
-
-    /// The segment's first second is being queued: input is decoded 4 KiB at a time up to the start floor,
-    /// and output written in pieces of the floor, so the machine can start the sound as soon as enough is
-    /// there.
-    private var starting: Bool { segmentQueued < Self.finePiecesFor }
 
     /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
     /// far (an ID3 tag in front only makes the estimate smaller). The machine may start the sound on it.
     private func arrivedAhead(decodedFrames: Int) -> Double {
-        guard let format, decodedFrames > 0, decodeOffset > 0 else { return 0 }
+        guard let format = machine.format, decodedFrames > 0, decodeOffset > 0 else { return 0 }
         let decodedSeconds = Double(decodedFrames) / Double(format.sampleRate)
         let bytesPerSecond = Double(decodeOffset) / decodedSeconds
-        return Double(held.end - decodeOffset) / bytesPerSecond / plan.settings.speed.factor
+        return Double(held.end - decodeOffset) / bytesPerSecond / machine.plan.settings.speed.factor
     }
 
     private func install(_ format: PCMFormat) async throws {
-        let output = try await openOutput(format, plan.number, openedOutput)
+        let output = try await openOutput(format, machine.plan.number, openedOutput)
         openedOutput = true
-        try pipeline.output.install(output, segment: plan.number, playedBefore: segmentQueued)
+        try pipeline.output.install(output, segment: machine.plan.number, playedBefore: machine.segmentQueued)
     }
 
-    // MARK: - Seeking
+    // MARK: - Loops and seeks
 
-    /// The loop reached its end: report the seam, then replay the first pass from memory (or, for a loop
-    /// too long to keep, go back to its start in the held bytes).
+    /// The loop reached its end: report the seam, then replay the kept pass from memory, or go back to the
+    /// loop's start in the held bytes.
     private func wrap(to start: Double) async throws {
-        let output = segmentQueued
-        let number = plan.number
-        _ = send { $0.loopWrapped(atOutput: output, to: start, ticket: ticket, segment: number) }
-        if let pass = loopPass, !pass.isEmpty {
-            replayAt = 0
-        } else {
-            // No whole pass was kept (the segment began inside the loop, e.g. after a speed change): seek back
-            // and keep the next pass, which is whole.
-            _ = try await reposition(to: start)
-            loopPass = loopTooLong ? nil : []
+        let output = machine.segmentQueued
+        let number = machine.plan.number
+        _ = send { [ticket] in $0.loopWrapped(atOutput: output, to: start, ticket: ticket, segment: number) }
+        if case .seekBack(let seconds) = machine.wrap(to: start) {
+            _ = try await reposition(to: seconds)
         }
-    }
-
-    private func keepForLoop(_ samples: [Int16]) {
-        guard var pass = loopPass, replayAt == nil else { return }
-        loopPass = nil  // keeps the buffer unique while it grows
-        guard pass.count + samples.count <= Self.loopPassLimit else {
-            loopTooLong = true
-            return
-        }
-        pass += samples
-        loopPass = pass
     }
 
     /// Plays the next piece of the kept pass; at its end, wraps again, or (loop off) goes on decoding from
     /// the loop's end.
     private func replayNext() async throws {
-        guard let pass = loopPass, let at = replayAt, let format else {
-            replayAt = nil
-            return
-        }
-        let end = min(pass.count, at + max(format.channels, format.sampleRate / 4 * format.channels))
-        replayAt = end
-        try await play(Array(pass[at..<end]))
-        guard end == pass.count else { return }
-        if let loop = plan.loop {
-            replayAt = 0
-            let output = segmentQueued
-            let number = plan.number
-            _ = send { $0.loopWrapped(atOutput: output, to: loop.start, ticket: ticket, segment: number) }
-        } else {
-            // The loop was turned off: the audio goes on from where the pass ended.
-            replayAt = nil
-            let seconds = Double(passEndFrame) / Double(format.sampleRate)
-            loopPass = nil
+        guard let piece = machine.nextReplayPiece() else { return }
+        guard try await play(Array(piece)) == .goOn else { return }
+        switch machine.replayPiecePlayed() {
+        case .goOn:
+            break
+        case .wrapped(let output, let start):
+            let number = machine.plan.number
+            _ = send { [ticket] in $0.loopWrapped(atOutput: output, to: start, ticket: ticket, segment: number) }
+        case .resume(let seconds):
             _ = try await reposition(to: seconds)
         }
     }
@@ -445,14 +380,9 @@ final class TrackFeed {
     /// A seek, loop or speed change: a new segment from `segment.start` on a new output (the runner retired
     /// the old one). Before the format is known, it waits for it.
     private func restart(_ segment: PlaybackSegment) async throws {
-        plan = segment
-        segmentQueued = 0
-        replayAt = nil
-        loopTooLong = false
-        // Only a pass from the loop's start is whole (a speed change inside a loop restarts mid-pass).
-        loopPass = segment.loop.map { $0.start == segment.start ? [] : nil } ?? nil
-        guard let format, let landing = try await reposition(to: segment.start) else {
-            awaitingFormat = segment
+        guard machine.restart(segment), let format = machine.format else { return }
+        guard let landing = try await reposition(to: segment.start) else {
+            machine.restartWaitsForFormat()
             return
         }
         speed = try SpeedProcessor(format: format, speed: segment.settings.speed)
@@ -470,7 +400,7 @@ final class TrackFeed {
     /// request. Returns where the audio will start and the offset of a new request; nil before the decoder
     /// can seek (its format is not known yet).
     private func reposition(to seconds: Double) async throws -> (seconds: Double, request: Int64?)? {
-        guard let format else { return nil }
+        guard let format = machine.format else { return nil }
         let frame = SeekPlan(sampleRate: format.sampleRate).frame(atSeconds: seconds)
         let offset: Int64
         let landed: Int
@@ -489,8 +419,7 @@ final class TrackFeed {
         } else {
             return nil
         }
-        cursor = landed
-        skipUntil = frame
+        let start = machine.landed(atFrame: landed, target: frame)
         var request: Int64?
         switch SeekPlan.fetch(target: offset, received: held.end, heldFrom: held.heldFrom) {
         case .continueFeeding, .refeedHeld, .discardForward:
@@ -499,7 +428,7 @@ final class TrackFeed {
             reader = nil
             held.restart(at: from)
             decodeOffset = from
-            networkEnded = false
+            machine.requested()
             request = from
             do {
                 reader = try await source.open(from: from)
@@ -508,7 +437,6 @@ final class TrackFeed {
                 reader = nil
             }
         }
-        let start = Double(max(landed, frame)) / Double(format.sampleRate)
         return (start, request)
     }
 }
