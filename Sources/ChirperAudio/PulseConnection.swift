@@ -191,11 +191,10 @@ final class PulseConnection: @unchecked Sendable {
     /// the connection is going away.
     func park(_ stream: PulseStreamState) -> Bool {
         guard case .ready = state.phase else { return false }
-        if let old = state.parked, old !== stream, let handle = old.stream {
-            old.phase = .closed
-            old.stream = nil
-            pa_stream_disconnect(handle)
-            pa_stream_unref(handle)
+        if let old = state.parked, old !== stream {
+            // A parked stream has no waiters: nothing to resume.
+            var none = PulseResumptions()
+            old.tearDown(into: &none)
         }
         state.parked = stream
         let clock = self.clock
@@ -263,13 +262,9 @@ final class PulseConnection: @unchecked Sendable {
                         connection: self, streamState: parked, contextState: state, lease: parked.lease)
                     return (output, true)
                 }
-                // Another format: the parked stream goes.
-                if let handle = parked.stream {
-                    parked.phase = .closed
-                    parked.stream = nil
-                    pa_stream_disconnect(handle)
-                    pa_stream_unref(handle)
-                }
+                // Another format: the parked stream goes (it has no waiters: nothing to resume).
+                var none = PulseResumptions()
+                parked.tearDown(into: &none)
             }
             var spec = pa_sample_spec(
                 format: PA_SAMPLE_S16LE,

@@ -94,6 +94,27 @@ final class PulseStreamState: @unchecked Sendable {
         gate = new
     }
 
+    /// The stream's one teardown (main loop locked): disconnected if it was connecting or ready, its waiters
+    /// failed (with the stream's error, or cancelled), its queue dropped and its handle released. The state
+    /// stays registered with the connection until libpulse reports the stream terminated, so no callback sees
+    /// freed memory. Nothing happens to a stream already torn down.
+    func tearDown(into resumptions: inout PulseResumptions) {
+        guard let handle = stream else { return }
+        let error = blockingError ?? CancellationError()
+        switch phase {
+        case .connecting, .ready:
+            phase = .closed
+            pa_stream_disconnect(handle)
+        case .failed, .closed:
+            break
+        }
+        failAll(error, into: &resumptions)
+        queue = []
+        queueStart = 0
+        stream = nil
+        pa_stream_unref(handle)
+    }
+
     /// Takes every waiter out, to be failed with `error`.
     func failAll(_ error: any Error, into resumptions: inout PulseResumptions) {
         resumptions.fail(waiters.takeAll(), with: error)
@@ -330,18 +351,7 @@ final class PulseOutput: AudioOutput, Sendable {
                 state.queueStart = 0
                 return
             }
-            switch state.phase {
-            case .connecting, .ready:
-                state.phase = .closed
-                pa_stream_disconnect(stream)
-            case .failed, .closed:
-                break
-            }
-            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
-            state.queue = []
-            state.queueStart = 0
-            state.stream = nil
-            pa_stream_unref(stream)
+            state.tearDown(into: &resumptions)
         }
     }
 
