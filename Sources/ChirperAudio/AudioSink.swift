@@ -12,16 +12,9 @@ public protocol AudioSink: Sendable {
     ///
     /// - Parameters:
     ///   - bufferSeconds: how much audio the output may hold ahead of the listener before `write` waits.
+    ///   - continuing: the output goes on with the same track (after a seek, a loop or a format change), so a
+    ///     sink that records (a WAV file) appends instead of starting over; a sink that plays ignores it.
     ///   - onUnderrun: called (on any thread) when a started output runs out of audio.
-    func openOutput(
-        format: PCMFormat,
-        label: String,
-        bufferSeconds: Double,
-        onUnderrun: @escaping @Sendable () -> Void
-    ) async throws -> any AudioOutput
-    /// As `openOutput(format:label:bufferSeconds:onUnderrun:)`; `continuing` says the output goes on with
-    /// the same track (after a seek, a loop or a format change), so a sink that records (a WAV file) appends
-    /// instead of starting over.
     func openOutput(
         format: PCMFormat,
         label: String,
@@ -38,15 +31,15 @@ public protocol AudioSink: Sendable {
 extension AudioSink {
     public var playsInRealTime: Bool { true }
 
-    /// Sinks that play (rather than record) treat a continuing output like any other.
+    /// An output for a new track (not continuing one).
     public func openOutput(
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
-        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
-        try await openOutput(format: format, label: label, bufferSeconds: bufferSeconds, onUnderrun: onUnderrun)
+        try await openOutput(
+            format: format, label: label, bufferSeconds: bufferSeconds, continuing: false, onUnderrun: onUnderrun)
     }
 }
 

@@ -17,6 +17,7 @@ public final class NullSink: AudioSink {
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
+        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
         counters.withLockedValue { $0.outputs += 1 }

@@ -35,6 +35,7 @@ public final class PulseAudioSink: AudioSink {
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
+        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
         let connection = try await connection()

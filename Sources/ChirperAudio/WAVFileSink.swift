@@ -39,16 +39,6 @@ public final class WAVFileSink: AudioSink {
 
     public var playsInRealTime: Bool { false }
 
-    public func openOutput(
-        format: PCMFormat,
-        label: String,
-        bufferSeconds: Double,
-        onUnderrun: @escaping @Sendable () -> Void
-    ) async throws -> any AudioOutput {
-        try await openOutput(
-            format: format, label: label, bufferSeconds: bufferSeconds, continuing: false, onUnderrun: onUnderrun)
-    }
-
     public func shutdown() {}
 }
 

@@ -39,6 +39,7 @@ final class GatedSink: AudioSink {
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
+        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
         let output = GatedOutput(format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun)

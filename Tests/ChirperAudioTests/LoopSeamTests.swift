@@ -27,6 +27,7 @@ private final class FillingSink: AudioSink {
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
+        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
         let output = FillingOutput(format: format, limit: limit)

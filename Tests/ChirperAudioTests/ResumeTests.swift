@@ -116,6 +116,7 @@ private final class CapturingSink: AudioSink {
         format: PCMFormat,
         label: String,
         bufferSeconds: Double,
+        continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
         captured.withLockedValue { $0.formats.append(format) }
