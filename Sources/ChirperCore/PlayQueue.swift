@@ -29,6 +29,8 @@ public struct PlayQueueState: Sendable, Hashable {
     public var items: [QueueItem]
     public var phase: PlayQueuePhase
     public var autoplay: Bool
+    /// The play request of the item the queue started, once the player has it: its end moves the queue.
+    public var ticket: PlaybackTicket?
 
     public init(items: [QueueItem] = [], phase: PlayQueuePhase = .empty, autoplay: Bool = true) {
         self.items = items
@@ -47,8 +49,11 @@ public struct PlayQueueState: Sendable, Hashable {
 public enum PlayQueueEvent: Sendable, Hashable {
     /// `play 3-7`, `play all`, `play 3`: the queue becomes these items and the first starts.
     case enqueue([QueueItem])
-    /// The playing track ended (or failed: the queue goes on past a bad recording the same way).
-    case trackEnded
+    /// The item the queue started was handed to the player as play request `ticket`.
+    case started(PlaybackTicket)
+    /// Play request `ticket` ended (or failed: the queue goes on past a bad recording the same way). Only the
+    /// end of the request the queue started moves it; any other is not the queue's.
+    case trackEnded(PlaybackTicket)
     case next
     case prev
     case autoplay(Bool)
@@ -73,8 +78,9 @@ public enum PlayQueueAction: Sendable, Hashable {
     case refuse(String)
 }
 
-/// The pure play queue: events in, one action out. The runner starts what `.play` names and reports
-/// `trackEnded` when the playback machine says a track ended.
+/// The pure play queue: events in, one action out. The runner starts what `.play` names, says which play
+/// request that became (`started`), and reports every request's end (`trackEnded`): the machine knows which
+/// is its own.
 public struct PlayQueueMachine: Sendable {
     public private(set) var state: PlayQueueState
 
@@ -88,11 +94,15 @@ public struct PlayQueueMachine: Sendable {
             guard !items.isEmpty else { return .refuse("nothing to queue: the selection has no playable rows") }
             state.items = items
             return start(0)
-        case .trackEnded:
-            guard case .playing(let index) = state.phase else {
+        case .started(let ticket):
+            if case .playing = state.phase { state.ticket = ticket }
+            return .nothing
+        case .trackEnded(let ticket):
+            guard case .playing(let index) = state.phase, state.ticket == ticket else {
                 // A track ended that the queue did not start (or already stopped): nothing to advance.
                 return .nothing
             }
+            state.ticket = nil
             guard state.autoplay else {
                 state.phase = .holding(index: index)
                 return .nothing
@@ -131,17 +141,20 @@ public struct PlayQueueMachine: Sendable {
             return .autoplayChanged(on)
         case .stop:
             if case .playing(let index) = state.phase { state.phase = .holding(index: index) }
+            state.ticket = nil
             return .nothing
         case .listReplaced:
             let held = !state.items.isEmpty
             state.items = []
             state.phase = .empty
+            state.ticket = nil
             return held ? .cleared : .nothing
         }
     }
 
     private mutating func start(_ index: Int) -> PlayQueueAction {
         state.phase = .playing(index: index)
+        state.ticket = nil
         return .play(state.items[index], position: index + 1, count: state.items.count)
     }
 }

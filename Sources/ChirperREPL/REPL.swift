@@ -50,9 +50,8 @@ public actor REPL {
     /// The `sono <n>` being computed (one at a time; a new one replaces it).
     var sonogramTask: Task<Void, Never>?
     let fieldKit: FieldKit
-    /// The play queue (pure); `queueTicket` is the play request of the item it started, whose end advances it.
+    /// The play queue (pure): it knows the play request of the item it started, whose end advances it.
     var queue = PlayQueueMachine()
-    var queueTicket: PlaybackTicket?
     /// `save` (pure), and the task saving its current item.
     private var saves = SaveBatchMachine()
     var saveTask: Task<Void, Never>?
@@ -222,9 +221,8 @@ public actor REPL {
         run(strip.playbackChanged(new))
         refreshStatus()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on.
-        if !new.isActive, let ticket = queueTicket, new.ticket == ticket {
-            queueTicket = nil
-            run(queue.handle(.trackEnded))
+        if !new.isActive, let ticket = new.ticket {
+            run(queue.handle(.trackEnded(ticket)))
         }
     }
 

@@ -10,7 +10,7 @@ extension REPL {
         guard case .play(let item, _, _) = action else { return }
         // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
         start(item.recording)
-        queueTicket = playing?.ticket
+        if let ticket = playing?.ticket { _ = queue.handle(.started(ticket)) }
     }
 
     /// Runs what the save machine decided.

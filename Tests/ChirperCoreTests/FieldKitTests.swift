@@ -106,10 +106,13 @@ struct FieldKitTests {
     func queueInOrder() {
         var machine = PlayQueueMachine()
         #expect(machine.handle(.enqueue(Self.three)) == .play(Self.three[0], position: 1, count: 3))
-        #expect(machine.handle(.trackEnded) == .play(Self.three[1], position: 2, count: 3))
-        #expect(machine.handle(.trackEnded) == .play(Self.three[2], position: 3, count: 3))
-        #expect(machine.handle(.trackEnded) == .finished)
-        #expect(machine.handle(.trackEnded) == .nothing)
+        #expect(machine.handle(.started(PlaybackTicket(1))) == .nothing)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .play(Self.three[1], position: 2, count: 3))
+        #expect(machine.handle(.started(PlaybackTicket(2))) == .nothing)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(2))) == .play(Self.three[2], position: 3, count: 3))
+        #expect(machine.handle(.started(PlaybackTicket(3))) == .nothing)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(3))) == .finished)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(3))) == .nothing)
         #expect(machine.handle(.prev) == .play(Self.three[2], position: 3, count: 3))
     }
 
@@ -119,19 +122,34 @@ struct FieldKitTests {
         #expect(machine.handle(.next) == .refuse("the queue is empty; queue rows with play 3-7 or play all"))
         #expect(machine.handle(.autoplay(false)) == .autoplayChanged(false))
         _ = machine.handle(.enqueue(Self.three))
-        #expect(machine.handle(.trackEnded) == .nothing)
+        _ = machine.handle(.started(PlaybackTicket(1)))
+        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .nothing)
         #expect(machine.handle(.prev) == .refuse("XC1 is the first in the queue; next goes on"))
         #expect(machine.handle(.next) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.handle(.next) == .play(Self.three[2], position: 3, count: 3))
         #expect(machine.handle(.next) == .refuse("XC3 is the last in the queue; prev goes back"))
     }
 
+    @Test(
+        "only the end of the request the queue started moves it: an older request's late end, or one before the start is known, does not"
+    )
+    func queueFollowsItsTicket() {
+        var machine = PlayQueueMachine()
+        _ = machine.handle(.enqueue(Self.three))
+        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .nothing, "not yet started: not the queue's")
+        _ = machine.handle(.started(PlaybackTicket(8)))
+        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .nothing, "a late end of the request before it")
+        #expect(machine.handle(.trackEnded(PlaybackTicket(8))) == .play(Self.three[1], position: 2, count: 3))
+        #expect(machine.state.ticket == nil, "the next item's request is not known yet")
+    }
+
     @Test("stop holds the queue; a new list clears it")
     func queueStopAndClear() {
         var machine = PlayQueueMachine()
         _ = machine.handle(.enqueue(Self.three))
+        _ = machine.handle(.started(PlaybackTicket(1)))
         #expect(machine.handle(.stop) == .nothing)
-        #expect(machine.handle(.trackEnded) == .nothing)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .nothing)
         #expect(machine.handle(.next) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.handle(.listReplaced) == .cleared)
         #expect(machine.state.phase == .empty)
