@@ -73,7 +73,7 @@ public enum PlayQueueAction: Sendable, Hashable {
     case autoplayChanged(Bool)
     /// The queue was dropped (new list): print nothing, or `queue: cleared` when it held items.
     case cleared
-    case nothing
+    case none
     /// One line saying why, and what to type instead.
     case refuse(String)
 }
@@ -96,16 +96,16 @@ public struct PlayQueueMachine: Sendable {
             return start(0)
         case .started(let ticket):
             if case .playing = state.phase { state.ticket = ticket }
-            return .nothing
+            return .none
         case .trackEnded(let ticket):
             guard case .playing(let index) = state.phase, state.ticket == ticket else {
                 // A track ended that the queue did not start (or already stopped): nothing to advance.
-                return .nothing
+                return .none
             }
             state.ticket = nil
             guard state.autoplay else {
                 state.phase = .holding(index: index)
-                return .nothing
+                return .none
             }
             guard index + 1 < state.items.count else {
                 state.phase = .finished
@@ -142,13 +142,13 @@ public struct PlayQueueMachine: Sendable {
         case .stop:
             if case .playing(let index) = state.phase { state.phase = .holding(index: index) }
             state.ticket = nil
-            return .nothing
+            return .none
         case .listReplaced:
             let held = !state.items.isEmpty
             state.items = []
             state.phase = .empty
             state.ticket = nil
-            return held ? .cleared : .nothing
+            return held ? .cleared : .none
         }
     }
 

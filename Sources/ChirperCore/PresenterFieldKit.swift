@@ -83,7 +83,7 @@ extension Presenter {
             return [dim(on ? "Autoplay on: the queue plays on" : "Autoplay off: the queue stops after each row")]
         case (false, .cleared):
             return [dim("The queue was cleared")]
-        case (_, .nothing):
+        case (_, .none):
             return []
         case (_, .refuse(let reason)):
             return [refusal(reason)]

@@ -89,15 +89,15 @@ extension Presenter {
     /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
     public func stripShape(duration: Double?) -> SonogramShape {
         let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
-        return SonogramShape(columns: columns, rows: SonogramStrip.lines * sonogramRenderer.rowsPerLine)
+        return SonogramShape(columns: columns, rows: SonogramStripMachine.lines * sonogramRenderer.rowsPerLine)
     }
 
     /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
-    public func strip(_ strip: SonogramStrip, playback: PlaybackState) -> [String] {
+    public func strip(_ strip: SonogramStripMachine, playback: PlaybackState) -> [String] {
         guard !isScript, let progress = playback.progress else { return [] }
         if let picture = strip.picture(for: playback) {
             return sonogramRenderer.stripLines(
-                picture, position: progress.position, width: width - 1, lines: SonogramStrip.lines)
+                picture, position: progress.position, width: width - 1, lines: SonogramStripMachine.lines)
         }
         switch strip.state {
         case .loading(let ticket) where ticket == progress.ticket:

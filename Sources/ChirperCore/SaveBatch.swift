@@ -48,7 +48,7 @@ public enum SaveBatchAction: Sendable, Hashable {
     case save(QueueItem, directory: String, position: Int, count: Int, batch: Int)
     /// The batch is over: the counts, for the summary line.
     case done(saved: Int, existing: Int, failed: Int, directory: String, stopped: Bool)
-    case nothing
+    case none
     case refuse(String)
 }
 
@@ -73,7 +73,7 @@ public struct SaveBatchMachine: Sendable {
             state.directory = directory
             return start(0)
         case .ended(let batch, let outcome):
-            guard batch == state.batch, let current = state.current else { return .nothing }
+            guard batch == state.batch, let current = state.current else { return .none }
             switch outcome {
             case .saved: state.saved += 1
             case .exists: state.existing += 1
@@ -82,7 +82,7 @@ public struct SaveBatchMachine: Sendable {
             guard current + 1 < state.items.count else { return finish(stopped: false) }
             return start(current + 1)
         case .stop:
-            guard state.isBusy else { return .nothing }
+            guard state.isBusy else { return .none }
             return finish(stopped: true)
         }
     }

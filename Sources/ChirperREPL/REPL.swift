@@ -56,7 +56,7 @@ public actor REPL {
     private var saves = SaveBatchMachine()
     var saveTask: Task<Void, Never>?
     /// The live sonogram strip (`sono on|off`) and the computation of its picture.
-    private var strip = SonogramStrip()
+    private var strip = SonogramStripMachine()
     var stripTask: Task<Void, Never>?
     var presenter: Presenter
     private let events: AsyncStream<Event>

@@ -16,7 +16,7 @@ extension REPL {
     /// Runs what the save machine decided.
     func run(_ action: SaveBatchAction) {
         switch action {
-        case .nothing:
+        case .none:
             break
         case .refuse(let reason):
             console.print([presenter.refusal(reason)])

@@ -69,7 +69,7 @@ extension REPL {
     }
 
     /// Runs what the strip machine decided: compute a picture off the event loop, or stop computing.
-    func run(_ action: SonogramStrip.Action) {
+    func run(_ action: SonogramStripMachine.Action) {
         switch action {
         case .none:
             break

@@ -16,7 +16,7 @@ private let picture = Sonogram(
 struct LiveStripTests {
     @Test("on while playing computes the playing recording's picture; it shows once ready")
     func onWhilePlaying() {
-        var strip = SonogramStrip()
+        var strip = SonogramStripMachine()
         #expect(strip.turnOn(playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
         #expect(strip.picture(for: playing(wren, 1)) == nil)
         #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .none)
@@ -26,7 +26,7 @@ struct LiveStripTests {
 
     @Test("on while idle waits; the next play computes; a new play replaces the picture and drops a late one")
     func followsPlays() {
-        var strip = SonogramStrip()
+        var strip = SonogramStripMachine()
         #expect(strip.turnOn(playing: .start) == .none)
         #expect(strip.state == .waiting)
         #expect(strip.playbackChanged(playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
@@ -39,7 +39,7 @@ struct LiveStripTests {
 
     @Test("a play is drawn once its sound starts, not while it first buffers (its download is under way by then)")
     func waitsForTheSound() {
-        var strip = SonogramStrip()
+        var strip = SonogramStripMachine()
         _ = strip.turnOn(playing: .start)
         let buffering = PlaybackState.buffering(
             PlaybackProgress(item: wren, ticket: PlaybackTicket(1), position: 0, duration: 10))
@@ -52,7 +52,7 @@ struct LiveStripTests {
 
     @Test("off cancels and hides; on twice and off twice are refused with one line")
     func offAndRefusals() {
-        var strip = SonogramStrip()
+        var strip = SonogramStripMachine()
         #expect(strip.turnOff() == .refuse("the live strip is not on; sono on shows it while playing"))
         _ = strip.turnOn(playing: playing(wren, 1))
         #expect(strip.turnOn(playing: playing(wren, 1)) == .refuse("the live strip is already on; sono off hides it"))
@@ -64,12 +64,12 @@ struct LiveStripTests {
 
     @Test("the strip is drawn above the status line, the play position marked, the window scrolling with it")
     func drawsAroundThePosition() {
-        var strip = SonogramStrip()
+        var strip = SonogramStripMachine()
         _ = strip.turnOn(playing: playing(wren, 1))
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
         let early = presenter.strip(strip, playback: playing(wren, 1))
-        #expect(early.count == SonogramStrip.lines)
+        #expect(early.count == SonogramStripMachine.lines)
         #expect(early.allSatisfy { $0.count <= 59 })
         #expect(
             early.allSatisfy { $0.dropFirst(SonogramRenderer.gutterWidth).contains("│") },

@@ -3,7 +3,7 @@
 /// While it is on, every recording whose sound starts gets its sonogram computed (the owner runs
 /// `compute`); the strip shows it around the position heard. The picture belongs to one play request
 /// (ticket): a late picture of an older request is dropped.
-public struct SonogramStrip: Sendable {
+public struct SonogramStripMachine: Sendable {
     public enum State: Sendable, Hashable {
         /// Not shown.
         case off
