@@ -30,19 +30,6 @@ public actor REPL {
         var message: String
     }
 
-    /// What a script is waiting for before its next line is read. Interactive sessions only wait for `wait`.
-    enum Blocker: Equatable {
-        case listSettles
-        /// Until the rendered state shows that this play request has ended.
-        case playbackEnds(PlaybackTicket)
-        /// Until the `sono` being computed is printed.
-        case sonogram
-        /// Until the save batch is over.
-        case saving
-        /// Until the queue is no longer playing (its last item ended, or it was stopped).
-        case queueEnds
-    }
-
     let console: any Console
     private let list: ListController
     let player: any PlaybackControl
@@ -66,11 +53,10 @@ public actor REPL {
     var playback: PlaybackState = .start
     /// The last play request and its recording, for attribution, titles and `wait`.
     var playing: (ticket: PlaybackTicket, recording: Recording)?
-    private var queued: [String] = []
     /// 0, or the status a signal asked to leave with.
     private var exitStatus: Int32 = 0
-    var blocker: Blocker?
-    private var inputEnded = false
+    /// Which typed line runs when (pure).
+    var gate = LineGateMachine()
     private var lastStatus: String?
 
     public init(
@@ -121,24 +107,17 @@ public actor REPL {
     private func handle(_ event: Event) async -> Flow {
         switch event {
         case .line(let line):
-            queued.append(line)
+            gate.handle(.typed(line))
         case .inputEnded:
-            inputEnded = true
+            gate.handle(.inputEnded)
         case .list(let state):
             let old = listState
             listState = state
             console.print(presenter.lines(list: state, from: old))
-            if blocker == .listSettles, !state.isBusy { blocker = nil }
+            gate.handle(.listChanged(busy: state.isBusy))
         case .playback(let state):
             render(playback: state)
-            // Only the end of the awaited request (or of a later one) ends a wait: an update queued before the
-            // last `play` carries an older ticket.
-            if case .playbackEnds(let awaited) = blocker, !state.isActive, let ticket = state.ticket,
-                ticket >= awaited
-            {
-                blocker = nil
-            }
-            if blocker == .queueEnds, !queue.state.isPlaying { blocker = nil }
+            gate.handle(.playbackChanged(state, queuePlaying: queue.state.isPlaying))
         case .interrupt:
             return await interrupt()
         case .terminate(let status):
@@ -150,7 +129,7 @@ public actor REPL {
             case .success(let lines): console.print(lines)
             case .failure(let failure): console.print([presenter.refusal(failure.message)])
             }
-            if blocker == .sonogram { blocker = nil }
+            gate.handle(.sonogramDone)
         case .saveProgress(let batch, let progress):
             let state = saves.state
             if batch == state.batch, let current = state.current {
@@ -174,14 +153,18 @@ public actor REPL {
         return await drain()
     }
 
-    /// Runs queued lines while nothing blocks them; quits at the end of input once they are done.
+    /// Runs queued lines while nothing holds them; quits at the end of input once they are done.
     private func drain() async -> Flow {
-        while blocker == nil, !queued.isEmpty {
-            let line = queued.removeFirst()
-            if await execute(line) == .quit { return .quit }
+        while true {
+            switch gate.next() {
+            case .run(let line):
+                if await execute(line) == .quit { return .quit }
+            case .quit:
+                return .quit
+            case .none:
+                return .goOn
+            }
         }
-        if blocker == nil, queued.isEmpty, inputEnded { return .quit }
-        return .goOn
     }
 
     private func interrupt() async -> Flow {
@@ -200,7 +183,7 @@ public actor REPL {
         }
         _ = queue.handle(.stop)
         if await player.stop() == nil {
-            if case .playbackEnds = blocker { blocker = nil }
+            gate.handle(.playbackStopped)
             return await drain()
         }
         if !console.isInteractive && !listState.isBusy { return .quit }
@@ -260,7 +243,7 @@ public actor REPL {
                 console.print([presenter.refusal(refusal)])
             } else if !console.isInteractive {
                 // Accepted: a page is on its way, and a script waits for it to settle.
-                blocker = .listSettles
+                gate.handle(.hold(.listSettles))
             }
         case .list:
             console.print(presenter.listing(listState))
@@ -349,11 +332,11 @@ public actor REPL {
             refreshStatus()
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
-            blocker = .queueEnds
+            gate.handle(.hold(.queueEnds))
         case .wait:
             // Waits for the last play request unless the rendered state already shows it ended.
             if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
-                blocker = .playbackEnds(ticket)
+                gate.handle(.hold(.playbackEnds(ticket)))
             }
         }
         return .goOn
@@ -363,7 +346,7 @@ public actor REPL {
     private func search(_ query: SearchQuery) async {
         run(queue.handle(.listReplaced))
         await list.search(query)
-        if !console.isInteractive { blocker = .listSettles }
+        if !console.isInteractive { gate.handle(.hold(.listSettles)) }
     }
 
     /// Starts a recording (a row, or the queue's item) and tells the cache what it is.

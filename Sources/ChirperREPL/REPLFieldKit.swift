@@ -26,7 +26,7 @@ extension REPL {
                 presenter.saveDone(
                     saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
             ])
-            if blocker == .saving { blocker = nil }
+            gate.handle(.savingDone)
         case .save(let item, let directory, _, _, let batch):
             let recording = item.recording
             let saver = fieldKit.saver
@@ -37,7 +37,7 @@ extension REPL {
                 }
                 sink.yield(.saveEnded(batch: batch, outcome))
             }
-            if !console.isInteractive { blocker = .saving }
+            if !console.isInteractive { gate.handle(.hold(.saving)) }
         }
     }
 }

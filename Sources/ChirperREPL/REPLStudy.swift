@@ -38,7 +38,7 @@ extension REPL {
             }
             sink.yield(.sonogram(result))
         }
-        if !console.isInteractive { blocker = .sonogram }
+        if !console.isInteractive { gate.handle(.hold(.sonogram)) }
     }
 
     /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays

@@ -250,6 +250,7 @@ struct RecordingCacheTests {
             #expect(again == Self.body)
             #expect(server.requests.count == 2)
         }
+        cache.flush()  // the commit follows the end of the body on the writer
         #expect(cache.cachedFile(id: "7") != nil)
         #expect(notices.withLockedValue { $0 }.count == 1, "nothing more to say")
     }
