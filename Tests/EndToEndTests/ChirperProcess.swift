@@ -11,6 +11,20 @@ enum ChirperBinary {
 
     static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// A process for the binary with `arguments`, run from the repository's root, in this environment without
+    /// an API key, plus `environment`.
+    static func process(_ arguments: [String], environment: [String: String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["XENO_CANTO_API_KEY"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = packageRoot
+        return process
+    }
+
     /// The repository's root folder.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -115,7 +129,7 @@ func readAll(_ handle: FileHandle) -> Task<Data, Never> {
 /// it prints, and signals it.
 final class LiveChirper: @unchecked Sendable {
     // @unchecked: `printed` and `waiters` are read and written only with `lock` held; the rest is immutable.
-    private let process = Process()
+    private let process: Process
     private let input = Pipe()
     private let lock = NSLock()
     private var printed = ""
@@ -125,13 +139,7 @@ final class LiveChirper: @unchecked Sendable {
 
     init(_ arguments: [String], environment: [String: String]) throws {
         (exited, exitSink) = AsyncStream.makeStream(of: Int32.self)
-        process.executableURL = URL(fileURLWithPath: ChirperBinary.path)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["XENO_CANTO_API_KEY"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = ChirperBinary.packageRoot
+        process = ChirperBinary.process(arguments, environment: environment)
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -24,14 +24,7 @@ final class ChirperSession: Sendable {
     var output: [String] { seen.all }
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ChirperBinary.path)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["XENO_CANTO_API_KEY"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = ChirperBinary.packageRoot
+        let process = ChirperBinary.process(arguments, environment: environment)
         let stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
