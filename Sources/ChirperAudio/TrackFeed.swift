@@ -176,7 +176,7 @@ final class TrackFeed {
         let number = machine.plan.number
         _ = send { [ticket] in $0.connectionDropped(ticket: ticket, segment: number) }
         // A restart (a stale drop: the machine had moved on) or a reconnect ends the wait.
-        return try await waitForCommands(while: .reconnect) { _ in true }
+        return try await waitForCommands(while: .reconnect) { $0 != .none }
     }
 
     private func reconnect(from offset: Int64, attempt: Int) async throws {
