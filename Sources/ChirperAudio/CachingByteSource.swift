@@ -24,15 +24,10 @@ public struct CachingByteSource: ByteSource {
         if let file = cache.cachedFile(id: id) {
             return try await FileByteSource(path: file.path).open(from: offset)
         }
-        // Being written (a play that just ended, its commit still queued): once the writer has caught up, a
-        // replay right after the end reads the file.
-        if follows {
-            await cache.writingEnded(id: id)
-            if let file = cache.cachedFile(id: id) {
-                return try await FileByteSource(path: file.path).open(from: offset)
-            }
-        } else if cache.isWriting(id: id) {
-            await cache.settle()
+        if cache.isWriting(id: id) {
+            // A follower waits for the download running into the cache to end; any other reader only for the
+            // writes already queued (a play that just ended: its commit), so a replay right after reads the file.
+            if follows { await cache.writingEnded(id: id) } else { await cache.settle() }
             if let file = cache.cachedFile(id: id) {
                 return try await FileByteSource(path: file.path).open(from: offset)
             }

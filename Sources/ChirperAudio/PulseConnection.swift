@@ -189,13 +189,9 @@ final class PulseConnection: @unchecked Sendable {
     /// Keeps `stream` (main loop locked, ready, emptied and uncorked by the caller) for the next track of its
     /// format, uncorked for `parkedIdle`, then corked; the stream parked before it is disconnected. False when
     /// the connection is going away.
-    func park(_ stream: PulseStreamState) -> Bool {
+    func park(_ stream: PulseStreamState, into resumptions: inout PulseResumptions) -> Bool {
         guard case .ready = state.phase else { return false }
-        if let old = state.parked, old !== stream {
-            // A parked stream has no waiters: nothing to resume.
-            var none = PulseResumptions()
-            old.tearDown(into: &none)
-        }
+        if let old = state.parked, old !== stream { old.tearDown(into: &resumptions) }
         state.parked = stream
         let clock = self.clock
         state.idleTimer?.cancel()
@@ -239,85 +235,90 @@ final class PulseConnection: @unchecked Sendable {
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> PulseOutput {
         let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
-        let output = try locked { () throws -> (PulseOutput, reused: Bool) in
-            guard case .ready = state.phase else {
-                if case .failed(let error) = state.phase { throw error }
-                throw AudioSinkError.soundServerLost(detail: "connection closed")
-            }
-            if let parked = state.parked {
-                state.parked = nil
-                state.idleTimer?.cancel()
-                state.idleTimer = nil
-                if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
-                    let stream = parked.stream
-                {
-                    parked.lease += 1
-                    // If it waited long enough to be corked, uncorked now, while the track's start is decoded.
-                    parked.setGate(.held)
-                    parked.onUnderrun = onUnderrun
-                    parked.timeBase = parked.time ?? 0
-                    parked.handedBytes = 0
-                    if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
-                    let output = PulseOutput(
-                        connection: self, streamState: parked, contextState: state, lease: parked.lease)
-                    return (output, true)
+        // A parked stream torn down here fails its waiters (it should have none) once the lock is released.
+        var resumptions = PulseResumptions()
+        let locking = Result { () throws -> (PulseOutput, reused: Bool) in
+            try locked { () throws -> (PulseOutput, reused: Bool) in
+                guard case .ready = state.phase else {
+                    if case .failed(let error) = state.phase { throw error }
+                    throw AudioSinkError.soundServerLost(detail: "connection closed")
                 }
-                // Another format: the parked stream goes (it has no waiters: nothing to resume).
-                var none = PulseResumptions()
-                parked.tearDown(into: &none)
-            }
-            var spec = pa_sample_spec(
-                format: PA_SAMPLE_S16LE,
-                rate: UInt32(format.sampleRate),
-                channels: UInt8(format.channels)
-            )
-            guard pa_sample_spec_valid(&spec) != 0 else {
-                throw AudioSinkError.soundServer(detail: "the sound server cannot play \(format)")
-            }
-            guard let stream = pa_stream_new(context, name, &spec, nil) else {
-                throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
-            }
-            let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
-            state.streams[ObjectIdentifier(streamState)] = streamState
-            let userdata = Unmanaged.passUnretained(streamState).toOpaque()
-            pa_stream_set_state_callback(stream, PulseStreamState.stateCallback, userdata)
-            pa_stream_set_write_callback(stream, PulseStreamState.writeCallback, userdata)
-            pa_stream_set_underflow_callback(stream, PulseStreamState.underflowCallback, userdata)
+                if let parked = state.parked {
+                    state.parked = nil
+                    state.idleTimer?.cancel()
+                    state.idleTimer = nil
+                    if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
+                        let stream = parked.stream
+                    {
+                        parked.lease += 1
+                        // If it waited long enough to be corked, uncorked now, while the track's start is decoded.
+                        parked.setGate(.held)
+                        parked.onUnderrun = onUnderrun
+                        parked.timeBase = parked.time ?? 0
+                        parked.handedBytes = 0
+                        if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
+                        let output = PulseOutput(
+                            connection: self, streamState: parked, contextState: state, lease: parked.lease)
+                        return (output, true)
+                    }
+                    // Another format: the parked stream goes.
+                    parked.tearDown(into: &resumptions)
+                }
+                var spec = pa_sample_spec(
+                    format: PA_SAMPLE_S16LE,
+                    rate: UInt32(format.sampleRate),
+                    channels: UInt8(format.channels)
+                )
+                guard pa_sample_spec_valid(&spec) != 0 else {
+                    throw AudioSinkError.soundServer(detail: "the sound server cannot play \(format)")
+                }
+                guard let stream = pa_stream_new(context, name, &spec, nil) else {
+                    throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
+                }
+                let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
+                state.streams[ObjectIdentifier(streamState)] = streamState
+                let userdata = Unmanaged.passUnretained(streamState).toOpaque()
+                pa_stream_set_state_callback(stream, PulseStreamState.stateCallback, userdata)
+                pa_stream_set_write_callback(stream, PulseStreamState.writeCallback, userdata)
+                pa_stream_set_underflow_callback(stream, PulseStreamState.underflowCallback, userdata)
 
-            let bytesPerSecond = Double(format.bytesPerSecond)
-            let frameBytes = UInt32(format.channels * 2)
-            func bytes(_ seconds: Double) -> UInt32 {
-                max(frameBytes, UInt32(seconds * bytesPerSecond) / frameBytes * frameBytes)
+                let bytesPerSecond = Double(format.bytesPerSecond)
+                let frameBytes = UInt32(format.channels * 2)
+                func bytes(_ seconds: Double) -> UInt32 {
+                    max(frameBytes, UInt32(seconds * bytesPerSecond) / frameBytes * frameBytes)
+                }
+                // The server holds only `latency` of audio (sink and stream together, ADJUST_LATENCY), so stop
+                // and pause are quick even on a sound server that cannot rewind (PipeWire), drain means
+                // "heard", and an underflow is a real one. The rest of `bufferSeconds` waits in our own queue.
+                // Prebuf is small but not 0: with 0 an underrun lets the read index run ahead and skip data.
+                var attributes = pa_buffer_attr(
+                    maxlength: UInt32.max,
+                    tlength: bytes(PulseConnection.latency),
+                    prebuf: bytes(PulseConnection.latency / 4),
+                    minreq: UInt32.max,
+                    fragsize: UInt32.max
+                )
+                // Not corked: the stream starts held (see `PulseStreamState.Gate`), so the server plays the first
+                // audio as soon as it has it.
+                let flags = pa_stream_flags_t(
+                    rawValue: PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+                        | PA_STREAM_ADJUST_LATENCY.rawValue
+                )
+                if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
+                    let detail = PulseError.message(of: context)
+                    pa_stream_set_state_callback(stream, nil, nil)
+                    pa_stream_set_write_callback(stream, nil, nil)
+                    pa_stream_set_underflow_callback(stream, nil, nil)
+                    pa_stream_unref(stream)
+                    state.streams[ObjectIdentifier(streamState)] = nil
+                    throw AudioSinkError.soundServer(detail: detail)
+                }
+                streamState.stream = stream
+                return (PulseOutput(connection: self, streamState: streamState, contextState: state, lease: 0), false)
             }
-            // The server holds only `latency` of audio (sink and stream together, ADJUST_LATENCY), so stop
-            // and pause are quick even on a sound server that cannot rewind (PipeWire), drain means
-            // "heard", and an underflow is a real one. The rest of `bufferSeconds` waits in our own queue.
-            // Prebuf is small but not 0: with 0 an underrun lets the read index run ahead and skip data.
-            var attributes = pa_buffer_attr(
-                maxlength: UInt32.max,
-                tlength: bytes(PulseConnection.latency),
-                prebuf: bytes(PulseConnection.latency / 4),
-                minreq: UInt32.max,
-                fragsize: UInt32.max
-            )
-            // Not corked: the stream starts held (see `PulseStreamState.Gate`), so the server plays the first
-            // audio as soon as it has it.
-            let flags = pa_stream_flags_t(
-                rawValue: PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-                    | PA_STREAM_ADJUST_LATENCY.rawValue
-            )
-            if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
-                let detail = PulseError.message(of: context)
-                pa_stream_set_state_callback(stream, nil, nil)
-                pa_stream_set_write_callback(stream, nil, nil)
-                pa_stream_set_underflow_callback(stream, nil, nil)
-                pa_stream_unref(stream)
-                state.streams[ObjectIdentifier(streamState)] = nil
-                throw AudioSinkError.soundServer(detail: detail)
-            }
-            streamState.stream = stream
-            return (PulseOutput(connection: self, streamState: streamState, contextState: state, lease: 0), false)
         }
+        resumptions.run()
+        let output = try locking.get()
         if output.reused { return output.0 }
         do {
             try await output.0.waitUntilReady()

@@ -342,7 +342,7 @@ final class PulseOutput: AudioOutput, Sendable {
                 if let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
                 state.setGate(.held)
             }
-            if case .ready = state.phase, connection.park(state) {
+            if case .ready = state.phase, connection.park(state, into: &resumptions) {
                 state.lease += 1
                 state.onUnderrun = {}
                 state.drainIssued = false
