@@ -33,11 +33,13 @@ public final class Channel<Element: Sendable, Failure: Error>: Sendable {
     }
 
     /// Queues `element` without waiting (beyond any bound); false once the channel is finished or cancelled.
+    /// `last`: the channel is finished with it, in the same step (nothing can be posted between the two).
     @discardableResult
-    public func post(_ element: Element) -> Bool {
+    public func post(_ element: Element, last: Bool = false) -> Bool {
         let (posted, receiver) = state.withLock {
             state -> (Bool, CheckedContinuation<Result<Element?, Failure>, Never>?) in
             guard state.isOpen else { return (false, nil) }
+            if last { state.end = .success(()) }
             if let receiver = state.receiver {
                 state.receiver = nil
                 return (true, receiver)

@@ -51,8 +51,9 @@ final class TerminalMailbox: @unchecked Sendable {
 
     /// Queues `request` and wakes the terminal thread; false once the console is closing or closed.
     func post(_ request: TerminalRequest) -> Bool {
-        let posted = requests.post(request)
-        if case .close = request { requests.finish() }
+        let isClose: Bool
+        if case .close = request { isClose = true } else { isClose = false }
+        let posted = requests.post(request, last: isClose)
         if posted { wake() }
         return posted
     }

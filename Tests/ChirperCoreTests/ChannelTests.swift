@@ -24,6 +24,15 @@ struct ChannelTests {
         #expect(channel.poll() == nil)
     }
 
+    @Test("a last post finishes the channel in the same step: it is received, then the end")
+    func lastPost() async {
+        let channel = Channel(of: String.self, failure: Never.self)
+        #expect(channel.post("close", last: true))
+        #expect(!channel.post("print"), "nothing after the last")
+        #expect(await channel.next() == "close")
+        #expect(await channel.next() == nil)
+    }
+
     @Test("a waiting receiver gets the next post, or nil when the channel finishes")
     func waitingReceiver() async {
         let channel = Channel(of: Int.self, failure: Never.self)
