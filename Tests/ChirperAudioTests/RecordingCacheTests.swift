@@ -22,6 +22,23 @@ struct RecordingCacheTests {
         return bytes
     }
 
+    /// A cache in a fresh folder (removed afterwards) that says nothing, and a server of `body` in 4 KiB chunks
+    /// at `/<id>/download`: `scenario` gets the cache, the server and the recording's URL.
+    func withCacheAndServer(
+        id: String, _ scenario: (RecordingCache, LoopbackServer, String) async throws -> Void
+    ) async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
+            Issue.record("unexpected cache notice: \(line)")
+        }
+        try await LoopbackServer.with(handler: { request in
+            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
+        }) { server in
+            try await scenario(cache, server, server.baseURL + "/\(id)/download")
+        }
+    }
+
     @Test("a cached replay makes no request and gives the same bytes, from any offset")
     func cachedReplay() async throws {
         let directory = folder()
@@ -90,15 +107,7 @@ struct RecordingCacheTests {
         "a disk that does not answer never holds the audio back, nor its end; a replay waits for the commit and reads it"
     )
     func heldDisk() async throws {
-        let directory = folder()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
-            Issue.record("unexpected cache notice: \(line)")
-        }
-        try await LoopbackServer.with(handler: { request in
-            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
-        }) { server in
-            let url = server.baseURL + "/31/download"
+        try await withCacheAndServer(id: "31") { cache, server, url in
             let sources = ByteSources.cached(.live(), cache: cache)
             // Nothing written to the folder can happen while the writer is held.
             cache.writer.suspend()
@@ -106,28 +115,21 @@ struct RecordingCacheTests {
             var bytes: [UInt8] = []
             while let chunk = try await reader.read() { bytes += chunk }
             #expect(bytes == Self.body, "every byte, and the end, reached the player while the disk was held")
-            #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing was written yet")
+            #expect(!FileManager.default.fileExists(atPath: cache.directory.path), "nothing was written yet")
             let replay = Task { try await drain(sources, url) }
             cache.writer.resume()
             #expect(try await replay.value == Self.body)
             #expect(cache.cachedFile(id: "31") != nil)
             #expect(server.requests.count == 1, "the replay came from the cache")
+            cache.flush()  // the index write that follows the commit (and the replay's touch)
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path))
+            #expect(names == ["XC31.mp3", "index.json"], "\(names)")
         }
-        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-        #expect(names == ["XC31.mp3", "index.json"], "\(names)")
     }
 
     @Test("a reader beside the player (the sonogram) follows the player's download: one request, the same bytes")
     func followerWaitsForTheDownload() async throws {
-        let directory = folder()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
-            Issue.record("unexpected cache notice: \(line)")
-        }
-        try await LoopbackServer.with(handler: { request in
-            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
-        }) { server in
-            let url = server.baseURL + "/32/download"
+        try await withCacheAndServer(id: "32") { cache, server, url in
             let player = try await ByteSources.cached(.live(), cache: cache).source(for: .remote(url)).open(from: 0)
             let first = try #require(try await player.read())
             // The player's download is under way: the sonogram's reader waits for it rather than make its own.
@@ -142,13 +144,7 @@ struct RecordingCacheTests {
 
     @Test("a follower whose player stops early downloads the rest itself")
     func followerAfterAStop() async throws {
-        let directory = folder()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { _ in }
-        try await LoopbackServer.with(handler: { request in
-            LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
-        }) { server in
-            let url = server.baseURL + "/33/download"
+        try await withCacheAndServer(id: "33") { cache, server, url in
             var player: (any ByteReader)? = try await ByteSources.cached(.live(), cache: cache)
                 .source(for: .remote(url)).open(from: 0)
             _ = try await player?.read()
