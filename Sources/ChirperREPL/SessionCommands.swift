@@ -1,0 +1,245 @@
+import ChirperCatalog
+import ChirperCore
+
+/// What each typed command decides, as part of the session machine.
+extension SessionMachine {
+    mutating func execute(_ line: String) {
+        let command: Command
+        do {
+            command = try CommandParser.parse(line)
+        } catch {
+            refuse(error.description)
+            return
+        }
+        switch command {
+        case .nothing:
+            break
+        case .quit:
+            leave(0)
+        case .help(let topic):
+            say(Help.lines(topic: topic, columns: setup.interactive ? columns - 1 : nil))
+        case .search(let query):
+            search(query)
+        case .nextPage:
+            ask(.nextPage)
+        case .list:
+            say(presenter.listing(list))
+        case .info(let row):
+            if let recording = recording(at: row, for: "info") { say(presenter.info(recording, row: row)) }
+        case .play(let row):
+            play(row: row)
+        // The player's machine decides (it is ahead of the rendered state by the events still queued, so a
+        // `stop` right after `play` stops it) and says why when it refuses.
+        case .stop:
+            _ = queue.handle(.stop)
+            ask(.stop(.command))
+        case .playRows(let text):
+            guard let rows = rows(text, for: "play") else { break }
+            let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
+                .filter { $0.recording.playItem != nil }
+            run(queue.handle(.enqueue(items)))
+        case .next:
+            run(queue.handle(.next))
+        case .prev:
+            run(queue.handle(.prev))
+        case .autoplay(let on):
+            run(queue.handle(.autoplay(on)))
+        case .cite(let row):
+            if let recording = recording(at: row, for: "cite") {
+                say(presenter.cite(Citation(recording), label: recording.label))
+            }
+        case .also(let row, let choice):
+            guard let recording = recording(at: row, for: "also") else { break }
+            switch BackgroundSearch.query(for: recording, choice: choice) {
+            case .success(let query): search(query)
+            case .failure(let refusal): refuse(refusal.description)
+            }
+        case .save(let text, let directory):
+            guard let rows = rows(text, for: "save") else { break }
+            // The items carry their recordings: a new search while the batch runs does not change what it saves.
+            let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
+            let folder = directory.map(expandingTilde) ?? setup.saveDirectory
+            run(saves.handle(.start(items, directory: folder)))
+        case .pause:
+            ask(.control(.pause))
+        case .resume:
+            ask(.control(.resume))
+        case .seek(let time):
+            ask(.control(.seek(time)))
+        case .loop(let a, let b):
+            ask(.control(.loop(a, b)))
+        case .loopOff:
+            ask(.control(.loopOff))
+        case .loopAnnotation(let k):
+            loopAnnotation(k)
+        case .speed(let speed):
+            ask(.control(.speed(speed)))
+        case .volume(let percent):
+            ask(.control(.volume(percent)))
+        case .mute:
+            ask(.control(.muted(true)))
+        case .unmute:
+            ask(.control(.muted(false)))
+        case .sono(.draw(let row, let maxKHz)):
+            drawSonogram(row: row, maxKHz: maxKHz)
+        case .sono(.strip(let on)):
+            guard setup.interactive else {
+                refuse("the live strip needs a terminal; sono <n> prints the picture")
+                break
+            }
+            run(on ? strip.turnOn(playing: playback) : strip.turnOff())
+            refreshStatus()
+        case .wait where queue.state.isPlaying:
+            // A queue plays on: wait for its end.
+            hold(.queueEnds)
+        case .wait:
+            // Waits for the last play request unless the rendered state already shows it ended.
+            if let ticket = playing?.ticket, playback.isActive || !(playback.ticket.map { $0 >= ticket } ?? false) {
+                hold(.playbackEnds(ticket))
+            }
+        }
+    }
+
+    /// A new search (typed, or `also`): the queue's rows no longer mean anything.
+    private mutating func search(_ query: SearchQuery) {
+        run(queue.handle(.listReplaced))
+        ask(.search(query))
+    }
+
+    private mutating func play(row: Int) {
+        guard let recording = recording(at: row, for: "play") else { return }
+        switch recording.audio {
+        case .playable:
+            // A single play replaces the queue.
+            run(queue.handle(.listReplaced))
+            if let item = recording.playItem { ask(.play(item, recording, forQueue: false)) }
+        case .restricted:
+            refuse("row \(row) (\(recording.label)) is restricted: \(presenter.sourceName) does not offer its audio")
+        case .refused(let reason):
+            refuse("row \(row) (\(recording.label)) cannot be played: \(reason)")
+        }
+    }
+
+    /// `sono <n> [max]`: computed off the event loop; a script waits for the picture before its next line.
+    private mutating func drawSonogram(row: Int, maxKHz: Double?) {
+        guard let recording = recording(at: row, for: "sono") else { return }
+        guard case .playable = recording.audio, let item = recording.playItem else {
+            let why: String
+            switch recording.audio {
+            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
+            case .refused(let reason): why = "cannot be decoded: \(reason)"
+            case .playable: why = "has no audio"
+            }
+            refuse("row \(row) (\(recording.label)) \(why)")
+            return
+        }
+        let (width, lines) = presenter.sonogramShape
+        let shape = presenter.sonogramRenderer.shape(
+            terminalWidth: width, lines: lines, maxFrequency: maxKHz.map { $0 * 1000 })
+        startSonogram(row: row, recording: recording, item: item, shape: shape)
+        if !setup.interactive { hold(.sonogram) }
+    }
+
+    /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
+    /// (it is ahead of the rendered state, as for `stop`).
+    private mutating func loopAnnotation(_ k: Int) {
+        guard let recording = playing?.recording else {
+            refuse("nothing is playing: play a row, then loop ann <k>")
+            return
+        }
+        let boxes = recording.annotations
+        guard !boxes.isEmpty else {
+            refuse("\(recording.label) has no annotation boxes")
+            return
+        }
+        guard k <= boxes.count else {
+            refuse("\(recording.label) has \(boxes.count) annotation boxes, not \(k); info lists them")
+            return
+        }
+        guard let span = boxes[k - 1].span else {
+            refuse("annotation box \(k) of \(recording.label) has no start and end time to loop")
+            return
+        }
+        ask(.control(.loop(.absolute(span.start), .absolute(span.end))))
+    }
+
+    // MARK: - Rows
+
+    /// The rows a selection names, or nil after one line saying why.
+    private mutating func rows(_ text: String, for command: String) -> [Int]? {
+        guard !list.rows.isEmpty else {
+            refuse("no rows yet: search first, e.g. search en:wren")
+            return nil
+        }
+        do {
+            return try RowSelection.parse(text, count: list.rows.count)
+        } catch {
+            refuse("\(command): \(error.description)")
+            return nil
+        }
+    }
+
+    private mutating func recording(at row: Int, for command: String) -> Recording? {
+        let rows = list.rows
+        guard !rows.isEmpty else {
+            refuse("no rows yet: search first, e.g. search en:wren")
+            return nil
+        }
+        guard row <= rows.count else {
+            let more = list.hasMorePages ? " (next-page loads more)" : ""
+            refuse("there is no row \(row): rows 1-\(rows.count) are listed\(more)")
+            return nil
+        }
+        return rows[row - 1]
+    }
+
+    private func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return setup.homeDirectory + path.dropFirst()
+    }
+
+    // MARK: - What the session's machines decided
+
+    /// What the queue decided: its line, and the start of its item.
+    mutating func run(_ action: PlayQueueAction) {
+        say(presenter.queue(action, queued: queue.state.items))
+        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
+        if case .play(let queued, _, _) = action, let item = queued.recording.playItem {
+            ask(.play(item, queued.recording, forQueue: true))
+        }
+    }
+
+    /// What the save machine decided.
+    mutating func run(_ action: SaveBatchAction) {
+        switch action {
+        case .none:
+            break
+        case .refuse(let reason):
+            refuse(reason)
+        case .done(let saved, let existing, let failed, let directory, let stopped):
+            say([
+                presenter.saveDone(
+                    saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
+            ])
+            gate.handle(.savingDone)
+        case .save(let item, let directory, _, _, let batch):
+            emit(.save(item.recording, directory: directory, batch: batch))
+            if !setup.interactive { hold(.saving) }
+        }
+    }
+
+    /// What the strip machine decided.
+    mutating func run(_ action: SonogramStripMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .refuse(let reason):
+            refuse(reason)
+        case .cancel:
+            emit(.cancelStrip)
+        case .compute(let item, let ticket):
+            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
+            emit(.computeStrip(item, ticket, shape))
+        }
+    }
+}

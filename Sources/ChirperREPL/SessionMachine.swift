@@ -1,0 +1,365 @@
+import ChirperCatalog
+import ChirperCore
+
+/// The REPL session as one pure machine. It composes the machines of the session (which line runs when, the
+/// play queue, the save batch, the live strip) with the rendered list and playback states, takes every event
+/// in order, and returns what to do: lines to print, the status line, and requests to the list, the player
+/// and the workers. The ``REPL`` actor only runs those actions and feeds their answers back as events.
+struct SessionMachine: Sendable {
+    /// What the session is told once, at the start.
+    struct Setup: Sendable {
+        /// A terminal (prompt, status line) rather than a script in a pipe.
+        var interactive: Bool
+        var presenter: Presenter
+        /// Where `save` puts files when no folder is given.
+        var saveDirectory: String
+        /// `$HOME`, for `~` in a folder given to `save`.
+        var homeDirectory: String
+    }
+
+    enum Event: Sendable, Hashable {
+        /// A line was typed; `columns`: the terminal's width then (for `help`).
+        case typed(String, columns: Int)
+        case inputEnded
+        case list(ListState)
+        case playback(PlaybackState)
+        /// Ctrl-C.
+        case interrupt
+        /// SIGTERM or SIGHUP: leave as `quit` does, with this status.
+        case terminate(status: Int32)
+        /// One line from the play cache.
+        case cacheNotice(String)
+        /// The `sono` computation `id` ended.
+        case sonogram(id: Int, Result<Sonogram, SonogramFailure>)
+        case saveProgress(batch: Int, SaveProgress)
+        case saveEnded(batch: Int, SaveOutcome)
+        /// The live strip's picture of play request `ticket`, or why there is none.
+        case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+        /// The answer to a ``Request``.
+        case answered(Answer)
+    }
+
+    /// Why a sonogram was not drawn.
+    enum SonogramFailure: Error, Sendable, Hashable {
+        /// Ctrl-C stopped it (or a new one replaced it).
+        case stopped
+        /// The line to show.
+        case failed(String)
+    }
+
+    /// What the list and the player are asked; each gets one ``Answer``, and no typed line runs before it.
+    enum Request: Sendable, Hashable {
+        case search(SearchQuery)
+        case nextPage
+        /// Start `item`, the audio of `recording` (and tell the play cache what it is); `forQueue`: the queue's
+        /// item.
+        case play(PlayItem, Recording, forQueue: Bool)
+        case stop(StopCause)
+        case control(PlayerControl)
+    }
+
+    enum StopCause: Sendable, Hashable {
+        case command
+        case interrupt
+    }
+
+    /// The player's commands that answer at once with a refusal or nothing.
+    enum PlayerControl: Sendable, Hashable {
+        case pause
+        case resume
+        case seek(TimeInput)
+        case loop(TimeInput, TimeInput)
+        case loopOff
+        case speed(PlaybackSpeed)
+        case volume(Int)
+        case muted(Bool)
+
+        /// Its answer says the settings in force (speed, volume, mute).
+        var changesSettings: Bool {
+            switch self {
+            case .speed, .volume, .muted: return true
+            default: return false
+            }
+        }
+    }
+
+    enum Answer: Sendable, Hashable {
+        case searched
+        case nextPage(refusal: String?)
+        case started(PlaybackTicket, Recording, forQueue: Bool)
+        case stopped(refusal: String?, StopCause)
+        case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
+    }
+
+    enum Action: Sendable, Hashable {
+        case print([String])
+        /// Show this status line (nil: none). Only sent when it changes.
+        case status(String?)
+        /// Ctrl-C arrived: a terminal drops the half-typed line.
+        case markInterrupted
+        case request(Request)
+        /// Compute a sonogram for `sono` (replacing one still running); it ends as `.sonogram`.
+        case drawSonogram(id: Int, PlayItem, SonogramShape)
+        case cancelSonogram
+        /// Compute the live strip's picture (replacing one still running); it ends as `.stripPicture`.
+        case computeStrip(PlayItem, PlaybackTicket, SonogramShape)
+        case cancelStrip
+        /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
+        case save(Recording, directory: String, batch: Int)
+        case cancelSave
+        /// Leave with this status.
+        case quit(status: Int32)
+    }
+
+    /// The last play request and its recording, for attribution, titles, `wait` and `loop ann`.
+    struct Playing: Sendable, Hashable {
+        var ticket: PlaybackTicket
+        var recording: Recording
+    }
+
+    /// The `sono <n>` being computed.
+    struct SonogramJob: Sendable, Hashable {
+        var id: Int
+        var row: Int
+        var label: String
+        var title: String?
+    }
+
+    let setup: Setup
+    var presenter: Presenter { setup.presenter }
+    private(set) var list: ListState = .idle
+    private(set) var playback: PlaybackState = .start
+    private(set) var playing: Playing?
+    var queue = PlayQueueMachine()
+    var saves = SaveBatchMachine()
+    var strip = SonogramStripMachine()
+    var gate = LineGateMachine()
+    private(set) var sonogramJob: SonogramJob?
+    /// Sonograms asked for so far (their ids).
+    private var sonogramCount = 0
+    /// Requests sent and not answered yet: typed lines wait for them.
+    private(set) var unanswered = 0
+    /// Set once the session decided to leave: nothing more is done.
+    private(set) var ended = false
+    /// The terminal's width when the running line was typed.
+    private(set) var columns = 80
+    private var shownStatus: String?
+    /// What this step decided, in order.
+    private var actions: [Action] = []
+
+    init(_ setup: Setup) {
+        self.setup = setup
+    }
+
+    /// Takes one event; returns what to do, in order.
+    mutating func handle(_ event: Event) -> [Action] {
+        guard !ended else { return [] }
+        take(event)
+        drain()
+        defer { actions = [] }
+        return actions
+    }
+
+    private mutating func take(_ event: Event) {
+        switch event {
+        case .typed(let line, let columns):
+            gate.handle(.typed(line))
+            self.columns = columns
+        case .inputEnded:
+            gate.handle(.inputEnded)
+        case .list(let state):
+            let old = list
+            list = state
+            say(presenter.lines(list: state, from: old))
+            gate.handle(.listChanged(busy: state.isBusy))
+        case .playback(let state):
+            render(playback: state)
+            gate.handle(.playbackChanged(state, queuePlaying: queue.state.isPlaying))
+        case .interrupt:
+            interrupt()
+        case .terminate(let status):
+            leave(status)
+        case .cacheNotice(let text):
+            say([presenter.cacheNotice(text)])
+        case .sonogram(let id, let result):
+            sonogramEnded(id: id, result)
+        case .saveProgress(let batch, let progress):
+            let state = saves.state
+            if batch == state.batch, let current = state.current {
+                say([presenter.save(progress, position: current + 1, count: state.items.count)])
+            }
+        case .saveEnded(let batch, let outcome):
+            let state = saves.state
+            if batch == state.batch, let current = state.current {
+                say([presenter.save(outcome, position: current + 1, count: state.items.count)])
+            }
+            run(saves.handle(.ended(batch: batch, outcome)))
+        case .stripPicture(let ticket, let result):
+            switch result {
+            case .success(let picture): run(strip.ready(picture, ticket: ticket))
+            case .failure(.failed(let message)): run(strip.failed(message, ticket: ticket))
+            case .failure(.stopped): break
+            }
+            refreshStatus()
+        case .answered(let answer):
+            unanswered -= 1
+            take(answer)
+        }
+    }
+
+    /// Runs queued lines while nothing holds them and every request was answered; leaves at the end of
+    /// input once they are done.
+    private mutating func drain() {
+        while !ended, unanswered == 0 {
+            switch gate.next() {
+            case .run(let line): execute(line)
+            case .quit: leave(0)
+            case .none: return
+            }
+        }
+    }
+
+    private mutating func take(_ answer: Answer) {
+        switch answer {
+        case .searched:
+            if !setup.interactive { gate.handle(.hold(.listSettles)) }
+        case .nextPage(let refusal):
+            if let refusal {
+                refuse(refusal)
+            } else if !setup.interactive {
+                // Accepted: a page is on its way, and a script waits for it to settle.
+                gate.handle(.hold(.listSettles))
+            }
+        case .started(let ticket, let recording, let forQueue):
+            playing = Playing(ticket: ticket, recording: recording)
+            if forQueue { _ = queue.handle(.started(ticket)) }
+        case .stopped(let refusal, .command):
+            if let refusal { refuse(refusal) }
+        case .stopped(let refusal, .interrupt):
+            if refusal == nil {
+                gate.handle(.playbackStopped)
+            } else if !setup.interactive && !list.isBusy {
+                leave(0)
+            } else if setup.interactive {
+                refuse("(Ctrl-D or quit leaves chirper-play)")
+            }
+        case .control(let control, let refusal, let settings):
+            if let refusal {
+                refuse(refusal)
+            } else if control.changesSettings {
+                // Settings outlive a track: the answer says what is in force now (also when nothing plays).
+                say([presenter.settings(settings)])
+            }
+        }
+    }
+
+    /// Ctrl-C stops, in turn: a sonogram being drawn, a save, then playback (and the queue with it).
+    private mutating func interrupt() {
+        emit(.markInterrupted)
+        if sonogramJob != nil {
+            emit(.cancelSonogram)
+            return
+        }
+        if saves.state.isBusy {
+            // Its `.part` stays, for a later save to resume.
+            emit(.cancelSave)
+            run(saves.handle(.stop))
+            return
+        }
+        _ = queue.handle(.stop)
+        ask(.stop(.interrupt))
+    }
+
+    private mutating func render(playback new: PlaybackState) {
+        let old = playback
+        playback = new
+        let recording = playing.flatMap { $0.ticket == new.ticket ? $0.recording : nil }
+        if case .buffering = new, old.ticket != new.ticket, let recording {
+            say([presenter.attribution(recording)])
+        }
+        if let line = presenter.line(playback: new, from: old) {
+            say([line])
+        }
+        run(strip.playbackChanged(new))
+        refreshStatus()
+        // The end (or failure) of the item the queue started, as rendered, moves the queue on.
+        if !new.isActive, let ticket = new.ticket {
+            run(queue.handle(.trackEnded(ticket)))
+        }
+    }
+
+    /// The status line (with the live strip above it when on), from the rendered states.
+    mutating func refreshStatus() {
+        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
+        let line = presenter.status(playback, title: recording?.englishName)
+        let lines = presenter.strip(strip, playback: playback) + (line.map { [$0] } ?? [])
+        let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
+        if status != shownStatus {
+            shownStatus = status
+            emit(.status(status))
+        }
+    }
+
+    private mutating func sonogramEnded(id: Int, _ result: Result<Sonogram, SonogramFailure>) {
+        // A computation replaced by a newer `sono` ends quietly.
+        guard let job = sonogramJob, job.id == id else { return }
+        sonogramJob = nil
+        switch result {
+        case .success(let sonogram): say(presenter.sonogram(sonogram, label: job.label, title: job.title))
+        case .failure(.stopped): refuse("sono \(job.row) stopped")
+        case .failure(.failed(let message)): refuse(message)
+        }
+        gate.handle(.sonogramDone)
+    }
+
+    // MARK: - Saying and asking
+
+    mutating func emit(_ action: Action) {
+        actions.append(action)
+    }
+
+    mutating func say(_ lines: [String]) {
+        if !lines.isEmpty { emit(.print(lines)) }
+    }
+
+    mutating func refuse(_ text: String) {
+        say([presenter.refusal(text)])
+    }
+
+    /// Sends a request; typed lines wait for its answer.
+    mutating func ask(_ request: Request) {
+        unanswered += 1
+        emit(.request(request))
+    }
+
+    mutating func hold(_ blocker: LineGateMachine.Blocker) {
+        gate.handle(.hold(blocker))
+    }
+
+    mutating func leave(_ status: Int32) {
+        ended = true
+        emit(.quit(status: status))
+    }
+
+    mutating func startSonogram(row: Int, recording: Recording, item: PlayItem, shape: SonogramShape) {
+        sonogramCount += 1
+        let id = sonogramCount
+        sonogramJob = SonogramJob(id: id, row: row, label: recording.label, title: recording.englishName)
+        emit(.drawSonogram(id: id, item, shape))
+    }
+}
+
+extension ListState {
+    /// A page is being fetched.
+    var isBusy: Bool {
+        switch self {
+        case .loading, .paging(_, .loading): return true
+        default: return false
+        }
+    }
+
+    var hasMorePages: Bool {
+        if case .paging = self { return true }
+        return false
+    }
+}

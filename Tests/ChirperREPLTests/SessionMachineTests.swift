@@ -1,0 +1,189 @@
+import ChirperCatalog
+import ChirperCore
+import Testing
+
+@testable import ChirperREPL
+
+private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
+private let terminal = Presenter(style: .terminal(color: false), width: 100, sourceName: "the test catalog")
+
+private func session(_ presenter: Presenter) -> SessionMachine {
+    SessionMachine(
+        .init(
+            interactive: presenter.style != .script, presenter: presenter, saveDirectory: "/saves",
+            homeDirectory: "/home/birder"))
+}
+
+private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
+
+private let wrenQuery: SearchQuery = {
+    guard case .search(let query) = try? CommandParser.parse("search wren") else { fatalError("search wren parses") }
+    return query
+}()
+
+/// The fixture catalog as one loaded page.
+private let listed = ListState.populated(
+    Listing(
+        query: wrenQuery,
+        page: Page(totalRecordings: 3, totalSpecies: 3, page: 1, numPages: 1, recordings: Fixture.all)))
+
+private func progress(_ recording: Recording, _ ticket: UInt64, at position: Double = 0) -> PlaybackProgress {
+    PlaybackProgress(item: .of(recording), ticket: PlaybackTicket(ticket), position: position, duration: 12)
+}
+
+private func ended(_ recording: Recording, _ ticket: UInt64) -> PlaybackState {
+    .idle(PlaybackEnding(item: .of(recording), ticket: PlaybackTicket(ticket), position: 12, reason: .finished))
+}
+
+/// A session that searched and shows the fixture rows (the actions of getting there are dropped).
+private func listedSession(_ presenter: Presenter) -> SessionMachine {
+    var machine = session(presenter)
+    _ = machine.handle(typed("search wren"))
+    _ = machine.handle(.answered(.searched))
+    _ = machine.handle(.list(listed))
+    return machine
+}
+
+@Suite("The REPL session, one event at a time")
+struct SessionMachineTests {
+    @Test("a script's next line waits for the answer to a search, then for the list to settle")
+    func scriptWaitsForTheList() {
+        var machine = session(script)
+        #expect(machine.handle(typed("search wren")) == [.request(.search(wrenQuery))])
+        #expect(machine.handle(typed("play 1")) == [])
+        // Answered: the search is under way, and the script now waits for the rows.
+        #expect(machine.handle(.answered(.searched)) == [])
+        let loading = ListState.loading(query: wrenQuery, previous: nil, retry: nil)
+        #expect(machine.handle(.list(loading)) == [.print(script.lines(list: loading, from: .idle))])
+        #expect(
+            machine.handle(.list(listed)) == [
+                .print(script.lines(list: listed, from: loading)),
+                .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)),
+            ])
+        #expect(machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false))) == [])
+        let buffering = PlaybackState.buffering(progress(Fixture.wren, 1))
+        #expect(
+            machine.handle(.playback(buffering)) == [
+                .print([script.attribution(Fixture.wren)]),
+                .print([script.line(playback: buffering, from: .start)!]),
+            ])
+    }
+
+    @Test("a refused next-page says why before the line after it runs")
+    func refusalBeforeTheNextLine() {
+        var machine = listedSession(script)
+        #expect(machine.handle(typed("next-page")) == [.request(.nextPage)])
+        #expect(machine.handle(typed("list")) == [])
+        #expect(
+            machine.handle(.answered(.nextPage(refusal: "every page is loaded"))) == [
+                .print([script.refusal("every page is loaded")]),
+                .print(script.listing(listed)),
+            ])
+    }
+
+    @Test("a queue starts its items one after another as each rendered end arrives; an older end moves nothing")
+    func queueAdvances() {
+        var machine = listedSession(script)
+        let first = PlayQueueAction.play(
+            QueueItem(row: 1, recording: Fixture.wren), position: 1, count: 2)
+        let queued = [QueueItem(row: 1, recording: Fixture.wren), QueueItem(row: 2, recording: Fixture.robin)]
+        #expect(
+            machine.handle(typed("play 1-3")) == [
+                .print(script.queue(first, queued: queued)),
+                .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: true)),
+            ])
+        _ = machine.handle(.answered(.started(PlaybackTicket(7), Fixture.wren, forQueue: true)))
+        _ = machine.handle(.playback(.playing(progress(Fixture.wren, 7))))
+        // The end of an earlier request (a late update) is not the queue's.
+        let late = machine.handle(.playback(ended(Fixture.robin, 6)))
+        #expect(!late.contains { if case .request = $0 { true } else { false } })
+        let second = PlayQueueAction.play(
+            QueueItem(row: 2, recording: Fixture.robin), position: 2, count: 2)
+        let atEnd = machine.handle(.playback(ended(Fixture.wren, 7)))
+        #expect(
+            Array(atEnd.suffix(2)) == [
+                .print(script.queue(second, queued: queued)),
+                .request(.play(.of(Fixture.robin), Fixture.robin, forQueue: true)),
+            ])
+    }
+
+    @Test("wait holds the script until its own request ends, whatever older ends arrive")
+    func waitForItsRequest() {
+        var machine = listedSession(script)
+        _ = machine.handle(typed("play 2"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(3), Fixture.robin, forQueue: false)))
+        #expect(machine.handle(typed("wait")) == [])
+        #expect(machine.handle(typed("cite 1")) == [])
+        _ = machine.handle(.playback(ended(Fixture.wren, 2)))
+        #expect(machine.gate.blocker == .playbackEnds(PlaybackTicket(3)))
+        let actions = machine.handle(.playback(ended(Fixture.robin, 3)))
+        #expect(actions.last == .print(script.cite(Citation(Fixture.wren), label: Fixture.wren.label)))
+    }
+
+    @Test("Ctrl-C stops a sonogram first; a sonogram replaced by a newer one ends quietly")
+    func interruptStopsTheSonogram() {
+        var machine = listedSession(terminal)
+        let shape = terminal.sonogramRenderer.shape(
+            terminalWidth: terminal.sonogramShape.width, lines: terminal.sonogramShape.lines, maxFrequency: nil)
+        #expect(machine.handle(typed("sono 1")) == [.drawSonogram(id: 1, .of(Fixture.wren), shape)])
+        #expect(machine.handle(typed("sono 2")) == [.drawSonogram(id: 2, .of(Fixture.robin), shape)])
+        #expect(machine.handle(.sonogram(id: 1, .failure(.stopped))) == [])
+        #expect(machine.handle(.interrupt) == [.markInterrupted, .cancelSonogram])
+        #expect(machine.handle(.sonogram(id: 2, .failure(.stopped))) == [.print([terminal.refusal("sono 2 stopped")])])
+        // Nothing left to stop but playback: the player is asked.
+        #expect(machine.handle(.interrupt) == [.markInterrupted, .request(.stop(.interrupt))])
+    }
+
+    @Test("Ctrl-C in a script with nothing playing ends it; on a terminal it says how to leave")
+    func interruptWithNothingPlaying() {
+        var piped = listedSession(script)
+        _ = piped.handle(.interrupt)
+        #expect(piped.handle(.answered(.stopped(refusal: "nothing is playing", .interrupt))) == [.quit(status: 0)])
+        #expect(piped.handle(typed("list")) == [])
+
+        var typedAt = listedSession(terminal)
+        _ = typedAt.handle(.interrupt)
+        #expect(
+            typedAt.handle(.answered(.stopped(refusal: "nothing is playing", .interrupt))) == [
+                .print([terminal.refusal("(Ctrl-D or quit leaves chirper-play)")])
+            ])
+    }
+
+    @Test("Ctrl-C during a save stops the batch with its summary, and the script goes on")
+    func interruptStopsTheSave() {
+        var machine = listedSession(script)
+        #expect(
+            machine.handle(typed("save 1-2 ~/birds")) == [
+                .save(Fixture.wren, directory: "/home/birder/birds", batch: 1)
+            ])
+        #expect(machine.handle(typed("list")) == [])
+        #expect(
+            machine.handle(.interrupt) == [
+                .markInterrupted, .cancelSave,
+                .print([
+                    script.saveDone(saved: 0, existing: 0, failed: 0, directory: "/home/birder/birds", stopped: true)
+                ]),
+                .print(script.listing(listed)),
+            ])
+        // The stopped item's late outcome is not counted or shown.
+        #expect(machine.handle(.saveEnded(batch: 1, .failed(label: "XC254462", reason: "stopped"))) == [])
+    }
+
+    @Test("a settings change says what is in force; a refused one says why; a signal leaves at once")
+    func settingsAndSignals() {
+        var machine = listedSession(script)
+        #expect(machine.handle(typed("volume 40")) == [.request(.control(.volume(40)))])
+        let settings = PlaybackSettings(volume: 40)
+        #expect(
+            machine.handle(.answered(.control(.volume(40), refusal: nil, settings: settings))) == [
+                .print([script.settings(settings)])
+            ])
+        _ = machine.handle(typed("seek 9:00"))
+        #expect(
+            machine.handle(
+                .answered(.control(.seek(.absolute(540)), refusal: "nothing is playing", settings: settings)))
+                == [.print([script.refusal("nothing is playing")])])
+        #expect(machine.handle(.terminate(status: 143)) == [.quit(status: 143)])
+        #expect(machine.handle(typed("list")) == [])
+    }
+}
