@@ -186,11 +186,15 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Keeps `stream` (main loop locked, ready, emptied and uncorked by the caller) for the next track of its
-    /// format, uncorked for `parkedIdle`, then corked; the stream parked before it is disconnected. False when
-    /// the connection is going away.
-    func park(_ stream: PulseStreamState, into resumptions: inout PulseResumptions) -> Bool {
-        guard case .ready = state.phase else { return false }
+    /// The connection can keep a stream for the next track (main loop locked): it is not going away.
+    var canPark: Bool {
+        if case .ready = state.phase { return true }
+        return false
+    }
+
+    /// Keeps `stream` (main loop locked, parked by its machine) for the next track of its format, uncorked for
+    /// `parkedIdle`, then corked; the stream parked before it is disconnected.
+    func keep(_ stream: PulseStreamState, into resumptions: inout PulseResumptions) {
         if let old = state.parked, old !== stream { old.tearDown(into: &resumptions) }
         state.parked = stream
         let clock = self.clock
@@ -203,17 +207,17 @@ final class PulseConnection: @unchecked Sendable {
             }
             self?.corkParked()
         }
-        return true
     }
 
     /// Corks the parked stream, so the sink may sleep: called by the idle timer's task, unless the timer was
     /// cancelled first. Every cancel happens with the lock held, so checking under the lock is exact.
     private func corkParked() {
+        var resumptions = PulseResumptions()
         locked {
-            guard !Task.isCancelled, case .ready = state.phase, let parked = state.parked, parked.gate == .held
-            else { return }
-            parked.setGate(.corked)
+            guard !Task.isCancelled, case .ready = state.phase, let parked = state.parked else { return }
+            parked.handle(.idled, into: &resumptions)
         }
+        resumptions.run()
     }
 
     /// Sets the stream volume of `stream` on the server (it acts at once, not after what is queued), if the
@@ -250,12 +254,8 @@ final class PulseConnection: @unchecked Sendable {
                     if parked.format == format, parked.capacity == capacity, case .ready = parked.phase,
                         let stream = parked.stream
                     {
-                        parked.lease += 1
-                        // If it waited long enough to be corked, uncorked now, while the track's start is decoded.
-                        parked.setGate(.held)
                         parked.onUnderrun = onUnderrun
-                        parked.timeBase = parked.time ?? 0
-                        parked.handedBytes = 0
+                        parked.handle(.reuse, into: &resumptions)
                         if let operation = pa_stream_set_name(stream, name, nil, nil) { pa_operation_unref(operation) }
                         let output = PulseOutput(
                             connection: self, streamState: parked, contextState: state, lease: parked.lease)

@@ -1,0 +1,240 @@
+import CPulse
+
+/// One stream's state, shared with libpulse's callbacks; guarded by the main loop's lock. It stays
+/// registered with the connection until libpulse reports the stream terminated or failed, so a callback
+/// never sees freed memory. The continuations waiting on the stream are in `waiters`, under their own lock.
+// @unchecked: the mutable fields are read and written only with the main loop locked (callbacks run with it
+// held), a C lock the compiler cannot see; `waiters` is Sendable.
+final class PulseStreamState: @unchecked Sendable {
+    enum Phase {
+        case connecting
+        case ready
+        case failed(AudioSinkError)
+        case closed
+    }
+
+    let format: PCMFormat
+    /// The gate, the lease and parking (see `PulseStreamMachine`); changed only through `handle`.
+    private(set) var machine = PulseStreamMachine()
+    var gate: PulseStreamMachine.Gate { machine.gate }
+    /// Which track's output has the stream: an output of an earlier lease finds it gone.
+    var lease: Int { machine.lease }
+    /// The track's underrun handler; a parked stream has none.
+    var onUnderrun: @Sendable () -> Void
+    let waiters = PulseWaiters()
+    /// The stream's time when this lease began: what this track has played is the time since.
+    var timeBase: pa_usec_t = 0
+    /// Bytes this lease has handed to the server: no more than these can have been played.
+    var handedBytes = 0
+    var stream: OpaquePointer?
+    var phase: Phase = .connecting
+    /// Called when the stream is gone for good (to unregister it).
+    var onGone: (() -> Void)?
+
+    /// Audio accepted by `write` and not yet handed to the server (bytes from `queueStart` on). Bounded
+    /// by `capacity`; the server itself holds only about `PulseConnection.latency` more.
+    var queue: [UInt8] = []
+    var queueStart = 0
+    let capacity: Int
+    var frameBytes: Int { format.channels * 2 }
+    var pending: Int { queue.count - queueStart }
+    /// A waiting writer is woken once this much room is free (a quarter of the queue), so that it hands over
+    /// large pieces instead of waking for every few milliseconds the server takes.
+    var wakeRoom: Int { max(frameBytes, capacity / 4 / frameBytes * frameBytes) }
+
+    init(format: PCMFormat, capacity: Int, onUnderrun: @escaping @Sendable () -> Void) {
+        self.format = format
+        self.capacity = capacity
+        self.onUnderrun = onUnderrun
+    }
+
+    /// The error a waiting operation should get now, if any.
+    var blockingError: (any Error)? {
+        switch phase {
+        case .failed(let error): error
+        case .closed: CancellationError()
+        case .connecting, .ready: nil
+        }
+    }
+
+    /// The error for an output of lease `lease`: a later track has the stream now, or the stream's own error.
+    func error(forLease lease: Int) -> (any Error)? {
+        self.lease == lease ? blockingError : CancellationError()
+    }
+
+    /// The stream's current time (main loop locked), or nil before the server has told it.
+    var time: pa_usec_t? {
+        guard let stream, case .ready = phase else { return nil }
+        var microseconds: pa_usec_t = 0
+        return pa_stream_get_time(stream, &microseconds) == 0 ? microseconds : nil
+    }
+
+    var isReady: Bool {
+        if case .ready = phase { return true }
+        return false
+    }
+
+    /// Takes `event` (main loop locked) and does what the machine decided; returns it.
+    @discardableResult
+    func handle(_ event: PulseStreamMachine.Event, into resumptions: inout PulseResumptions)
+        -> [PulseStreamMachine.Action]
+    {
+        let actions = machine.handle(event)
+        for action in actions { perform(action, into: &resumptions) }
+        return actions
+    }
+
+    private func perform(_ action: PulseStreamMachine.Action, into resumptions: inout PulseResumptions) {
+        switch action {
+        case .cork, .uncork:
+            // In order with what follows; a stream the server has not made ready yet starts uncorked.
+            if let stream, isReady, let operation = pa_stream_cork(stream, action == .cork ? 1 : 0, nil, nil) {
+                pa_operation_unref(operation)
+            }
+        case .flush:
+            if let stream, let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
+        case .hand:
+            pump(into: &resumptions)
+        case .park:
+            onUnderrun = {}
+            drainIssued = false
+            failAll(CancellationError(), into: &resumptions)
+            queue = []
+            queueStart = 0
+        case .tearDown:
+            tearDown(into: &resumptions)
+        case .beginLease:
+            timeBase = time ?? 0
+            handedBytes = 0
+        case .reportUnderrun:
+            onUnderrun()
+        }
+    }
+
+    /// The stream's one teardown (main loop locked): disconnected if it was connecting or ready, its waiters
+    /// failed (with the stream's error, or cancelled), its queue dropped and its handle released. The state
+    /// stays registered with the connection until libpulse reports the stream terminated, so no callback sees
+    /// freed memory. Nothing happens to a stream already torn down.
+    func tearDown(into resumptions: inout PulseResumptions) {
+        guard let handle = stream else { return }
+        let error = blockingError ?? CancellationError()
+        switch phase {
+        case .connecting, .ready:
+            phase = .closed
+            pa_stream_disconnect(handle)
+        case .failed, .closed:
+            break
+        }
+        failAll(error, into: &resumptions)
+        queue = []
+        queueStart = 0
+        stream = nil
+        pa_stream_unref(handle)
+    }
+
+    /// Takes every waiter out, to be failed with `error`.
+    func failAll(_ error: any Error, into resumptions: inout PulseResumptions) {
+        resumptions.fail(waiters.takeAll(), with: error)
+    }
+
+    /// Hands queued audio to the server as far as it asks for it (main loop locked), unless the gate holds
+    /// it here. Wakes a writer when there is room again.
+    func pump(into resumptions: inout PulseResumptions) {
+        guard let stream, case .ready = phase, gate != .held else { return }
+        var writable = pa_stream_writable_size(stream)
+        while writable != -1, pending >= frameBytes, writable >= frameBytes {
+            let count = min(writable, pending) / frameBytes * frameBytes
+            let status = queue.withUnsafeBytes { raw in
+                pa_stream_write(stream, raw.baseAddress! + queueStart, count, nil, 0, PA_SEEK_RELATIVE)
+            }
+            if status < 0 {
+                phase = .failed(.soundServerLost(detail: PulseError.message(status)))
+                failAll(blockingError ?? CancellationError(), into: &resumptions)
+                return
+            }
+            queueStart += count
+            handedBytes += count
+            writable -= count
+        }
+        if queueStart > 0 && queueStart >= queue.count / 2 {
+            queue.removeFirst(queueStart)
+            queueStart = 0
+        }
+        if pending + wakeRoom <= capacity {
+            resumptions.resume(waiters.take(.space), with: .success(()))
+        }
+    }
+
+    /// Asks the server to play out what it holds; the drain waiter is resumed by `drainCallback`.
+    var drainIssued = false
+
+    func issueDrain(_ stream: OpaquePointer, into resumptions: inout PulseResumptions) {
+        drainIssued = true
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        if let operation = pa_stream_drain(stream, PulseStreamState.drainCallback, userdata) {
+            pa_operation_unref(operation)
+        } else {
+            let error = AudioSinkError.soundServerLost(detail: "drain refused")
+            resumptions.resume(waiters.take(.drain), with: .failure(error))
+        }
+    }
+
+    // The callbacks run on the main loop's thread with its lock held: each decides and takes the waiters out,
+    // and resumes them at its end (see `PulseResumptions` for why that is safe there).
+
+    static let stateCallback: pa_stream_notify_cb_t = { stream, userdata in
+        guard let stream, let userdata else { return }
+        let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        var resumptions = PulseResumptions()
+        switch pa_stream_get_state(stream) {
+        case PA_STREAM_READY:
+            if case .connecting = state.phase { state.phase = .ready }
+            resumptions.resume(state.waiters.take(.ready), with: .success(()))
+        case PA_STREAM_FAILED:
+            let detail = PulseError.message(of: pa_stream_get_context(stream))
+            if case .closed = state.phase {
+            } else {
+                state.phase = .failed(.soundServerLost(detail: detail))
+            }
+            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
+            state.onGone?()
+        case PA_STREAM_TERMINATED:
+            if case .failed = state.phase {} else { state.phase = .closed }
+            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
+            state.onGone?()
+        default:
+            break
+        }
+        resumptions.run()
+    }
+
+    static let writeCallback: pa_stream_request_cb_t = { _, _, userdata in
+        guard let userdata else { return }
+        let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        var resumptions = PulseResumptions()
+        state.pump(into: &resumptions)
+        if state.pending == 0, let stream = state.stream, !state.drainIssued, state.waiters.isWaiting(.drain) {
+            state.issueDrain(stream, into: &resumptions)
+        }
+        resumptions.run()
+    }
+
+    static let underflowCallback: pa_stream_notify_cb_t = { _, userdata in
+        guard let userdata else { return }
+        let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        var resumptions = PulseResumptions()
+        state.handle(.underflow, into: &resumptions)
+        resumptions.run()
+    }
+
+    static let drainCallback: pa_stream_success_cb_t = { _, success, userdata in
+        guard let userdata else { return }
+        let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
+        let result: Result<Void, any Error> =
+            success != 0
+            ? .success(()) : .failure(state.blockingError ?? AudioSinkError.soundServer(detail: "drain failed"))
+        var resumptions = PulseResumptions()
+        resumptions.resume(state.waiters.take(.drain), with: result)
+        resumptions.run()
+    }
+}
