@@ -62,10 +62,13 @@ public struct SonogramReader: Sendable {
                                 throw SonogramStop.rateChanged(from: accumulator.sampleRate, to: format.sampleRate)
                             }
                         } else {
-                            let transform = try makeTransform(SonogramShape.fftSize(forSampleRate: format.sampleRate))
+                            let length = duration ?? item.expectedDuration
+                            try Self.check(shape, sampleRate: format.sampleRate, duration: length)
+                            let plan = shape.fftPlan(
+                                sampleRate: format.sampleRate, duration: shape.window?.duration ?? length ?? 60)
                             accumulator = SonogramAccumulator(
-                                shape: shape, sampleRate: format.sampleRate,
-                                expectedDuration: duration ?? item.expectedDuration, transform: transform)
+                                shape: shape, sampleRate: format.sampleRate, expectedDuration: length,
+                                transform: try makeTransform(plan.dft), windowLength: plan.size, hop: plan.hop)
                         }
                     case .samples(let samples):
                         accumulator?.feed(samples, channels: channels)
@@ -95,13 +98,23 @@ public struct SonogramReader: Sendable {
                 do {
                     while let batch = try await batches.next() {
                         try take(batch)
+                        // The window is drawn: the rest of the recording is not needed.
+                        if accumulator?.isComplete == true {
+                            batches.cancel()
+                            group.cancelAll()
+                            break
+                        }
                     }
                 } catch {
                     // The decoding task may be waiting for room: let it go before the group waits for it.
                     batches.cancel()
                     throw error
                 }
-                try await group.waitForAll()
+                do {
+                    try await group.waitForAll()
+                } catch  where accumulator?.isComplete == true {
+                    // Stopped on purpose, once the window was drawn.
+                }
             }
         } catch is CancellationError {
             throw CancellationError()
@@ -115,6 +128,17 @@ public struct SonogramReader: Sendable {
         return accumulator.picture()
     }
 
+    /// A band or window the recording does not have stops here, with one line.
+    private static func check(_ shape: SonogramShape, sampleRate: Int, duration: Double?) throws {
+        let nyquist = Double(sampleRate) / 2
+        if shape.minFrequency >= nyquist {
+            throw SonogramStop.bandAboveNyquist(low: shape.minFrequency, nyquist: nyquist)
+        }
+        if let window = shape.window, let duration, window.start >= duration {
+            throw SonogramStop.windowPastEnd(start: window.start, duration: duration)
+        }
+    }
+
     private static func reason(_ error: any Error) -> String {
         if let stop = error as? SonogramStop { return stop.description }
         return userMessage(for: error)
@@ -124,12 +148,25 @@ public struct SonogramReader: Sendable {
 /// Why the reader stopped on its own.
 private enum SonogramStop: Error, CustomStringConvertible {
     case rateChanged(from: Int, to: Int)
+    case bandAboveNyquist(low: Double, nyquist: Double)
+    case windowPastEnd(start: Double, duration: Double)
 
     var description: String {
         switch self {
         case .rateChanged(let from, let to):
             "the sample rate changes part-way (\(from) Hz to \(to) Hz); a sonogram needs one rate"
+        case .bandAboveNyquist(let low, let nyquist):
+            "the band starts at \(kHz(low)) kHz, but the recording goes up to \(kHz(nyquist)) kHz; ask for a lower band"
+        case .windowPastEnd(let start, let duration):
+            "the window starts at \(clock(start)), after the recording ends (\(clock(duration))); ask for an earlier one"
         }
+    }
+
+    private func kHz(_ hz: Double) -> String { String(Double((hz / 100).rounded()) / 10) }
+
+    private func clock(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 600):" + (tenths / 10 % 60 < 10 ? "0" : "") + "\(tenths / 10 % 60).\(tenths % 10)"
     }
 }
 

@@ -1,21 +1,33 @@
 import Foundation
 
-/// Builds a `Sonogram` from PCM chunks as they are decoded: a short-time FFT (Hann window, half-window
-/// hop), power reduced to the picture's rows (max over the bins of a row) and frames to its columns (max
-/// over the frames of a column, so a brief call is never averaged away).
+/// Builds a `Sonogram` from PCM chunks as they are decoded: a short-time FFT (Hann window, the hop of
+/// `SonogramShape.fftPlan`), power reduced to the picture's rows (max over the bins of a row) and frames to its
+/// columns (max over the frames of a column, so a brief call is never averaged away).
 ///
-/// Memory is the picture's size plus one window, whatever the recording's length. Columns are assigned by
-/// time from the expected duration; when it is unknown, or the audio runs past it, the columns fill up and
-/// are then merged pairwise (each column covering twice the time), so the picture always spans what was
-/// heard, never less than half its width. Not thread-safe: one task feeds it.
+/// Memory is the picture's size plus one window, whatever the recording's length. With a time window, only
+/// the frames centred inside it count and `isComplete` says when the rest need not be decoded. Without one,
+/// columns are assigned by time from the expected duration; when it is unknown, or the audio runs past it,
+/// the columns fill up and are then merged pairwise (each column covering twice the time), so the picture
+/// always spans what was heard, never less than half its width. Not thread-safe: one task feeds it.
 public final class SonogramAccumulator {
     public let shape: SonogramShape
     public let sampleRate: Int
     /// The top of the frequency axis in Hz (the requested maximum, or Nyquist).
     public let maxFrequency: Double
+    /// The bottom of the frequency axis in Hz.
+    public let minFrequency: Double
+    /// Recording time of the picture's left edge.
+    private let startTime: Double
+    /// Samples before this one are not analysed (half a window before the time window).
+    private let firstSample: Int
+    /// Once this many samples were fed, the time window is complete.
+    private let lastSample: Int?
 
     private let transform: any PowerSpectrumTransform
+    /// Samples in the analysis window.
     private let size: Int
+    /// Points of the transform (`size`, zero-padded).
+    private let dft: Int
     private let hop: Int
     private let window: [Float]
     // The last `size` mono samples, oldest first from `filled - size`.
@@ -35,40 +47,53 @@ public final class SonogramAccumulator {
 
     /// - Parameters:
     ///   - expectedDuration: the recording's length in seconds if known; columns are laid out over it.
-    ///   - transform: a real FFT of `SonogramShape.fftSize(forSampleRate:)` points.
+    ///   - transform: a real FFT of at least `windowLength` points (more: the window is zero-padded, which
+    ///     samples the spectrum more finely without changing its resolution, as Raven's "DFT size").
+    ///   - windowLength: samples in the analysis (Hann) window; `hop`: samples between windows. Both from
+    ///     `SonogramShape.fftPlan`; by default the transform's size and half of it.
     public init(
-        shape: SonogramShape, sampleRate: Int, expectedDuration: Double?, transform: any PowerSpectrumTransform
+        shape: SonogramShape, sampleRate: Int, expectedDuration: Double?, transform: any PowerSpectrumTransform,
+        windowLength: Int? = nil, hop: Int? = nil
     ) {
         self.shape = shape
         self.sampleRate = max(1, sampleRate)
         self.transform = transform
-        let size = transform.size
+        let dft = transform.size
+        let size = min(dft, windowLength ?? dft)
         self.size = size
-        hop = size / 2
+        self.dft = dft
+        self.hop = max(1, min(size, hop ?? size / 2))
         let nyquist = Double(self.sampleRate) / 2
         maxFrequency = min(nyquist, shape.maxFrequency.map { max(1, $0) } ?? nyquist)
+        minFrequency = min(shape.minFrequency, maxFrequency - 1)
+        startTime = shape.window?.start ?? 0
+        firstSample = max(0, Int(startTime * Double(self.sampleRate)) - size / 2)
+        let rate = Double(self.sampleRate)
+        lastSample = shape.window.map { Int($0.end * rate) + size / 2 }
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
         pending = [Float](repeating: 0, count: size)
-        frame = [Float](repeating: 0, count: size)
-        spectrum = [Float](repeating: 0, count: size / 2 + 1)
-        let binWidth = Double(self.sampleRate) / Double(size)
+        frame = [Float](repeating: 0, count: dft)
+        spectrum = [Float](repeating: 0, count: dft / 2 + 1)
+        let binWidth = Double(self.sampleRate) / Double(dft)
         let rows = shape.rows
-        let maxFrequency = maxFrequency
+        let (bottom, rowHz) = (minFrequency, (maxFrequency - minFrequency) / Double(rows))
         rowBins = (0..<rows).map { row in
-            let low = Double(row) * maxFrequency / Double(rows)
-            let high = Double(row + 1) * maxFrequency / Double(rows)
+            let low = bottom + Double(row) * rowHz
+            let high = low + rowHz
             let first = Int((low / binWidth).rounded(.up))
             let end = Int((high / binWidth).rounded(.up))
             // A row narrower than a bin takes the bin nearest its centre.
             if end <= first {
-                let nearest = min(size / 2, Int(((low + high) / 2 / binWidth).rounded()))
+                let nearest = min(dft / 2, Int(((low + high) / 2 / binWidth).rounded()))
                 return nearest..<(nearest + 1)
             }
-            return first..<min(end, size / 2 + 1)
+            return first..<min(end, dft / 2 + 1)
         }
         cells = [Float](repeating: .nan, count: shape.columns * rows)
-        let hopSeconds = Double(hop) / Double(self.sampleRate)
-        if let expectedDuration, expectedDuration > 0 {
+        let hopSeconds = Double(self.hop) / Double(self.sampleRate)
+        if let window = shape.window {
+            secondsPerColumn = max(1e-6, window.duration / Double(shape.columns))
+        } else if let expectedDuration, expectedDuration > 0 {
             secondsPerColumn = max(hopSeconds, expectedDuration / Double(shape.columns))
         } else {
             // Unknown length: start at one frame per column and merge as the audio goes on.
@@ -83,14 +108,29 @@ public final class SonogramAccumulator {
     /// Seconds of audio fed so far.
     public var secondsFed: Double { Double(samplesSeen) / Double(sampleRate) }
 
+    /// The time window is drawn: what follows need not be decoded.
+    public var isComplete: Bool { lastSample.map { samplesSeen >= $0 } ?? false }
+
+    /// Seconds of the picture that hold audio.
+    private var secondsDrawn: Double {
+        let end = shape.window.map { min($0.end, secondsFed) } ?? secondsFed
+        return max(0, end - startTime)
+    }
+
     /// Feeds interleaved 16-bit samples (whole frames of `channels` samples), mixed to mono.
     public func feed(_ samples: [Int16], channels: Int) {
         let channels = max(1, channels)
         let scale = 1 / (32768 * Float(channels))
         let frames = samples.count / channels
         var frame = 0
+        if samplesSeen < firstSample {
+            // Before the window: counted, not analysed.
+            let skip = min(frames, firstSample - samplesSeen)
+            samplesSeen += skip
+            frame = skip
+        }
         samples.withUnsafeBufferPointer { input in
-            while frame < frames {
+            while frame < frames, !isComplete {
                 // Fill the window as far as this chunk goes, then analyse it if it is full.
                 let take = min(size - pendingCount, frames - frame)
                 pending.withUnsafeMutableBufferPointer { pending in
@@ -106,7 +146,7 @@ public final class SonogramAccumulator {
                 frame += take
                 if pendingCount == size {
                     analyseFrame()
-                    // Keep the second half: the next window overlaps this one by half.
+                    // Keep what the next window shares with this one.
                     pending.withUnsafeMutableBufferPointer { pending in
                         for i in 0..<(size - hop) { pending[i] = pending[i + hop] }
                     }
@@ -119,22 +159,42 @@ public final class SonogramAccumulator {
     /// The picture of what was fed: the columns that hold audio (all of them when the duration was right).
     public func picture() -> Sonogram {
         let rows = shape.rows
-        let used = min(shape.columns, max(1, Int((secondsFed / secondsPerColumn).rounded(.up))))
+        let used = min(shape.columns, max(1, Int((secondsDrawn / secondsPerColumn).rounded(.up))))
+        let (floor, ceiling) = range(columns: used)
         var levels = [Float](repeating: 0, count: rows * used)
-        let range = shape.ceilingDB - shape.floorDB
-        var previous = [Float](repeating: shape.floorDB, count: rows)
+        let span = ceiling - floor
+        var previous = [Float](repeating: floor, count: rows)
         for column in 0..<used {
             for row in 0..<rows {
                 var db = cells[column * rows + row]
                 // A column no frame landed in (a picture wider than the frames) repeats its left neighbour.
                 if db.isNaN { db = previous[row] }
                 previous[row] = db
-                levels[row * used + column] = min(1, max(0, (db - shape.floorDB) / range))
+                levels[row * used + column] = min(1, max(0, (db - floor) / span))
             }
         }
+        let duration = shape.window == nil ? secondsFed : min(secondsDrawn, Double(used) * secondsPerColumn)
         return Sonogram(
-            rows: rows, columns: used, levels: levels, maxFrequency: maxFrequency,
-            duration: secondsFed, sampleRate: sampleRate)
+            rows: rows, columns: used, levels: levels, maxFrequency: maxFrequency, minFrequency: minFrequency,
+            duration: duration, startTime: startTime, sampleRate: sampleRate, floorDB: floor, ceilingDB: ceiling,
+            fftSize: size, hop: hop, dftSize: dft)
+    }
+
+    /// The dB drawn as 0 and as 1: fixed, or the 20th and 99.9th percentiles of the picture's cells (at least
+    /// 30 dB apart, so a recording of noise alone stays light; the ceiling at least −70 dB, so near-silence,
+    /// such as dither, stays blank).
+    private func range(columns used: Int) -> (Float, Float) {
+        switch shape.contrast {
+        case .fixed(let floor, let ceiling):
+            return (floor, max(ceiling, floor + 1))
+        case .auto:
+            var values = cells[0..<(used * shape.rows)].filter { $0.isFinite }
+            guard !values.isEmpty else { return (-90, -10) }
+            values.sort()
+            let ceiling = max(-70, values[min(values.count - 1, Int(Double(values.count - 1) * 0.999))])
+            let floor = values[Int(Double(values.count - 1) * 0.2)]
+            return (min(floor, ceiling - 30), ceiling)
+        }
     }
 
     private func analyseFrame() {
@@ -148,9 +208,10 @@ public final class SonogramAccumulator {
         frame.withUnsafeBufferPointer { input in
             spectrum.withUnsafeMutableBufferPointer { output in transform.power(of: input, into: output) }
         }
-        // The frame's centre decides its column.
-        let centre = (Double(framesDone * hop) + Double(size) / 2) / Double(sampleRate)
+        // The frame's centre decides its column; a frame centred outside the window is left out.
+        let centre = (Double(firstSample + framesDone * hop) + Double(size) / 2) / Double(sampleRate) - startTime
         framesDone += 1
+        if let window = shape.window, centre < 0 || centre >= window.duration { return }
         var column = Int(centre / secondsPerColumn)
         while column >= shape.columns {
             mergeColumnsPairwise()

@@ -23,7 +23,8 @@ private enum SonoFixtures {
     /// Writes `effects` (sox synth arguments) at `rate` as 16-bit mono WAV, or as MP3 through lame; the path.
     static func make(_ effects: String, rate: Int, mp3: Bool, in directory: String) throws -> String {
         let wav = directory + "/fixture-\(rate).wav"
-        try shell("sox -q -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
+        // No dither (-D): silence is exact zeros, tones are clean.
+        try shell("sox -q -D -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
         guard mp3 else { return wav }
         let path = directory + "/fixture-\(rate).mp3"
         // No lowpass: lame's default for low bit rates would cut the 8 kHz step.
@@ -67,7 +68,7 @@ struct SonogramTests {
 
         #expect(abs(sonogram.duration - 0.5 * Double(tones.count)) < 0.1)
         #expect(sonogram.maxFrequency == Double(rate) / 2)
-        let margin = Double(SonogramShape.fftSize(forSampleRate: rate)) / Double(rate) / 2 + 0.03
+        let margin = Double(sonogram.fftSize) / Double(rate) / 2 + 0.03
         var checked = 0
         for column in 0..<sonogram.columns {
             guard let step = SonoFixtures.segment(of: column, in: sonogram, length: 0.5, margin: margin),
@@ -97,7 +98,7 @@ struct SonogramTests {
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
         let perColumn = sonogram.duration / Double(sonogram.columns)
-        let halfWindow = Double(SonogramShape.fftSize(forSampleRate: rate)) / Double(rate) / 2 + (mp3 ? 0.03 : 0)
+        let halfWindow = Double(sonogram.fftSize) / Double(rate) / 2 + (mp3 ? 0.03 : 0)
         func frequency(at time: Double) -> Double { low + (high - low) * min(1, max(0, time / seconds)) }
         for column in 1..<(sonogram.columns - 1) {
             let lowest = sonogram.row(forFrequency: frequency(at: Double(column) * perColumn - halfWindow))
@@ -120,6 +121,96 @@ struct SonogramTests {
         let expected = sonogram.row(forFrequency: 40_000)
         for column in 0..<sonogram.columns {
             #expect(abs(sonogram.brightestRow(column: column) - expected) <= 1, "column \(column)")
+        }
+    }
+
+    @Test("A zoomed window shows only the tones inside it, each at its row within one pixel, at pixel resolution")
+    func zoomedWindow() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 0.5 s each: 1, 3, 5, 7, 10, 4 kHz at 44.1 kHz.
+        let tones: [Double] = [1000, 3000, 5000, 7000, 10_000, 4000]
+        let effects = "synth " + tones.map { "0.5 sine \(Int($0))" }.joined(separator: " : synth ") + " vol 0.5"
+        let path = try SonoFixtures.make(effects, rate: 44_100, mp3: true, in: directory)
+        let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: path) })
+        let item = PlayItem(label: "T", location: .local(path: path))
+        // 1.0-2.0 s holds the 5 and 7 kHz tones; the band 2-9 kHz leaves out 1 and 10 kHz anyway.
+        let shape = SonogramShape(
+            columns: 400, rows: 280, maxFrequency: 9000, minFrequency: 2000, window: TimeSpan(start: 1.0, end: 2.0))
+        let sonogram = try await reader.sonogram(of: item, shape: shape)
+        #expect(sonogram.startTime == 1.0)
+        #expect(abs(sonogram.duration - 1.0) < 0.01)
+        #expect(sonogram.columns == 400 && sonogram.rows == 280)
+        #expect(sonogram.fftSize == 512 && sonogram.hop == 128 && sonogram.dftSize == 2048)
+        let perColumn = sonogram.duration / Double(sonogram.columns)
+        let margin = Double(sonogram.fftSize) / 44_100 / 2 + 0.03
+        var checked = 0
+        for column in 0..<sonogram.columns {
+            let time = 1.0 + (Double(column) + 0.5) * perColumn
+            let inFirst = time > 1.0 + margin && time < 1.5 - margin
+            let inSecond = time > 1.5 + margin && time < 2.0 - margin
+            guard inFirst || inSecond else { continue }
+            let expected = sonogram.row(forFrequency: inFirst ? 5000 : 7000)
+            #expect(abs(sonogram.brightestRow(column: column) - expected) <= 1, "column \(column)")
+            checked += 1
+        }
+        #expect(checked > 250)
+        // And read back from the PNG drawn of it: the same rows.
+        let image = SonogramRaster.image(sonogram)
+        for column in stride(from: 40, to: 360, by: 20) where column < 170 || column > 230 {
+            var darkest = (grey: 256, row: -1)
+            for row in 0..<sonogram.rows {
+                let grey = Int(
+                    image.grey(x: SonogramRaster.left + column, y: SonogramRaster.top + sonogram.rows - 1 - row))
+                if grey < darkest.grey { darkest = (grey, row) }
+            }
+            #expect(abs(darkest.row - sonogram.brightestRow(column: column)) <= 1)
+        }
+    }
+
+    @Test("Contrast from the recording itself: over a quiet noise floor the background is light, the call dark")
+    func autoContrast() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Pink noise (−26 dB) with a 3 kHz call in the middle second.
+        try SonoFixtures.shell(
+            "sox -q -r 22050 -c 1 -n -b 16 \(directory)/noise.wav synth 3 pinknoise vol 0.05")
+        try SonoFixtures.shell(
+            "sox -q -r 22050 -c 1 -n -b 16 \(directory)/call.wav synth 1 sine 3000 vol 0.5 pad 1 1")
+        try SonoFixtures.shell(
+            "sox -q -m \(directory)/noise.wav \(directory)/call.wav \(directory)/mix.wav")
+        let auto = try await SonoFixtures.sonogram(path: directory + "/mix.wav", columns: 60, rows: 40)
+        let sorted = auto.levels.sorted()
+        #expect(sorted[sorted.count / 2] <= 0.2, "median level \(sorted[sorted.count / 2])")
+        let callRow = auto.row(forFrequency: 3000)
+        #expect(auto.level(row: callRow, column: 30) >= 0.9)
+        // The fixed range draws the same noise darker: the reason for auto.
+        let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: directory + "/mix.wav") })
+        let fixed = try await reader.sonogram(
+            of: PlayItem(label: "T", location: .local(path: directory + "/mix.wav")),
+            shape: SonogramShape(columns: 60, rows: 40, contrast: .fixedDefault))
+        #expect(fixed.levels.sorted()[fixed.levels.count / 2] > sorted[sorted.count / 2])
+    }
+
+    @Test("A window past the end, or a band above Nyquist, is one line")
+    func outsideTheRecording() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try SonoFixtures.make("synth 2 sine 1000", rate: 8000, mp3: false, in: directory)
+        let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: path) })
+        let item = PlayItem(label: "XC1", location: .local(path: path))
+        await #expect {
+            try await reader.sonogram(
+                of: item, shape: SonogramShape(columns: 10, rows: 4, window: TimeSpan(start: 5, end: 6)))
+        } throws: { error in
+            (error as? SonogramError)?.userMessage
+                == "sono: cannot draw XC1: the window starts at 0:05.0, after the recording ends (0:02.0); ask for an earlier one"
+        }
+        await #expect {
+            try await reader.sonogram(
+                of: item, shape: SonogramShape(columns: 10, rows: 4, maxFrequency: 9000, minFrequency: 5000))
+        } throws: { error in
+            (error as? SonogramError)?.userMessage.contains("the recording goes up to 4.0 kHz") == true
         }
     }
 
