@@ -89,6 +89,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // libchafa (LGPL-3.0+): encodes pictures for the kitty graphics protocol and sixel terminals.
+        .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]
+        ),
+        // libpng's simplified API: the sonogram as a PNG file.
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // The only code that touches the C graphics libraries: PNG files and terminal pixel protocols.
+        .target(
+            name: "ChirperGraphics",
+            dependencies: ["ChirperCore", "CChafa", "CPNG"],
+            swiftSettings: swiftSettings
+        ),
         // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
         .target(
             name: "ChirperREPL",
@@ -99,7 +117,8 @@ let package = Package(
         .executableTarget(
             name: "chirper-play",
             dependencies: [
-                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperHTTP", "ChirperREPL", "CMalloc",
+                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP", "ChirperREPL",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,6 +156,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperGraphicsTests",
+            dependencies: ["ChirperGraphics", "ChirperCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

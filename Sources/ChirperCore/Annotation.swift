@@ -38,6 +38,14 @@ public struct Annotation: Sendable, Hashable {
         return (start, end)
     }
 
+    /// The box's band in Hz, when both ends are numbers and the high end is above the low one.
+    public var band: FrequencyBand? {
+        guard let low = first(Self.lowKeys).flatMap(Double.init),
+            let high = first(Self.highKeys).flatMap(Double.init), low >= 0, high > low
+        else { return nil }
+        return FrequencyBand(low: low, high: high)
+    }
+
     /// e.g. `1.2-2.5 s · 2000-5400 Hz · Turdus merula · song`, then any other fields as `key=value`.
     public var summary: String {
         var parts: [String] = []

@@ -38,6 +38,8 @@ public enum Command: Sendable, Hashable {
     /// Draw a row's sonogram, or turn the live strip on or off.
     case sono(SonogramRequest)
     case wait
+    /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
+    case graphics(GraphicsMode?)
     case help(topic: String?)
     case quit
     /// An empty line: nothing to do.
@@ -77,7 +79,11 @@ public enum CommandParser {
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
         ("unmute", [], "unmute", "hear it again at the volume set"),
-        ("sono", [], "sono <n> [max-kHz] | sono on|off", "row n's sonogram (time × frequency), or the live strip"),
+        (
+            "sono", [], "sono [n] [lo-hi|max] [a-b] [--png F] | sono on|off",
+            "a sonogram (time × frequency; zoom to a band and a window), or the live strip"
+        ),
+        ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
         ("quit", ["exit", "q"], "quit", "leave (Ctrl-D too)"),
@@ -187,6 +193,12 @@ public enum CommandParser {
             return .volume(percent)
         case "help":
             return .help(topic: rest.isEmpty ? nil : rest.lowercased())
+        case "graphics":
+            guard !rest.isEmpty else { return .graphics(nil) }
+            guard let mode = GraphicsMode(rawValue: rest.lowercased()) else {
+                throw CommandError("graphics takes auto, kitty, sixel or blocks; usage: \(command.usage)")
+            }
+            return .graphics(mode)
         default:
             guard rest.isEmpty else {
                 throw CommandError("\(command.name) takes no arguments; usage: \(command.usage)")
@@ -306,6 +318,8 @@ public enum Completion {
             return ["all"].filter { $0.hasPrefix(current.lowercased()) && !current.isEmpty }
         case "sono" where position == 1:
             return ["on", "off"].filter { $0.hasPrefix(current.lowercased()) }
+        case "graphics" where position == 1:
+            return GraphicsMode.allCases.map(\.rawValue).filter { $0.hasPrefix(current.lowercased()) }
         case "loop" where position == 1:
             return ["off", "ann"].filter { $0.hasPrefix(current.lowercased()) }
         case "volume", "vol":

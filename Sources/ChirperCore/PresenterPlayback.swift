@@ -80,16 +80,45 @@ extension Presenter {
     /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
     public func sonogram(_ sonogram: Sonogram, label: String, title: String?) -> [String] {
         if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
-        let kHz = String(format1: sonogram.maxFrequency / 1000)
-        let head = bold("\(clean(label)) \(clean(title ?? ""))") + dim("  0-\(kHz) kHz, \(clock(sonogram.duration))")
-        return [head] + sonogramRenderer.terminalLines(sonogram)
+        return [sonogramHeader(sonogram, label: label, title: title)] + sonogramRenderer.terminalLines(sonogram)
+    }
+
+    /// The line above a sonogram: what it shows, its band and window, and its FFT.
+    public func sonogramHeader(_ sonogram: Sonogram, label: String, title: String?) -> String {
+        let band =
+            "\(String(format1: sonogram.minFrequency / 1000))-\(String(format1: sonogram.maxFrequency / 1000)) kHz"
+        let span = "\(preciseClock(sonogram.startTime))-\(preciseClock(sonogram.endTime))"
+        let fft = "FFT \(sonogram.fftSize), hop \(sonogram.hop)"
+        return bold("\(clean(label)) \(clean(title ?? ""))") + dim("  \(band), \(span), \(fft)")
+    }
+
+    /// The answer to `graphics`: the mode, what it draws with here, and what the terminal said.
+    public func graphics(_ mode: GraphicsMode, drawing: PixelProtocol?, terminal: TerminalGraphicsSupport) -> String {
+        let drawn = drawing.map { "\($0.rawValue) pixels" } ?? (isScript ? "sono: lines" : "half-blocks")
+        var heard: [String] = []
+        if terminal.kitty { heard.append("kitty") }
+        if terminal.sixel { heard.append("sixel") }
+        let answer =
+            terminal.answered
+            ? "the terminal answered: \(heard.isEmpty ? "no graphics" : heard.joined(separator: ", "))"
+            : "the terminal was not asked or did not answer"
+        return isScript
+            ? "graphics: mode=\(mode.rawValue) drawing=\(drawing?.rawValue ?? "text")"
+            : "graphics \(mode.rawValue): sono draws \(drawn) (\(answer))"
+    }
+
+    /// A `--png` file was written.
+    public func pngWritten(_ path: String) -> String {
+        isScript ? "sono: png=\(quote(path))" : dim("sonogram written to \(clean(path))")
     }
 
     /// The shape of the live strip's picture for a recording of `duration` seconds: ten columns a second (the
     /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
-    public func stripShape(duration: Double?) -> SonogramShape {
+    public func stripShape(duration: Double?, strip: SonogramStripMachine) -> SonogramShape {
         let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
-        return SonogramShape(columns: columns, rows: SonogramStripMachine.lines * sonogramRenderer.rowsPerLine)
+        return SonogramShape(
+            columns: columns, rows: strip.lines * sonogramRenderer.rowsPerLine, maxFrequency: strip.band.high,
+            minFrequency: strip.band.low)
     }
 
     /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
@@ -97,7 +126,7 @@ extension Presenter {
         guard !isScript, let progress = playback.progress else { return [] }
         if let picture = strip.picture(for: playback) {
             return sonogramRenderer.stripLines(
-                picture, position: progress.position, width: width - 1, lines: SonogramStripMachine.lines)
+                picture, position: progress.position, width: width - 1, lines: strip.lines)
         }
         switch strip.state {
         case .loading(let ticket) where ticket == progress.ticket:
@@ -169,6 +198,13 @@ extension Presenter {
     }
 
     /// m:ss
+    /// `m:ss.t`, for sonogram windows.
+    func preciseClock(_ seconds: Double) -> String {
+        let tenths = max(0, Int((seconds * 10).rounded()))
+        let rest = tenths / 10 % 60
+        return "\(tenths / 600):\(rest < 10 ? "0" : "")\(rest).\(tenths % 10)"
+    }
+
     public func clock(_ seconds: Double) -> String {
         let whole = max(0, Int(seconds.rounded(.down)))
         let rest = whole % 60

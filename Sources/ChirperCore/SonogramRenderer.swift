@@ -31,34 +31,35 @@ public struct SonogramRenderer: Sendable {
     public var rowsPerLine: Int { mode == .shade ? 1 : 2 }
 
     /// The shape to compute for a terminal `width` columns wide and `lines` text lines high.
-    public func shape(terminalWidth width: Int, lines: Int, maxFrequency: Double? = nil) -> SonogramShape {
+    public func shape(
+        terminalWidth width: Int, lines: Int, band: FrequencyBand? = nil, window: TimeSpan? = nil,
+        contrast: SonogramContrast = .auto
+    ) -> SonogramShape {
         SonogramShape(
             columns: max(8, width - Self.gutterWidth - 1), rows: max(1, lines) * rowsPerLine,
-            maxFrequency: maxFrequency)
+            maxFrequency: band?.high, minFrequency: band?.low ?? 0, window: window, contrast: contrast)
     }
 
     /// The picture for a terminal: picture lines with kHz ticks, then the time axis and its labels.
     public func terminalLines(_ sonogram: Sonogram) -> [String] {
         let textLines = (sonogram.rows + rowsPerLine - 1) / rowsPerLine
+        let ticks = Self.frequencyTicks(sonogram, textLines: textLines, rowsPerLine: rowsPerLine)
         var lines: [String] = []
         for line in 0..<textLines {
             // Line 0 is the top; its lowest pixel row is `bottomRow`.
             let bottomRow = (textLines - 1 - line) * rowsPerLine
-            let fromBottom = textLines - 1 - line
             let gutter: String
-            if fromBottom % 4 == 0 {
-                let hz = sonogram.maxFrequency * Double(bottomRow) / Double(sonogram.rows)
+            if let hz = ticks[line] {
                 gutter = Self.kHz(hz).leftPadded(to: Self.gutterWidth - 2) + "k┤"
             } else {
                 gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
             }
             lines.append(gutter + pictureLine(sonogram, bottomRow: bottomRow))
         }
-        let ticks = timeTicks(sonogram)
         var axis = [Character](repeating: "─", count: sonogram.columns)
         var labels = [Character](repeating: " ", count: sonogram.columns + 8)
         var free = 0
-        for (column, label) in ticks {
+        for (column, label) in timeTicks(sonogram) {
             axis[column] = "┬"
             guard column >= free else { continue }
             for (offset, character) in label.enumerated() where column + offset < labels.count {
@@ -76,9 +77,11 @@ public struct SonogramRenderer: Sendable {
     /// frequency) first, each exactly `cols` shade characters.
     public static func scriptLines(_ sonogram: Sonogram, label: String) -> [String] {
         let cleanLabel = TerminalText.sanitize(label).split(whereSeparator: \.isWhitespace).joined(separator: "_")
+        let low = sonogram.minFrequency > 0 ? kHz(sonogram.minFrequency) : "0"
         let header =
-            "sono: \(cleanLabel.isEmpty ? "-" : cleanLabel) 0-\(kHz(sonogram.maxFrequency))kHz"
-            + " 0.0-\(String(format: "%.1f", sonogram.duration))s cols=\(sonogram.columns) rows=\(sonogram.rows)"
+            "sono: \(cleanLabel.isEmpty ? "-" : cleanLabel) \(low)-\(kHz(sonogram.maxFrequency))kHz"
+            + " \(String(format: "%.1f", sonogram.startTime))-\(String(format: "%.1f", sonogram.endTime))s"
+            + " cols=\(sonogram.columns) rows=\(sonogram.rows)"
         var lines = [header]
         for row in stride(from: sonogram.rows - 1, through: 0, by: -1) {
             lines.append("sono: " + String((0..<sonogram.columns).map { shade(sonogram.level(row: row, column: $0)) }))
@@ -120,7 +123,7 @@ public struct SonogramRenderer: Sendable {
         let lines = max(1, lines)
         let visible = max(1, min(sonogram.columns, width - Self.gutterWidth))
         let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
-        let positionColumn = min(sonogram.columns - 1, max(0, Int(position / perColumn)))
+        let positionColumn = min(sonogram.columns - 1, max(0, Int((position - sonogram.startTime) / perColumn)))
         let start = min(max(0, positionColumn - visible / 2), sonogram.columns - visible)
         // The window's cells, at the strip's own height (rows merged by max, or repeated).
         let rows = lines * rowsPerLine
@@ -136,13 +139,13 @@ public struct SonogramRenderer: Sendable {
         }
         let window = Sonogram(
             rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
-            duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
+            minFrequency: sonogram.minFrequency, duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
         return (0..<lines).map { line in
             let gutter: String
             if line == 0 {
                 gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
             } else if line == lines - 1 {
-                gutter = "0.0".leftPadded(to: Self.gutterWidth - 2) + "k┘"
+                gutter = Self.kHz(sonogram.minFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┘"
             } else {
                 gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
             }
@@ -185,18 +188,37 @@ public struct SonogramRenderer: Sendable {
         return khz >= 100 ? String(Int(khz.rounded())) : String(format: "%.1f", khz)
     }
 
-    /// Tick columns and their labels: a round step giving at least 10 columns between ticks.
+    /// Tick columns and their labels: a round step giving at least 10 columns between ticks, at round
+    /// recording times (a window from 12.3 s gets ticks at 12.5, 13.0, …).
     func timeTicks(_ sonogram: Sonogram) -> [(Int, String)] {
-        guard sonogram.duration > 0, sonogram.columns > 0 else { return [(0, "0s")] }
+        guard sonogram.duration > 0, sonogram.columns > 0 else { return [(0, Self.timeLabel(0, step: 1))] }
         let secondsPerColumn = sonogram.duration / Double(sonogram.columns)
         let steps: [Double] = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600]
         let step = steps.first { $0 / secondsPerColumn >= 10 } ?? 3600
         var ticks: [(Int, String)] = []
-        var time = 0.0
-        while time < sonogram.duration {
-            let column = Int((time / secondsPerColumn).rounded())
+        var time = (sonogram.startTime / step).rounded(.up) * step
+        while time < sonogram.endTime - 1e-9 {
+            let column = Int(((time - sonogram.startTime) / secondsPerColumn).rounded())
             if column < sonogram.columns { ticks.append((column, Self.timeLabel(time, step: step))) }
             time += step
+        }
+        return ticks
+    }
+
+    /// The kHz tick of each text line (top first), at round frequencies: a step of 0.5, 1, 2, 5, 10, 20 or
+    /// 50 kHz giving ticks at least 3 lines apart; each tick on the line whose pixel rows hold it.
+    static func frequencyTicks(_ sonogram: Sonogram, textLines: Int, rowsPerLine: Int) -> [Double?] {
+        var ticks = [Double?](repeating: nil, count: textLines)
+        let span = sonogram.maxFrequency - sonogram.minFrequency
+        guard span > 0, textLines > 0 else { return ticks }
+        let perLine = span / Double(textLines)
+        let steps: [Double] = [100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]
+        let step = steps.first { $0 / perLine >= 3 } ?? 100_000
+        var hz = (sonogram.minFrequency / step).rounded(.up) * step
+        while hz < sonogram.maxFrequency {
+            let lineFromBottom = Int((hz - sonogram.minFrequency) / perLine)
+            if lineFromBottom < textLines { ticks[textLines - 1 - lineFromBottom] = hz }
+            hz += step
         }
         return ticks
     }

@@ -28,15 +28,28 @@ public struct SonogramStripMachine: Sendable {
     }
 
     public private(set) var state: State = .off
+    /// Lines the strip takes above the status line.
+    public private(set) var lines = SonogramStripMachine.defaultLines
+    /// The band it shows (the top is cut to the recording's Nyquist frequency).
+    public private(set) var band = SonogramStripMachine.defaultBand
 
     public init() {}
 
-    /// Lines the strip takes above the status line.
-    public static let lines = 4
+    /// 8 lines: 16 frequency rows in half-blocks.
+    public static let defaultLines = 8
+    /// 0-12 kHz: the band of most birds' songs.
+    public static let defaultBand = FrequencyBand(low: 0, high: 12_000)
 
-    /// `sono on`, given what is playing now (the owner passes the rendered state).
-    public mutating func turnOn(playing: PlaybackState) -> Action {
-        guard case .off = state else { return .refuse("the live strip is already on; sono off hides it") }
+    /// `sono on [lines] [lo-hi]`, given what is playing now (the owner passes the rendered state). On again
+    /// with other lines or another band redraws what plays.
+    public mutating func turnOn(playing: PlaybackState, lines: Int? = nil, band: FrequencyBand? = nil) -> Action {
+        let lines = lines ?? (state == .off ? Self.defaultLines : self.lines)
+        let band = band ?? (state == .off ? Self.defaultBand : self.band)
+        guard state == .off || lines != self.lines || band != self.band else {
+            return .refuse("the live strip is already on; sono off hides it")
+        }
+        self.lines = lines
+        self.band = band
         state = .waiting
         return follow(playing)
     }

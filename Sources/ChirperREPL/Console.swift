@@ -20,6 +20,12 @@ public protocol Console: AnyObject, Sendable {
     func interrupted()
     /// Restores the terminal and saves history; safe to call twice.
     func close()
+    /// What the terminal said it can draw (asked once at start-up); none for a pipe.
+    var graphics: TerminalGraphicsSupport { get }
+}
+
+extension Console {
+    public var graphics: TerminalGraphicsSupport { .none }
 }
 
 /// Commands from standard input, lines to standard output: no prompt, no colours, no escape codes.

@@ -40,9 +40,20 @@ enum Help {
         ],
         "volume": ["  0 to 100, linear in amplitude: volume 50 halves it (-6 dB). Kept for later recordings."],
         "sono": [
-            "  sono n draws row n's sonogram across the terminal: time left to right, frequency from 0 up to the",
-            "  recording's Nyquist frequency (or max-kHz), loud is dark. In a pipe: sono: lines (see the README).",
-            "  Ctrl-C stops a sonogram being drawn. Example: sono 1 10",
+            "  sono n draws row n's sonogram across the terminal: time left to right, frequency up the side, loud",
+            "  is dark. Zoom with a band in kHz (lo-hi, or a top) and a window in recording time (a-b, times as seek",
+            "  takes them): sono 1 2-9 0:12-0:15. With no row it draws what plays (the loop's section while a loop",
+            "  is set). The FFT follows the window: about one column per frame, from 512 points (11.6 ms at",
+            "  44.1 kHz, Raven's default) to 2048 (46 ms), Hann window, 75 % overlap when zoomed in, 50 % over a",
+            "  long view. Grey levels run from the picture's 20th to its 99.9th percentile dB (--contrast fixed:",
+            "  -90 to -10 dB). Where the terminal speaks kitty graphics or sixel, sono draws real pixels (see",
+            "  graphics). --png FILE also writes the picture as a PNG with its axes. sono on [lines] [lo-hi] shows",
+            "  a live strip above the status line (default 8 lines, 0-12 kHz). In a pipe: sono: lines (see the",
+            "  README). Ctrl-C stops a sonogram being drawn.",
+        ],
+        "graphics": [
+            "  graphics says how sono draws now; graphics kitty|sixel|blocks chooses, graphics auto goes back to",
+            "  what the terminal answered at start-up (a kitty graphics query and its device attributes).",
         ],
     ]
 

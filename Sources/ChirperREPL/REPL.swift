@@ -23,6 +23,7 @@ public actor REPL {
     private let player: any PlaybackControl
     private let sonograms: any SonogramSource
     private let fieldKit: FieldKit
+    private let pictures: any PictureWriting
     private var session: SessionMachine
     private let events: AsyncStream<SessionMachine.Event>
     private let eventSink: AsyncStream<SessionMachine.Event>.Continuation
@@ -33,8 +34,10 @@ public actor REPL {
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
-        presenter: Presenter, fieldKit: FieldKit = .none
+        presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
+        graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures()
     ) {
+        self.pictures = pictures
         self.console = console
         self.list = list
         self.player = player
@@ -43,7 +46,8 @@ public actor REPL {
         session = SessionMachine(
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
-                homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()))
+                homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory(), contrast: contrast,
+                graphics: graphics, terminal: console.graphics))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
@@ -98,6 +102,11 @@ public actor REPL {
         switch action {
         case .print(let lines):
             console.print(lines)
+        case .showPicture(let lines, let image, let pixelProtocol, let cellWidth, let cellHeight):
+            console.print(
+                lines + [
+                    pictures.escape(for: image, protocol: pixelProtocol, cellWidth: cellWidth, cellHeight: cellHeight)
+                ])
         case .status(let text):
             console.setStatus(text)
         case .markInterrupted:
@@ -153,6 +162,13 @@ public actor REPL {
             return .started(ticket, recording, forQueue: forQueue)
         case .stop(let cause):
             return .stopped(refusal: await player.stop(), cause)
+        case .writePNG(let image, let path):
+            do {
+                try pictures.writePNG(image, to: path)
+                return .pngWritten(path: path, refusal: nil)
+            } catch {
+                return .pngWritten(path: path, refusal: userMessage(for: error))
+            }
         case .control(let control):
             let refusal: String?
             switch control {

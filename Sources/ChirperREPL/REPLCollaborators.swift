@@ -73,3 +73,25 @@ struct NoSaver: RecordingSaving {
         .failed(label: recording.label, reason: "saving is not available in this session")
     }
 }
+
+/// What a picture at pixel resolution needs from the graphics libraries.
+public protocol PictureWriting: Sendable {
+    /// The escape sequence that draws `image` in a terminal speaking `protocol`.
+    func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String
+    /// Writes `image` as a PNG file; throws a `UserFacingError` (one line).
+    func writePNG(_ image: RasterImage, to path: String) throws
+}
+
+/// For sessions and tests without the graphics libraries: pixels are refused with one line.
+public struct NoPictures: PictureWriting {
+    struct Unavailable: UserFacingError {
+        var userMessage: String { "pictures are not available in this session" }
+    }
+
+    public init() {}
+
+    public func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String {
+        ""
+    }
+    public func writePNG(_ image: RasterImage, to path: String) throws { throw Unavailable() }
+}

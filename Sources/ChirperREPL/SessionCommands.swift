@@ -80,14 +80,16 @@ extension SessionMachine {
             ask(.control(.muted(true)))
         case .unmute:
             ask(.control(.muted(false)))
-        case .sono(.draw(let row, let maxKHz)):
-            drawSonogram(row: row, maxKHz: maxKHz)
-        case .sono(.strip(let on)):
+        case .graphics(let mode):
+            chooseGraphics(mode)
+        case .sono(.draw(let draw)):
+            drawSonogram(draw)
+        case .sono(.strip(let on, let lines, let band)):
             guard setup.interactive else {
                 refuse("the live strip needs a terminal; sono <n> prints the picture")
                 break
             }
-            run(on ? strip.turnOn(playing: playback) : strip.turnOff())
+            run(on ? strip.turnOn(playing: playback, lines: lines, band: band) : strip.turnOff())
             refreshStatus()
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
@@ -120,9 +122,25 @@ extension SessionMachine {
         }
     }
 
-    /// `sono <n> [max]`: computed off the event loop; a script waits for the picture before its next line.
-    private mutating func drawSonogram(row: Int, maxKHz: Double?) {
-        guard let recording = recording(at: row, for: "sono") else { return }
+    /// `sono [n] [band] [window]`: computed off the event loop; a script waits for the picture before its next
+    /// line. With no row it draws what plays (its loop's section while a loop is set).
+    private mutating func drawSonogram(_ draw: SonogramDraw) {
+        let recording: Recording
+        var window = draw.window
+        if let row = draw.row {
+            guard let found = self.recording(at: row, for: "sono") else { return }
+            recording = found
+        } else {
+            guard let playing, playback.isActive, playback.ticket == playing.ticket else {
+                refuse("nothing is playing: sono <n> draws row n, e.g. sono 1")
+                return
+            }
+            recording = playing.recording
+            if window == nil, let loop = playback.progress?.loop {
+                window = TimeSpan(start: loop.start, end: loop.end)
+            }
+        }
+        let name = draw.row.map { "row \($0)" } ?? "the recording playing"
         guard case .playable = recording.audio, let item = recording.playItem else {
             let why: String
             switch recording.audio {
@@ -130,14 +148,70 @@ extension SessionMachine {
             case .refused(let reason): why = "cannot be decoded: \(reason)"
             case .playable: why = "has no audio"
             }
-            refuse("row \(row) (\(recording.label)) \(why)")
+            refuse("\(name) (\(recording.label)) \(why)")
+            return
+        }
+        if let duration = item.expectedDuration, let window, window.start >= duration {
+            refuse(
+                "the window starts after \(recording.label) ends (\(presenter.clock(duration))); ask for an earlier one"
+            )
             return
         }
         let (width, lines) = presenter.sonogramShape
-        let shape = presenter.sonogramRenderer.shape(
-            terminalWidth: width, lines: lines, maxFrequency: maxKHz.map { $0 * 1000 })
-        startSonogram(row: row, recording: recording, item: item, shape: shape)
+        let text = presenter.sonogramRenderer.shape(
+            terminalWidth: width, lines: lines, band: draw.band, window: window, contrast: setup.contrast)
+        var shape = text
+        var display = SonogramDisplay.text(columns: text.columns, rows: text.rows)
+        if setup.interactive, let pixels = pixelProtocol() {
+            // The terminal's width in pixels; a height in proportion (200-400 px), in whole cells so chafa draws
+            // pixel for pixel, and for sixels in whole bands of 6 rows (chafa scales onto whole bands).
+            let cellWidth = setup.terminal.cellWidth ?? 10
+            let cellHeight = setup.terminal.cellHeight ?? 20
+            let imageWidth = (width - 1) * cellWidth
+            let step = pixels == .sixel ? 6 / Self.gcd(cellHeight, 6) : 1
+            let cells = max(step, min(400, max(200, imageWidth / 4)) / cellHeight / step * step)
+            let imageHeight = cells * cellHeight
+            let area = SonogramRaster.area(width: imageWidth, height: imageHeight)
+            shape.columns = area.columns
+            shape.rows = area.rows
+            display = .pixels(
+                pixels, columns: area.columns, rows: area.rows, cellWidth: cellWidth, cellHeight: cellHeight)
+        } else if draw.png != nil {
+            // A PNG is drawn at pixel resolution; the text picture is made from it.
+            let area = SonogramRaster.area(width: 1000, height: 300)
+            shape.columns = area.columns
+            shape.rows = area.rows
+        }
+        startSonogram(
+            row: draw.row, recording: recording, item: item, shape: shape, display: display,
+            png: draw.png.map(expandingTilde))
         if !setup.interactive { hold(.sonogram) }
+    }
+
+    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, a) : gcd(b, a % b) }
+
+    /// The pixel protocol `sono` draws with now, if any; says once why the mode asked for cannot be had.
+    private mutating func pixelProtocol() -> PixelProtocol? {
+        let (pixels, notice) = setup.terminal.resolve(graphics)
+        if let notice, graphicsNoticeSaid != graphics {
+            graphicsNoticeSaid = graphics
+            refuse(notice)
+        }
+        return pixels
+    }
+
+    /// `graphics [mode]`.
+    private mutating func chooseGraphics(_ mode: GraphicsMode?) {
+        if let mode {
+            graphics = mode
+            graphicsNoticeSaid = nil
+        }
+        guard setup.interactive else {
+            say([presenter.graphics(graphics, drawing: nil, terminal: setup.terminal)])
+            return
+        }
+        let (pixels, _) = setup.terminal.resolve(graphics)
+        say([presenter.graphics(graphics, drawing: pixels, terminal: setup.terminal)])
     }
 
     /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
@@ -238,7 +312,8 @@ extension SessionMachine {
         case .cancel:
             emit(.cancelStrip)
         case .compute(let item, let ticket):
-            let shape = presenter.stripShape(duration: playback.progress?.duration ?? item.expectedDuration)
+            let shape = presenter.stripShape(
+                duration: playback.progress?.duration ?? item.expectedDuration, strip: strip)
             emit(.computeStrip(item, ticket, shape))
         }
     }

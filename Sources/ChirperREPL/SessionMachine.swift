@@ -15,6 +15,11 @@ struct SessionMachine: Sendable {
         var saveDirectory: String
         /// `$HOME`, for `~` in a folder given to `save`.
         var homeDirectory: String
+        /// How sonograms map levels to grey (`--contrast`).
+        var contrast: SonogramContrast = .auto
+        /// How `sono` draws at the start (`--graphics`), and what the terminal said it can draw.
+        var graphics: GraphicsMode = .auto
+        var terminal: TerminalGraphicsSupport = .none
     }
 
     enum Event: Sendable, Hashable {
@@ -56,6 +61,8 @@ struct SessionMachine: Sendable {
         case play(PlayItem, Recording, forQueue: Bool)
         case stop(StopCause)
         case control(PlayerControl)
+        /// Write a picture as a PNG file.
+        case writePNG(RasterImage, path: String)
     }
 
     enum StopCause: Sendable, Hashable {
@@ -89,10 +96,13 @@ struct SessionMachine: Sendable {
         case started(PlaybackTicket, Recording, forQueue: Bool)
         case stopped(refusal: String?, StopCause)
         case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
+        case pngWritten(path: String, refusal: String?)
     }
 
     enum Action: Sendable, Hashable {
         case print([String])
+        /// Print these lines, then `image` drawn with a terminal graphics protocol.
+        case showPicture([String], RasterImage, PixelProtocol, cellWidth: Int, cellHeight: Int)
         /// Show this status line (nil: none). Only sent when it changes.
         case status(String?)
         /// Ctrl-C arrived: a terminal drops the half-typed line.
@@ -117,12 +127,23 @@ struct SessionMachine: Sendable {
         var recording: Recording
     }
 
-    /// The `sono <n>` being computed.
+    /// The `sono` being computed, and how its picture is shown.
     struct SonogramJob: Sendable, Hashable {
         var id: Int
-        var row: Int
+        /// Nil: the recording playing.
+        var row: Int?
         var label: String
         var title: String?
+        var display: SonogramDisplay
+        /// Also written here as a PNG.
+        var png: String?
+        var boxes: [SonogramRaster.Box]
+    }
+
+    /// Where a sonogram goes: text (half-blocks, shades, `sono:` lines) of this many cells, or pixels.
+    enum SonogramDisplay: Sendable, Hashable {
+        case text(columns: Int, rows: Int)
+        case pixels(PixelProtocol, columns: Int, rows: Int, cellWidth: Int, cellHeight: Int)
     }
 
     let setup: Setup
@@ -135,6 +156,10 @@ struct SessionMachine: Sendable {
     var strip = SonogramStripMachine()
     var gate = LineGateMachine()
     private(set) var sonogramJob: SonogramJob?
+    /// How `sono` draws now (`graphics`).
+    var graphics: GraphicsMode
+    /// The line said when the graphics asked for cannot be had, once per mode.
+    var graphicsNoticeSaid: GraphicsMode?
     /// Sonograms asked for so far (their ids).
     private var sonogramCount = 0
     /// Requests sent and not answered yet: typed lines wait for them.
@@ -149,6 +174,7 @@ struct SessionMachine: Sendable {
 
     init(_ setup: Setup) {
         self.setup = setup
+        graphics = setup.graphics
     }
 
     /// Takes one event; returns what to do, in order.
@@ -243,6 +269,12 @@ struct SessionMachine: Sendable {
             } else if setup.interactive {
                 refuse("(Ctrl-D or quit leaves chirper-play)")
             }
+        case .pngWritten(let path, let refusal):
+            if let refusal {
+                refuse(refusal)
+            } else {
+                say([presenter.pngWritten(path)])
+            }
         case .control(let control, let refusal, let settings):
             if let refusal {
                 refuse(refusal)
@@ -305,8 +337,8 @@ struct SessionMachine: Sendable {
         guard let job = sonogramJob, job.id == id else { return }
         sonogramJob = nil
         switch result {
-        case .success(let sonogram): say(presenter.sonogram(sonogram, label: job.label, title: job.title))
-        case .failure(.stopped): refuse("sono \(job.row) stopped")
+        case .success(let sonogram): show(sonogram, job)
+        case .failure(.stopped): refuse(job.row.map { "sono \($0) stopped" } ?? "sono stopped")
         case .failure(.failed(let message)): refuse(message)
         }
         gate.handle(.sonogramDone)
@@ -341,11 +373,43 @@ struct SessionMachine: Sendable {
         emit(.quit(status: status))
     }
 
-    mutating func startSonogram(row: Int, recording: Recording, item: PlayItem, shape: SonogramShape) {
+    mutating func startSonogram(
+        row: Int?, recording: Recording, item: PlayItem, shape: SonogramShape, display: SonogramDisplay, png: String?
+    ) {
         sonogramCount += 1
         let id = sonogramCount
-        sonogramJob = SonogramJob(id: id, row: row, label: recording.label, title: recording.englishName)
+        let boxes = recording.annotations.enumerated().compactMap { index, box -> SonogramRaster.Box? in
+            box.span.map {
+                SonogramRaster.Box(number: index + 1, span: TimeSpan(start: $0.start, end: $0.end), band: box.band)
+            }
+        }
+        sonogramJob = SonogramJob(
+            id: id, row: row, label: recording.label, title: recording.englishName, display: display, png: png,
+            boxes: boxes)
         emit(.drawSonogram(id: id, item, shape))
+    }
+
+    /// A computed sonogram, shown as its job asked (and written as a PNG).
+    private mutating func show(_ sonogram: Sonogram, _ job: SonogramJob) {
+        switch job.display {
+        case .text(let columns, let rows):
+            let picture =
+                sonogram.columns == columns && sonogram.rows == rows
+                ? sonogram : sonogram.resampled(columns: columns, rows: rows)
+            say(presenter.sonogram(picture, label: job.label, title: job.title))
+        case .pixels(let pixelProtocol, let columns, let rows, let cellWidth, let cellHeight):
+            let picture =
+                sonogram.columns == columns && sonogram.rows == rows
+                ? sonogram : sonogram.resampled(columns: columns, rows: rows)
+            let image = SonogramRaster.image(picture, boxes: job.boxes)
+            emit(
+                .showPicture(
+                    [presenter.sonogramHeader(picture, label: job.label, title: job.title)], image, pixelProtocol,
+                    cellWidth: cellWidth, cellHeight: cellHeight))
+        }
+        if let path = job.png {
+            ask(.writePNG(SonogramRaster.image(sonogram, boxes: job.boxes), path: path))
+        }
     }
 }
 

@@ -48,10 +48,15 @@ public final class TerminalConsole: Console {
 
     /// Columns of the terminal, kept up to date on SIGWINCH.
     public var width: Int { mailbox.columns }
+    public let graphics: TerminalGraphicsSupport
 
     /// Starts line editing on the terminal (standard input and output must both be one). History is kept in
-    /// `historyPath` (nil: this session only).
-    public init(prompt: String = "chirper> ", historyPath: String? = TerminalConsole.defaultHistoryPath()) throws {
+    /// `historyPath` (nil: this session only). With `askGraphics`, the terminal is first asked which graphics
+    /// it draws (up to 100 ms).
+    public init(
+        prompt: String = "chirper> ", historyPath: String? = TerminalConsole.defaultHistoryPath(),
+        askGraphics: Bool = false
+    ) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalConsoleError.notATerminal }
         // The status line and the redraws use ANSI (VT100) cursor movement, which a dumb terminal lacks.
         if ProcessInfo.processInfo.environment["TERM"] == "dumb" { throw TerminalConsoleError.dumbTerminal }
@@ -62,6 +67,7 @@ public final class TerminalConsole: Console {
             throw TerminalConsoleError.setupFailed("tcgetattr: \(String(cString: strerror(errno)))")
         }
         SavedTerminalModes.remember(modes)
+        graphics = askGraphics ? TerminalGraphicsProbe.ask(original: modes) : .none
         TerminalConsole.selectUTF8Locale()
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {

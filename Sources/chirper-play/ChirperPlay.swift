@@ -67,7 +67,25 @@ struct ChirperPlay: AsyncParsableCommand {
             valueName: "file"))
     var caFile: [String] = []
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Sonogram contrast: auto (from each picture's own levels) or fixed (-90 to -10 dB).", valueName: "mode"))
+    var contrast: String = "auto"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How sono draws: auto (ask the terminal), kitty, sixel or blocks (half-blocks).", valueName: "mode"))
+    var graphics: String = "auto"
+
     func validate() throws {
+        if GraphicsMode(rawValue: graphics) == nil {
+            throw ValidationError("--graphics takes auto, kitty, sixel or blocks")
+        }
+        if !["auto", "fixed"].contains(contrast) {
+            throw ValidationError("--contrast takes auto or fixed")
+        }
         if let perPage, !(1...500).contains(perPage) {
             throw ValidationError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
         }
@@ -149,7 +167,8 @@ struct ChirperPlay: AsyncParsableCommand {
             played: { recording in
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
             })
-        let console = Self.console(interactive: interactive)
+        let graphicsMode = GraphicsMode(rawValue: graphics) ?? .auto
+        let console = Self.console(interactive: interactive, askGraphics: graphicsMode == .auto)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
             style: console.isInteractive ? .terminal(color: color) : .script,
@@ -165,7 +184,10 @@ struct ChirperPlay: AsyncParsableCommand {
             sonograms: SonogramReader(
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             presenter: presenter,
-            fieldKit: fieldKit
+            fieldKit: fieldKit,
+            contrast: contrast == "fixed" ? .fixedDefault : .auto,
+            graphics: graphicsMode,
+            pictures: GraphicsPictures()
         )
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
@@ -237,10 +259,10 @@ struct ChirperPlay: AsyncParsableCommand {
     }
 
     /// Line editing on a terminal; plain lines in a pipe, or when the terminal cannot be set up.
-    static func console(interactive: Bool) -> any Console {
+    static func console(interactive: Bool, askGraphics: Bool) -> any Console {
         guard interactive else { return PipeConsole() }
         do {
-            return try TerminalConsole()
+            return try TerminalConsole(askGraphics: askGraphics)
         } catch {
             FileHandle.standardError.write(
                 Data("chirper-play: line editing is unavailable (\(error)); reading plain lines\n".utf8))

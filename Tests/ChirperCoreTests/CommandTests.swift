@@ -92,7 +92,7 @@ struct StudyCommandTests {
             ("vol 0", .volume(0)),
             ("mute", .mute),
             ("unmute", .unmute),
-            ("sono 2 10", .sono(.draw(row: 2, maxKHz: 10))),
+            ("sono 2 10", .sono(.draw(SonogramDraw(row: 2, band: FrequencyBand(high: 10_000))))),
             ("sono off", .sono(.strip(on: false))),
         ])
     func parses(line: String, expected: Command) throws {

@@ -69,7 +69,7 @@ struct LiveStripTests {
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
         let early = presenter.strip(strip, playback: playing(wren, 1))
-        #expect(early.count == SonogramStripMachine.lines)
+        #expect(early.count == SonogramStripMachine.defaultLines)
         #expect(early.allSatisfy { $0.count <= 59 })
         #expect(
             early.allSatisfy { $0.dropFirst(SonogramRenderer.gutterWidth).contains("│") },

@@ -7,11 +7,11 @@ import Testing
 private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
 private let terminal = Presenter(style: .terminal(color: false), width: 100, sourceName: "the test catalog")
 
-private func session(_ presenter: Presenter) -> SessionMachine {
+private func session(_ presenter: Presenter, terminal: TerminalGraphicsSupport = .none) -> SessionMachine {
     SessionMachine(
         .init(
             interactive: presenter.style != .script, presenter: presenter, saveDirectory: "/saves",
-            homeDirectory: "/home/birder"))
+            homeDirectory: "/home/birder", terminal: terminal))
 }
 
 private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
@@ -36,8 +36,12 @@ private func ended(_ recording: Recording, _ ticket: UInt64) -> PlaybackState {
 }
 
 /// A session that searched and shows the fixture rows (the actions of getting there are dropped).
-private func listedSession(_ presenter: Presenter) -> SessionMachine {
-    var machine = session(presenter)
+/// A terminal that answered the graphics query with no pixel protocol.
+private let plainTerminal = TerminalGraphicsSupport(answered: true)
+
+private func listedSession(_ presenter: Presenter, terminal: TerminalGraphicsSupport = plainTerminal) -> SessionMachine
+{
+    var machine = session(presenter, terminal: terminal)
     _ = machine.handle(typed("search wren"))
     _ = machine.handle(.answered(.searched))
     _ = machine.handle(.list(listed))
@@ -124,7 +128,7 @@ struct SessionMachineTests {
     func interruptStopsTheSonogram() {
         var machine = listedSession(terminal)
         let shape = terminal.sonogramRenderer.shape(
-            terminalWidth: terminal.sonogramShape.width, lines: terminal.sonogramShape.lines, maxFrequency: nil)
+            terminalWidth: terminal.sonogramShape.width, lines: terminal.sonogramShape.lines)
         #expect(machine.handle(typed("sono 1")) == [.drawSonogram(id: 1, .of(Fixture.wren), shape)])
         #expect(machine.handle(typed("sono 2")) == [.drawSonogram(id: 2, .of(Fixture.robin), shape)])
         #expect(machine.handle(.sonogram(id: 1, .failure(.stopped))) == [])
@@ -185,5 +189,71 @@ struct SessionMachineTests {
                 == [.print([script.refusal("nothing is playing")])])
         #expect(machine.handle(.terminate(status: 143)) == [.quit(status: 143)])
         #expect(machine.handle(typed("list")) == [])
+    }
+
+    @Test("on a sixel terminal sono draws pixels the width of the terminal; --png also writes the full picture")
+    func pixelsAndPNG() {
+        let sixel = TerminalGraphicsSupport(sixel: true, cellWidth: 10, cellHeight: 20, answered: true)
+        var machine = listedSession(terminal, terminal: sixel)
+        let actions = machine.handle(typed("sono 1 2-9 0:01-0:04 --png ~/wren.png"))
+        guard case .drawSonogram(let id, let item, let shape) = actions.first, actions.count == 1 else {
+            Issue.record("expected one sonogram to compute, got \(actions)")
+            return
+        }
+        // 99 columns of 10 pixels; 240 pixels high (a quarter of the width, in whole 20-pixel cells).
+        let area = SonogramRaster.area(width: 990, height: 240)
+        #expect(item == .of(Fixture.wren))
+        #expect(shape.columns == area.columns && shape.rows == area.rows)
+        #expect(shape.minFrequency == 2000 && shape.maxFrequency == 9000)
+        #expect(shape.window == TimeSpan(start: 1, end: 4))
+        let picture = Sonogram(
+            rows: area.rows, columns: area.columns, levels: [Float](repeating: 0, count: area.rows * area.columns),
+            maxFrequency: 9000, minFrequency: 2000, duration: 3, startTime: 1, sampleRate: 44_100)
+        let image = SonogramRaster.image(picture)
+        #expect(
+            machine.handle(.sonogram(id: id, .success(picture))) == [
+                .showPicture(
+                    [terminal.sonogramHeader(picture, label: "XC254462", title: "Eurasian Wren")], image, .sixel,
+                    cellWidth: 10, cellHeight: 20),
+                .request(.writePNG(image, path: "/home/birder/wren.png")),
+            ])
+        #expect(
+            machine.handle(.answered(.pngWritten(path: "/home/birder/wren.png", refusal: nil))) == [
+                .print([terminal.pngWritten("/home/birder/wren.png")])
+            ])
+    }
+
+    @Test("sono with no row draws what plays, its loop's section while a loop is set; with nothing playing, one line")
+    func sonoOfThePlaying() {
+        var machine = listedSession(script)
+        #expect(
+            machine.handle(typed("sono")) == [
+                .print([script.refusal("nothing is playing: sono <n> draws row n, e.g. sono 1")])
+            ])
+        _ = machine.handle(typed("play 1"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        var progress = progress(Fixture.wren, 1, at: 3)
+        progress.loop = LoopSection(start: 2, end: 5)
+        _ = machine.handle(.playback(.playing(progress)))
+        let actions = machine.handle(typed("sono"))
+        guard case .drawSonogram(_, _, let shape) = actions.first else {
+            Issue.record("expected a sonogram, got \(actions)")
+            return
+        }
+        #expect(shape.window == TimeSpan(start: 2, end: 5))
+    }
+
+    @Test("graphics says what sono draws with; choosing blocks on a kitty terminal draws text")
+    func graphicsCommand() {
+        let kitty = TerminalGraphicsSupport(kitty: true, answered: true)
+        var machine = listedSession(terminal, terminal: kitty)
+        #expect(
+            machine.handle(typed("graphics")) == [.print([terminal.graphics(.auto, drawing: .kitty, terminal: kitty)])])
+        _ = machine.handle(typed("graphics blocks"))
+        guard case .drawSonogram(_, _, let shape) = machine.handle(typed("sono 1")).first else {
+            Issue.record("expected a sonogram")
+            return
+        }
+        #expect(shape.rows == 12 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
     }
 }

@@ -312,7 +312,10 @@ struct TerminalScreen: Sendable {
             state = .ground
             switch byte {
             case UInt8(ascii: "["): state = .csi("")
-            case UInt8(ascii: "]"): state = .osc(sawEscape: false)
+            // OSC, and the other strings a terminal reads to their end and ignores when it does not know them
+            // (APC: kitty graphics; DCS: sixels and replies; PM; SOS).
+            case UInt8(ascii: "]"), UInt8(ascii: "_"), UInt8(ascii: "P"), UInt8(ascii: "^"), UInt8(ascii: "X"):
+                state = .osc(sawEscape: false)
             case UInt8(ascii: "("), UInt8(ascii: ")"): state = .charset
             case UInt8(ascii: "7"): saved = (cursorRow, cursorColumn)
             case UInt8(ascii: "8"):

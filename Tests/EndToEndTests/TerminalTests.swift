@@ -109,6 +109,36 @@ struct TerminalTests {
     }
 
     @Test(
+        "a terminal that answers as kitty, as a sixel terminal, or not at all: sono draws kitty graphics, sixels or half-blocks",
+        arguments: [
+            ("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;22c", "kitty pixels", "\u{1B}_G"),
+            ("\u{1B}_Gi=31;ENOTSUPPORTED\u{1B}\\\u{1B}[?62;4;22c", "sixel pixels", "\u{1B}P"),
+            ("", "half-blocks", "k┤"),
+        ])
+    func graphicsAnswers(reply: String, drawn: String, marker: String) async throws {
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(["--output", "null"], home: home.path)
+        defer { session.stop() }
+        // Typed ahead: the answer waits in the terminal's input for the query chirper-play asks at start-up.
+        if !reply.isEmpty { session.type(reply) }
+        try await session.waitForPrompt()
+        session.type("graphics\r")
+        try await session.waitFor("graphics: \(drawn)") {
+            $0.transcript.contains { $0.contains("sono draws \(drawn)") }
+        }
+        session.type("search en:trill\r")
+        try await session.waitFor("the rows") { $0.transcript.contains { $0.contains("DEMO-01") } }
+        try await session.waitForPrompt()
+        let mark = session.outputCount
+        session.type("sono 1 0-10 0:00-0:02\r")
+        try await session.waitFor("the picture") { _ in session.output(after: mark).contains(marker) }
+        try await session.waitForPrompt()
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+    }
+
+    @Test(
         "sono on: the live strip redraws above the status line while a command is half-typed; sono off takes it away",
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )
@@ -123,12 +153,12 @@ struct TerminalTests {
         let before = kept(session.current)
 
         session.type("sono on\r")
-        // The strip: 4 lines, its top gutter naming the top frequency (k┐), its bottom 0 kHz (k┘), then the
+        // The strip: 8 lines, its top gutter naming the top frequency (k┐), its bottom 0 kHz (k┘), then the
         // status line, then the prompt.
         try await session.waitFor("the strip above the status line") { screen in
             let rows = screen.lines
             let row = screen.cursorRow
-            return row >= 5 && rows[row - 5].contains("k┐") && rows[row - 2].contains("k┘")
+            return row >= 9 && rows[row - 9].contains("k┐") && rows[row - 2].contains("k┘")
                 && rows[row - 1].contains(" / 0:30")
         }
         session.type("sea")
@@ -136,7 +166,7 @@ struct TerminalTests {
         try await session.waitFor("the strip redrawn twice, the typed line intact") { screen in
             session.output(after: mark).components(separatedBy: "k┐").count - 1 >= 2
                 && screen.cursorLine == "chirper> sea" && screen.cursorColumn == 12
-                && screen.lines[screen.cursorRow - 5].contains("k┐")
+                && screen.lines[screen.cursorRow - 9].contains("k┐")
         }
         session.type("\u{15}sono off\r")  // Ctrl-U clears the half-typed line first
         try await session.waitFor("the strip gone, the status line right above the prompt") { screen in

@@ -1,0 +1,60 @@
+import CPNG
+import ChirperCore
+import Foundation
+
+/// Why a PNG could not be written or read: one line, with libpng's own words.
+public struct PNGError: UserFacingError, Hashable {
+    public var path: String
+    public var reason: String
+
+    public var userMessage: String { "png: \(TerminalText.sanitize(path)): \(reason)" }
+
+    /// The one funnel for libpng's simplified API: a zero result is a failure, and `image.message` says why.
+    static func check(_ result: Int32, _ image: inout png_image, path: String) throws(PNGError) {
+        guard result == 0 else { return }
+        let message = withUnsafeBytes(of: &image.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        png_image_free(&image)
+        throw PNGError(path: path, reason: message.isEmpty ? "libpng failed" : message)
+    }
+}
+
+/// PNG files through libpng's simplified API (RGBA, 8 bits a channel).
+public enum PNGFile {
+    /// Writes `image` to `path`: into `path.part` first, then renamed, so a failure never leaves half a file
+    /// under the name asked for.
+    public static func write(_ image: RasterImage, to path: String) throws(PNGError) {
+        var png = png_image()
+        png.version = chirper_png_image_version
+        png.width = UInt32(image.width)
+        png.height = UInt32(image.height)
+        png.format = chirper_png_format_rgba
+        let partial = path + ".part"
+        let result = image.rgba.withUnsafeBytes { raw in
+            png_image_write_to_file(&png, partial, 0, raw.baseAddress, 0, nil)
+        }
+        if result == 0 { unlink(partial) }
+        try PNGError.check(result, &png, path: path)
+        guard rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw PNGError(path: path, reason: reason)
+        }
+    }
+
+    /// Reads a PNG file of any kind as RGBA.
+    public static func read(_ path: String) throws(PNGError) -> RasterImage {
+        var png = png_image()
+        png.version = chirper_png_image_version
+        try PNGError.check(png_image_begin_read_from_file(&png, path), &png, path: path)
+        png.format = chirper_png_format_rgba
+        let (width, height) = (Int(png.width), Int(png.height))
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        let result = rgba.withUnsafeMutableBytes { raw in
+            png_image_finish_read(&png, nil, raw.baseAddress, 0, nil)
+        }
+        try PNGError.check(result, &png, path: path)
+        return RasterImage(width: width, height: height, rgba: rgba)
+    }
+}

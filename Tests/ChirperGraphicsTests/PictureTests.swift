@@ -1,0 +1,130 @@
+import ChirperCore
+import ChirperGraphics
+import Foundation
+import Testing
+
+/// A staircase: a tone that steps up every quarter of the picture, drawn as a sonogram of `columns × rows`.
+private func staircase(columns: Int = 200, rows: Int = 100) -> Sonogram {
+    var levels = [Float](repeating: 0.05, count: rows * columns)
+    for column in 0..<columns {
+        let row = 10 + (column * 4 / columns) * 20
+        levels[row * columns + column] = 1
+    }
+    return Sonogram(rows: rows, columns: columns, levels: levels, maxFrequency: 10_000, duration: 4, sampleRate: 22_050)
+}
+
+/// The tone's row in each column, as a reader of `image` sees it: the darkest pixel of the column's picture area.
+private func darkestRows(_ image: RasterImage, columns: Int, rows: Int) -> [Int] {
+    (0..<columns).map { column in
+        var best = (grey: 256, row: -1)
+        for row in 0..<rows {
+            let grey = Int(image.grey(x: SonogramRaster.left + column, y: SonogramRaster.top + rows - 1 - row))
+            if grey < best.grey { best = (grey, row) }
+        }
+        return best.row
+    }
+}
+
+private func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "chirper-graphics-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+private let expectedRows = (0..<200).map { 10 + ($0 * 4 / 200) * 20 }
+
+@Suite("Pictures at pixel resolution, read back with real decoders")
+struct PictureTests {
+    @Test("a PNG written with libpng reads back pixel for pixel; the tone is the darkest pixel of every column")
+    func pngRoundTrip() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let image = SonogramRaster.image(staircase())
+        try PNGFile.write(image, to: directory + "/sono.png")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/sono.png.part"))
+        let read = try PNGFile.read(directory + "/sono.png")
+        #expect(read == image)
+        #expect(darkestRows(read, columns: 200, rows: 100) == expectedRows)
+    }
+
+    @Test("a PNG that cannot be written says why in one line and leaves nothing behind")
+    func pngRefused() throws {
+        let image = SonogramRaster.image(staircase())
+        #expect {
+            try PNGFile.write(image, to: "/nonexistent-folder/sono.png")
+        } throws: { error in
+            let message = (error as? PNGError)?.userMessage ?? ""
+            return message.hasPrefix("png: /nonexistent-folder/sono.png:") && !message.contains("\n")
+        }
+        #expect(throws: PNGError.self) { try PNGFile.read("/nonexistent-folder/sono.png") }
+    }
+
+    @Test(
+        "sixels from libchafa, decoded by libsixel's sixel2png, show the tone at the right row in every column",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sixel2png"),
+            "skipped: sixel2png (libsixel-bin) is not installed"))
+    func sixelDecodes() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 200 × 102 and the margins: 242 × 126 pixels, 22 × 9 cells of 11 × 14 pixels, a whole number of
+        // sixel bands (6 rows): drawn pixel for pixel (libchafa scales a picture onto whole bands).
+        let image = SonogramRaster.image(staircase(rows: 102))
+        #expect(image.width == 242 && image.height == 126)
+        let sixel = PixelEncoder.encode(image, as: .sixel, cellWidth: 11, cellHeight: 14)
+        #expect(sixel.hasPrefix("\u{1B}P"))
+        try Data(sixel.utf8).write(to: URL(fileURLWithPath: directory + "/sono.six"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sixel2png")
+        process.arguments = ["-i", directory + "/sono.six", "-o", directory + "/sono.png"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let decoded = try PNGFile.read(directory + "/sono.png")
+        #expect(decoded.width == image.width && decoded.height == image.height)
+        let rows = darkestRows(decoded, columns: 200, rows: 102)
+        #expect(zip(rows, expectedRows).allSatisfy { abs($0 - $1) <= 1 }, "\(rows)")
+    }
+
+    @Test("kitty graphics from libchafa: the payload's base64 decodes to the picture, pixel for pixel in size")
+    func kittyDecodes() throws {
+        let image = SonogramRaster.image(staircase())
+        let cell = (width: 11, height: 31)
+        let escape = PixelEncoder.encode(image, as: .kitty, cellWidth: cell.width, cellHeight: cell.height)
+        // Every chunk is ESC _ G keys [; base64] ESC \ ; the first names the format and size, and each chunk's
+        // base64 stands alone.
+        var bytes = Data()
+        var keys: [String: String] = [:]
+        for chunk in escape.components(separatedBy: "\u{1B}_G").dropFirst() {
+            guard let end = chunk.range(of: "\u{1B}\\") else { continue }
+            let body = chunk[..<end.lowerBound]
+            let parts = body.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+            for pair in parts[0].split(separator: ",") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                if kv.count == 2, keys[String(kv[0])] == nil { keys[String(kv[0])] = String(kv[1]) }
+            }
+            if parts.count == 2 { bytes += try #require(Data(base64Encoded: String(parts[1]))) }
+        }
+        let width = try #require(keys["s"].flatMap { Int($0) })
+        let height = try #require(keys["v"].flatMap { Int($0) })
+        let channels = keys["f"] == "24" ? 3 : 4
+        #expect(bytes.count == width * height * channels)
+        var rgba = [UInt8](repeating: 255, count: width * height * 4)
+        for pixel in 0..<(width * height) {
+            for channel in 0..<min(3, channels) { rgba[pixel * 4 + channel] = bytes[pixel * channels + channel] }
+        }
+        let decoded = RasterImage(width: width, height: height, rgba: rgba)
+        // chafa scales the picture onto the cells it takes; measured in that picture's own pixels.
+        let scaleX = Double(width) / Double(image.width)
+        let scaleY = Double(height) / Double(image.height)
+        for column in stride(from: 0, to: 200, by: 7) {
+            let x = Int((Double(SonogramRaster.left + column) + 0.5) * scaleX)
+            var best = (grey: 256, y: -1)
+            for y in 0..<height where Int(decoded.grey(x: x, y: y)) < best.grey {
+                best = (Int(decoded.grey(x: x, y: y)), y)
+            }
+            let expectedY = Double(SonogramRaster.top + 99 - expectedRows[column]) + 0.5
+            #expect(abs(Double(best.y) / scaleY - expectedY) <= 1.5, "column \(column)")
+        }
+    }
+}
