@@ -126,7 +126,7 @@ extension Presenter {
         guard !isScript, let progress = playback.progress else { return [] }
         if let picture = strip.picture(for: playback) {
             return sonogramRenderer.stripLines(
-                picture, position: progress.position, width: width - 1, lines: strip.lines)
+                picture, position: progress.position, width: width - 1, lines: strip.lines, loop: progress.loop)
         }
         switch strip.state {
         case .loading(let ticket) where ticket == progress.ticket:

@@ -116,16 +116,20 @@ public struct SonogramRenderer: Sendable {
         }
     }
 
-    /// The live strip: `lines` text lines `width` characters wide (gutter included) showing the part of
-    /// `sonogram` around `position` seconds, the position marked. The window scrolls with the position (kept
-    /// at the middle, clamped at the recording's ends); the gutter names the top and bottom frequencies.
-    public func stripLines(_ sonogram: Sonogram, position: Double, width: Int, lines: Int) -> [String] {
+    /// The live strip: `lines` picture lines and a marker line, `width` characters wide (gutter included).
+    /// The picture shows a page of `sonogram`, the page holding `position`, and turns when the position leaves
+    /// it: between turns its lines do not change, and only the marker line moves (a terminal redraws only
+    /// what changed). The gutter names the band's top and bottom; the marker line names the page's start time
+    /// and shows the loop's section (`═`) and the position heard (`▲`, red in colour).
+    public func stripLines(
+        _ sonogram: Sonogram, position: Double, width: Int, lines: Int, loop: LoopSection? = nil
+    ) -> [String] {
         let lines = max(1, lines)
         let visible = max(1, min(sonogram.columns, width - Self.gutterWidth))
         let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
         let positionColumn = min(sonogram.columns - 1, max(0, Int((position - sonogram.startTime) / perColumn)))
-        let start = min(max(0, positionColumn - visible / 2), sonogram.columns - visible)
-        // The window's cells, at the strip's own height (rows merged by max, or repeated).
+        let start = min(positionColumn / visible * visible, sonogram.columns - visible)
+        // The page's cells, at the strip's own height (rows merged by max, or repeated).
         let rows = lines * rowsPerLine
         var levels = [Float](repeating: 0, count: rows * visible)
         for row in 0..<rows {
@@ -137,10 +141,10 @@ public struct SonogramRenderer: Sendable {
                 levels[row * visible + column] = peak
             }
         }
-        let window = Sonogram(
+        let page = Sonogram(
             rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
             minFrequency: sonogram.minFrequency, duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
-        return (0..<lines).map { line in
+        var strip = (0..<lines).map { line in
             let gutter: String
             if line == 0 {
                 gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
@@ -149,9 +153,22 @@ public struct SonogramRenderer: Sendable {
             } else {
                 gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
             }
-            let bottomRow = (lines - 1 - line) * rowsPerLine
-            return gutter + pictureLine(window, bottomRow: bottomRow, marker: positionColumn - start)
+            return gutter + pictureLine(page, bottomRow: (lines - 1 - line) * rowsPerLine)
         }
+        let pageTime = sonogram.startTime + Double(start) * perColumn
+        var marker = Self.timeLabel(pageTime, step: 1).leftPadded(to: Self.gutterWidth - 1) + "└"
+        for column in 0..<visible {
+            let time = pageTime + (Double(column) + 0.5) * perColumn
+            if column == positionColumn - start {
+                marker += mode == .shade ? "▲" : "\u{1B}[31m▲\u{1B}[0m"
+            } else if let loop, time >= loop.start, time < loop.end {
+                marker += "═"
+            } else {
+                marker += "─"
+            }
+        }
+        strip.append(marker)
+        return strip
     }
 
     /// The colour value for a level: 0–255 grey in 24-bit mode, a 256-palette index otherwise.

@@ -206,7 +206,14 @@ final class TerminalSession {
         var newPrompt: String?
         var changed = false
         func redrawCollected() {
-            if changed { redraw(printing: lines, prompt: newPrompt) }
+            if changed, lines.isEmpty, newPrompt == nil, let status, let shown = statusOnScreen,
+                Self.rows(of: status) == Self.rows(of: shown), editing
+            {
+                // Only the status changed, row for row: rewrite the rows that differ, nothing else.
+                updateStatus(status, over: shown)
+            } else if changed {
+                redraw(printing: lines, prompt: newPrompt)
+            }
             lines = []
             newPrompt = nil
             changed = false
@@ -379,6 +386,25 @@ final class TerminalSession {
             write(TerminalLayout.clip(String(line), columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
         }
         statusOnScreen = status
+    }
+
+    /// Rewrites, in place, the rows of the status on screen that differ in `new` (as many rows as `shown`): the
+    /// cursor is saved, each changed row rewritten from its start, and the cursor put back. The live strip's
+    /// picture lines change only when its page turns, so most updates rewrite the marker and status lines.
+    private func updateStatus(_ new: String, over shown: String) {
+        let newRows = new.split(separator: "\n", omittingEmptySubsequences: false)
+        let shownRows = shown.split(separator: "\n", omittingEmptySubsequences: false)
+        let toPrompt = TerminalLayout.row(
+            after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
+        write("\u{1B}7")
+        for (index, (old, row)) in zip(shownRows, newRows).enumerated() where old != row {
+            let up = toPrompt + newRows.count - index
+            write(
+                "\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(String(row), columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
+        }
+        write("\u{1B}8")
+        statusOnScreen = new
+        flush()
     }
 
     /// Rows a status takes on the screen: one per line.

@@ -78,23 +78,28 @@ struct SonogramStripTests {
         levels: (0..<20).map { $0 % 2 == 0 ? Float(1) : 0 } + Array(repeating: 0, count: 20),
         maxFrequency: 4000, duration: 10, sampleRate: 8000)
 
-    @Test("The strip keeps the play position in the middle, marked, with the axis ends in the gutter")
-    func scrollsWithPosition() {
+    @Test("The strip shows the page holding the position; the marker line names its start and marks the position")
+    func pages() {
         let lines = SonogramRenderer(mode: .shade).stripLines(long, position: 5.2, width: 7 + 8, lines: 2)
-        // Column 10 (5.0-5.5 s) is the position: the window is columns 6-13, the marker its fifth column.
-        #expect(lines == ["  4.0k┐    │   ", "  0.0k┘█ █ │ █ "])
+        // Column 10 (5.0-5.5 s) is the position: 8 columns a page, so the page is columns 8-15 (from 4 s).
+        #expect(lines == ["  4.0k┐        ", "  0.0k┘█ █ █ █ ", "    4s└──▲─────"])
+        // Within the page only the marker line changes.
+        let later = SonogramRenderer(mode: .shade).stripLines(long, position: 6.3, width: 7 + 8, lines: 2)
+        #expect(Array(later.prefix(2)) == Array(lines.prefix(2)))
+        #expect(later[2] == "    4s└────▲───")
     }
 
-    @Test("At the start and the end the window stops at the recording's edge; the marker moves instead")
-    func clampsAtEnds() {
+    @Test("The last page ends at the recording's end; the loop's section is marked")
+    func lastPageAndLoop() {
         let renderer = SonogramRenderer(mode: .shade)
-        #expect(renderer.stripLines(long, position: 0, width: 15, lines: 1)[0] == "  4.0k┐│ █ █ █ ")
-        #expect(renderer.stripLines(long, position: 9.9, width: 15, lines: 1)[0] == "  4.0k┐█ █ █ █│")
+        #expect(renderer.stripLines(long, position: 0, width: 15, lines: 1) == ["  4.0k┐█ █ █ █ ", "    0s└▲───────"])
+        let end = renderer.stripLines(long, position: 9.9, width: 15, lines: 1, loop: LoopSection(start: 7, end: 9))
+        #expect(end == ["  4.0k┐█ █ █ █ ", "    6s└──════─▲"])
     }
 
-    @Test("In colour the position is a red line: the grey kept in green and blue, red at full")
+    @Test("In colour the position is red")
     func colourMarker() {
-        let line = SonogramRenderer(mode: .trueColor).stripLines(long, position: 0, width: 15, lines: 1)[0]
-        #expect(line.contains("\u{1B}[38;2;255;255;255m\u{1B}[48;2;255;0;0m▀"))
+        let lines = SonogramRenderer(mode: .trueColor).stripLines(long, position: 0, width: 15, lines: 1)
+        #expect(lines[1].contains("\u{1B}[31m▲"))
     }
 }

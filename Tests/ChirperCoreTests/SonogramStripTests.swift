@@ -62,26 +62,26 @@ struct LiveStripTests {
         #expect(strip.playbackChanged(playing(robin, 2)) == .none, "off: nothing is computed")
     }
 
-    @Test("the strip is drawn above the status line, the play position marked, the window scrolling with it")
+    @Test("the strip is drawn above the status line, its page holding the play position, marked on the line below")
     func drawsAroundThePosition() {
         var strip = SonogramStripMachine()
         _ = strip.turnOn(playing: playing(wren, 1))
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
         let early = presenter.strip(strip, playback: playing(wren, 1))
-        #expect(early.count == SonogramStripMachine.defaultLines)
+        #expect(early.count == SonogramStripMachine.defaultLines + 1, "the picture's lines and the marker line")
         #expect(early.allSatisfy { $0.count <= 59 })
-        #expect(
-            early.allSatisfy { $0.dropFirst(SonogramRenderer.gutterWidth).contains("│") },
-            "the position marked on every line")
+        #expect(early.last!.contains("▲"), "the position marked below the picture")
         let late = PlaybackState.playing(
             PlaybackProgress(item: wren, ticket: PlaybackTicket(1), position: 9, duration: 10))
-        let markerEarly = early[1].lastIndex(of: "│").map { early[1].distance(from: early[1].startIndex, to: $0) }
-        let lateLines = presenter.strip(strip, playback: late)
-        let markerLate = lateLines[1].lastIndex(of: "│").map {
-            lateLines[1].distance(from: lateLines[1].startIndex, to: $0)
+        let markerEarly = early.last!.firstIndex(of: "▲").map {
+            early.last!.distance(from: early.last!.startIndex, to: $0)
         }
-        #expect(markerLate! > markerEarly!, "near the end the window stops and the marker moves right")
+        let lateLines = presenter.strip(strip, playback: late)
+        let markerLate = lateLines.last!.firstIndex(of: "▲").map {
+            lateLines.last!.distance(from: lateLines.last!.startIndex, to: $0)
+        }
+        #expect(markerLate! > markerEarly!, "on the last page the marker is further right")
         #expect(Presenter(style: .script, sourceName: "test").strip(strip, playback: playing(wren, 1)).isEmpty)
     }
 }

@@ -153,20 +153,22 @@ struct TerminalTests {
         let before = kept(session.current)
 
         session.type("sono on\r")
-        // The strip: 8 lines, its top gutter naming the top frequency (k┐), its bottom 0 kHz (k┘), then the
-        // status line, then the prompt.
+        // The strip: 8 picture lines, the top gutter naming the top frequency (k┐), the bottom 0 kHz (k┘), and
+        // the marker line (└, the position ▲), then the status line, then the prompt.
         try await session.waitFor("the strip above the status line") { screen in
             let rows = screen.lines
             let row = screen.cursorRow
-            return row >= 9 && rows[row - 9].contains("k┐") && rows[row - 2].contains("k┘")
+            return row >= 10 && rows[row - 10].contains("k┐") && rows[row - 3].contains("k┘")
+                && rows[row - 2].contains("└") && rows[row - 2].contains("▲")
                 && rows[row - 1].contains(" / 0:30")
         }
         session.type("sea")
         let mark = session.outputCount
-        try await session.waitFor("the strip redrawn twice, the typed line intact") { screen in
-            session.output(after: mark).components(separatedBy: "k┐").count - 1 >= 2
+        // The marker moves ten columns a second; the picture lines stay until its page turns.
+        try await session.waitFor("the marker redrawn twice, the typed line intact") { screen in
+            session.output(after: mark).components(separatedBy: "▲").count - 1 >= 2
                 && screen.cursorLine == "chirper> sea" && screen.cursorColumn == 12
-                && screen.lines[screen.cursorRow - 9].contains("k┐")
+                && screen.lines[screen.cursorRow - 10].contains("k┐")
         }
         session.type("\u{15}sono off\r")  // Ctrl-U clears the half-typed line first
         try await session.waitFor("the strip gone, the status line right above the prompt") { screen in
