@@ -122,11 +122,21 @@ extension Presenter {
     }
 
     /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
-    public func strip(_ strip: SonogramStripMachine, playback: PlaybackState) -> [String] {
+    /// `keeping` holds the picture lines of the page drawn last: they are drawn again only when the page turns
+    /// (drawing them is most of the strip's cost; the marker line moves ten times a second).
+    public func strip(
+        _ strip: SonogramStripMachine, playback: PlaybackState, keeping kept: inout StripPictureLines?
+    ) -> [String] {
         guard !isScript, let progress = playback.progress else { return [] }
         if let picture = strip.picture(for: playback) {
-            return sonogramRenderer.stripLines(
-                picture, position: progress.position, width: width - 1, lines: strip.lines, loop: progress.loop)
+            let renderer = sonogramRenderer
+            let page = renderer.stripPage(picture, position: progress.position, width: width - 1, lines: strip.lines)
+            let key = StripPictureLines.Key(ticket: progress.ticket, band: strip.band, page: page)
+            if kept?.key != key {
+                kept = StripPictureLines(key: key, lines: renderer.stripPicture(picture, page: page))
+            }
+            return (kept?.lines ?? [])
+                + [renderer.stripMarker(picture, page: page, position: progress.position, loop: progress.loop)]
         }
         switch strip.state {
         case .loading(let ticket) where ticket == progress.ticket:
@@ -136,6 +146,12 @@ extension Presenter {
         default:
             return []
         }
+    }
+
+    /// The live strip's lines for what is playing (drawn afresh).
+    public func strip(_ strip: SonogramStripMachine, playback: PlaybackState) -> [String] {
+        var none: StripPictureLines?
+        return self.strip(strip, playback: playback, keeping: &none)
     }
 
     /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
@@ -210,4 +226,16 @@ extension Presenter {
         let rest = whole % 60
         return "\(whole / 60):\(rest < 10 ? "0" : "")\(rest)"
     }
+}
+
+/// The live strip's picture lines of one page of one play request, kept while the position stays on it.
+public struct StripPictureLines: Sendable, Hashable {
+    public struct Key: Sendable, Hashable {
+        var ticket: PlaybackTicket
+        var band: FrequencyBand
+        var page: SonogramRenderer.StripPage
+    }
+
+    var key: Key
+    var lines: [String]
 }

@@ -124,11 +124,26 @@ public struct SonogramRenderer: Sendable {
     public func stripLines(
         _ sonogram: Sonogram, position: Double, width: Int, lines: Int, loop: LoopSection? = nil
     ) -> [String] {
-        let lines = max(1, lines)
+        let page = stripPage(sonogram, position: position, width: width, lines: lines)
+        return stripPicture(sonogram, page: page) + [stripMarker(sonogram, page: page, position: position, loop: loop)]
+    }
+
+    /// Which columns of `sonogram` the strip shows at `position`: the page that holds it.
+    public struct StripPage: Sendable, Hashable {
+        public var start: Int
+        public var visible: Int
+        public var lines: Int
+    }
+
+    public func stripPage(_ sonogram: Sonogram, position: Double, width: Int, lines: Int) -> StripPage {
         let visible = max(1, min(sonogram.columns, width - Self.gutterWidth))
-        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
-        let positionColumn = min(sonogram.columns - 1, max(0, Int((position - sonogram.startTime) / perColumn)))
-        let start = min(positionColumn / visible * visible, sonogram.columns - visible)
+        let start = min(Self.column(of: position, in: sonogram) / visible * visible, sonogram.columns - visible)
+        return StripPage(start: start, visible: visible, lines: max(1, lines))
+    }
+
+    /// The picture lines of `page` (the same for every position on it: a caller may keep them).
+    public func stripPicture(_ sonogram: Sonogram, page: StripPage) -> [String] {
+        let (lines, visible, start) = (page.lines, page.visible, page.start)
         // The page's cells, at the strip's own height (rows merged by max, or repeated).
         let rows = lines * rowsPerLine
         var levels = [Float](repeating: 0, count: rows * visible)
@@ -141,10 +156,11 @@ public struct SonogramRenderer: Sendable {
                 levels[row * visible + column] = peak
             }
         }
-        let page = Sonogram(
+        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
+        let picture = Sonogram(
             rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
             minFrequency: sonogram.minFrequency, duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
-        var strip = (0..<lines).map { line in
+        return (0..<lines).map { line in
             let gutter: String
             if line == 0 {
                 gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
@@ -153,13 +169,19 @@ public struct SonogramRenderer: Sendable {
             } else {
                 gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
             }
-            return gutter + pictureLine(page, bottomRow: (lines - 1 - line) * rowsPerLine)
+            return gutter + pictureLine(picture, bottomRow: (lines - 1 - line) * rowsPerLine)
         }
-        let pageTime = sonogram.startTime + Double(start) * perColumn
+    }
+
+    /// The marker line under `page`: its start time, the loop's section and the position.
+    public func stripMarker(_ sonogram: Sonogram, page: StripPage, position: Double, loop: LoopSection?) -> String {
+        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
+        let pageTime = sonogram.startTime + Double(page.start) * perColumn
+        let marked = Self.column(of: position, in: sonogram) - page.start
         var marker = Self.timeLabel(pageTime, step: 1).leftPadded(to: Self.gutterWidth - 1) + "└"
-        for column in 0..<visible {
+        for column in 0..<page.visible {
             let time = pageTime + (Double(column) + 0.5) * perColumn
-            if column == positionColumn - start {
+            if column == marked {
                 marker += mode == .shade ? "▲" : "\u{1B}[31m▲\u{1B}[0m"
             } else if let loop, time >= loop.start, time < loop.end {
                 marker += "═"
@@ -167,8 +189,13 @@ public struct SonogramRenderer: Sendable {
                 marker += "─"
             }
         }
-        strip.append(marker)
-        return strip
+        return marker
+    }
+
+    /// The column holding `position` (clamped to the picture).
+    static func column(of position: Double, in sonogram: Sonogram) -> Int {
+        let perColumn = sonogram.columns > 0 ? sonogram.duration / Double(sonogram.columns) : 1
+        return min(sonogram.columns - 1, max(0, Int((position - sonogram.startTime) / perColumn)))
     }
 
     /// The colour value for a level: 0–255 grey in 24-bit mode, a 256-palette index otherwise.

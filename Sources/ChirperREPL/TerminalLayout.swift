@@ -48,6 +48,28 @@ enum TerminalLayout {
 
     /// `text` cut to `columns` visible columns; SGR and other CSI sequences are kept (they take no room), other
     /// control characters dropped.
+    /// Equal byte for byte: a `String` comparison of non-ASCII text also checks its normalisation, which
+    /// costs most of the time when the live strip's long rows are compared ten times a second.
+    static func same(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return same(a.utf8, b.utf8)
+    }
+
+    /// Equal byte for byte, with `memcmp` where both are contiguous (a native string always is).
+    static func same(_ a: Substring.UTF8View, _ b: Substring.UTF8View) -> Bool {
+        guard a.count == b.count else { return false }
+        let compared = a.withContiguousStorageIfAvailable { left in
+            b.withContiguousStorageIfAvailable { right in
+                left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? a.elementsEqual(b)
+    }
+
+    static func same(_ a: String.UTF8View, _ b: String.UTF8View) -> Bool {
+        same(Substring(String(a)).utf8, Substring(String(b)).utf8)
+    }
+
     static func clip(_ text: String, columns: Int) -> String {
         var output = String.UnicodeScalarView()
         var used = 0

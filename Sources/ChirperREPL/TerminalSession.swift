@@ -225,7 +225,7 @@ final class TerminalSession {
                 changed = true
             case .status(let text):
                 status = text
-                changed = changed || text != statusOnScreen
+                changed = changed || !TerminalLayout.same(text, statusOnScreen)
             case .prompt(let text):
                 newPrompt = text
                 changed = true
@@ -382,7 +382,7 @@ final class TerminalSession {
     /// one row, so the rows drawn are the lines.
     private func drawStatus() {
         guard let status else { return }
-        for line in status.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in Self.rows(in: status) {
             write(TerminalLayout.clip(String(line), columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
         }
         statusOnScreen = status
@@ -392,12 +392,12 @@ final class TerminalSession {
     /// cursor is saved, each changed row rewritten from its start, and the cursor put back. The live strip's
     /// picture lines change only when its page turns, so most updates rewrite the marker and status lines.
     private func updateStatus(_ new: String, over shown: String) {
-        let newRows = new.split(separator: "\n", omittingEmptySubsequences: false)
-        let shownRows = shown.split(separator: "\n", omittingEmptySubsequences: false)
+        let newRows = Self.rows(in: new)
+        let shownRows = Self.rows(in: shown)
         let toPrompt = TerminalLayout.row(
             after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         write("\u{1B}7")
-        for (index, (old, row)) in zip(shownRows, newRows).enumerated() where old != row {
+        for (index, (old, row)) in zip(shownRows, newRows).enumerated() where !TerminalLayout.same(old.utf8, row.utf8) {
             let up = toPrompt + newRows.count - index
             write(
                 "\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(String(row), columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
@@ -409,7 +409,13 @@ final class TerminalSession {
 
     /// Rows a status takes on the screen: one per line.
     private static func rows(of status: String) -> Int {
-        status.split(separator: "\n", omittingEmptySubsequences: false).count
+        status.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+    }
+
+    /// The status's rows, split on its bytes: the live strip's rows are long and full of escapes, and run ten
+    /// times a second through here (splitting by characters cost most of the strip's CPU).
+    private static func rows(in status: String) -> [Substring] {
+        status.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// Shows what a key left to show: the screen cleared by Ctrl-L, a completion list, a warning.
