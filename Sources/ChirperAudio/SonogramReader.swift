@@ -49,7 +49,6 @@ public struct SonogramReader: Sendable {
     public func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
         var accumulator: SonogramAccumulator?
         do {
-            let source = try sources.source(for: item.location)
             var channels = 1
             func take(_ outputs: [DecodedAudio]) throws {
                 for output in outputs {
@@ -75,46 +74,10 @@ public struct SonogramReader: Sendable {
                     }
                 }
             }
-            // Two stages on two cores: one task reads and decodes, this one analyses; a few batches between
-            // them bound the memory.
-            let batches = Channel(capacity: 8, of: [DecodedAudio].self, failure: (any Error).self)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do {
-                        let reader = try await source.open(from: 0)
-                        // MP3 is decoded mixed to mono: the sonogram is of the sum, and it halves the synthesis.
-                        let decoder = StreamDecoder(expectedLength: reader.totalLength, mixToMono: true)
-                        while let chunk = try await reader.read() {
-                            try Task.checkCancellation()
-                            try await batches.sendUnlessEmpty(try decoder.feed(chunk))
-                        }
-                        try await batches.sendUnlessEmpty(try decoder.finish())
-                        batches.finish()
-                    } catch {
-                        batches.finish(throwing: error)
-                        throw error
-                    }
-                }
-                do {
-                    while let batch = try await batches.next() {
-                        try take(batch)
-                        // The window is drawn: the rest of the recording is not needed.
-                        if accumulator?.isComplete == true {
-                            batches.cancel()
-                            group.cancelAll()
-                            break
-                        }
-                    }
-                } catch {
-                    // The decoding task may be waiting for room: let it go before the group waits for it.
-                    batches.cancel()
-                    throw error
-                }
-                do {
-                    try await group.waitForAll()
-                } catch  where accumulator?.isComplete == true {
-                    // Stopped on purpose, once the window was drawn.
-                }
+            try await AnalysisDecoding(sources: sources).decode(item) { batch in
+                try take(batch)
+                // Once the window is drawn, the rest of the recording is not needed.
+                return accumulator?.isComplete != true
             }
         } catch is CancellationError {
             throw CancellationError()
@@ -167,12 +130,5 @@ private enum SonogramStop: Error, CustomStringConvertible {
     private func clock(_ seconds: Double) -> String {
         let tenths = Int((seconds * 10).rounded())
         return "\(tenths / 600):" + (tenths / 10 % 60 < 10 ? "0" : "") + "\(tenths / 10 % 60).\(tenths % 10)"
-    }
-}
-
-extension Channel where Element == [DecodedAudio] {
-    /// Sends a batch that holds anything (a decoder step may give nothing).
-    fileprivate func sendUnlessEmpty(_ batch: [DecodedAudio]) async throws {
-        if !batch.isEmpty { try await send(batch) }
     }
 }

@@ -38,6 +38,10 @@ public enum Command: Sendable, Hashable {
     /// Draw a row's sonogram, or turn the live strip on or off.
     case sono(SonogramRequest)
     case wait
+    /// `select …`: the selection to measure.
+    case select(SelectRequest)
+    /// `measure …`: Raven's measurements of a selection, and the session's table.
+    case measure(MeasureRequest)
     /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
     case graphics(GraphicsMode?)
     case help(topic: String?)
@@ -80,8 +84,13 @@ public enum CommandParser {
         ("mute", [], "mute", "silence the sound, keeping the volume"),
         ("unmute", [], "unmute", "hear it again at the volume set"),
         (
-            "sono", [], "sono [n] [lo-hi|max] [a-b] [--png F] | sono on|off",
+            "sono", [], "sono [n] [band] [a-b] [--png F] | on|off",
             "a sonogram (time × frequency; zoom to a band and a window), or the live strip"
+        ),
+        ("select", [], "select [n a-b [band] | clear]", "choose a time section and band to measure"),
+        (
+            "measure", [], "measure [n a-b [band]] | list | save F",
+            "Raven's measurements of a selection; the session's table, saved for Raven"
         ),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
@@ -193,6 +202,10 @@ public enum CommandParser {
             return .volume(percent)
         case "help":
             return .help(topic: rest.isEmpty ? nil : rest.lowercased())
+        case "select":
+            return .select(try SelectRequest.parse(rest))
+        case "measure":
+            return .measure(try MeasureRequest.parse(rest))
         case "graphics":
             guard !rest.isEmpty else { return .graphics(nil) }
             guard let mode = GraphicsMode(rawValue: rest.lowercased()) else {

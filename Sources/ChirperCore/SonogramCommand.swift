@@ -102,7 +102,7 @@ public enum SonogramRequest: Sendable, Hashable {
     }
 
     /// `lo-hi` or `max`, in kHz (`2-9`, `2-9kHz`, `10`).
-    private static func band(_ word: String) throws(CommandError) -> FrequencyBand {
+    static func band(_ word: String) throws(CommandError) -> FrequencyBand {
         let lower = word.lowercased()
         let text =
             lower.hasSuffix("khz") ? String(lower.dropLast(3)) : lower.hasSuffix("k") ? String(lower.dropLast()) : lower
@@ -134,7 +134,7 @@ public enum SonogramRequest: Sendable, Hashable {
     }
 
     /// `a-b` in recording time, as `seek` takes it (`0:12-0:15`, `12-15.5`, `12s-15s`).
-    private static func window(_ word: String) throws(CommandError) -> TimeSpan {
+    static func window(_ word: String) throws(CommandError) -> TimeSpan {
         let text = word.lowercased().replacingSecondsSuffix()
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, case .success(.absolute(let start)) = TimeInput.parse(String(parts[0])),
@@ -149,7 +149,7 @@ public enum SonogramRequest: Sendable, Hashable {
         return TimeSpan(start: start, end: end)
     }
 
-    private static func shown(_ text: String) -> String {
+    static func shown(_ text: String) -> String {
         TerminalText.sanitize(String(text.prefix(20)))
     }
 }

@@ -51,6 +51,17 @@ enum Help {
             "  a live strip above the status line (default 8 lines, 0-12 kHz). In a pipe: sono: lines (see the",
             "  README). Ctrl-C stops a sonogram being drawn.",
         ],
+        "measure": [
+            "  measure n a-b [lo-hi] measures a time section and band of row n (times as seek takes them, the band",
+            "  in kHz); measure alone measures the selection (select n a-b [lo-hi], or the loop of what plays).",
+            "  Raven's robust measurements from the spectrogram inside the band (energy = squared magnitude): peak",
+            "  frequency and time, centre frequency, frequency 5/25/75/95 %, BW 90 % and 50 %, time 5/95 %, dur",
+            "  90 %, average entropy, and the peak-frequency contour's slope and inflections over the 90 %",
+            "  duration. Analysis: Hann window of 512 samples at 44.1 kHz (11.6 ms; the nearest power of two at",
+            "  other rates), 50 % overlap: bins 86 Hz apart, frames 5.8 ms apart at 44.1 kHz; every figure is",
+            "  exact to that resolution. Each measurement is a row of the session's table: measure list shows it,",
+            "  measure save FILE writes it as a Raven selection table (tab-separated, Raven's column names).",
+        ],
         "graphics": [
             "  graphics says how sono draws now; graphics kitty|sixel|blocks chooses, graphics auto goes back to",
             "  what the terminal answered at start-up (a kitty graphics query and its device attributes).",

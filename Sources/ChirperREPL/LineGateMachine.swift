@@ -15,6 +15,8 @@ struct LineGateMachine: Sendable {
         case playbackEnds(PlaybackTicket)
         /// Until the `sono` being computed is printed.
         case sonogram
+        /// Until the `measure` being computed is printed.
+        case measurement
         /// Until the save batch is over.
         case saving
         /// Until the queue is no longer playing (its last item ended, or it was stopped).
@@ -34,6 +36,8 @@ struct LineGateMachine: Sendable {
         case playbackChanged(PlaybackState, queuePlaying: Bool)
         /// A `sono` was printed (or failed).
         case sonogramDone
+        /// A `measure` was printed (or failed).
+        case measurementDone
         /// The save batch ended.
         case savingDone
         /// Ctrl-C stopped playback: a `wait` for it is over.
@@ -76,6 +80,8 @@ struct LineGateMachine: Sendable {
             if blocker == .queueEnds, !queuePlaying { blocker = nil }
         case .sonogramDone:
             if blocker == .sonogram { blocker = nil }
+        case .measurementDone:
+            if blocker == .measurement { blocker = nil }
         case .savingDone:
             if blocker == .saving { blocker = nil }
         case .playbackStopped:

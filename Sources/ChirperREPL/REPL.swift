@@ -24,6 +24,7 @@ public actor REPL {
     private let sonograms: any SonogramSource
     private let fieldKit: FieldKit
     private let pictures: any PictureWriting
+    private let measurer: any MeasurementSource
     private var session: SessionMachine
     private let events: AsyncStream<SessionMachine.Event>
     private let eventSink: AsyncStream<SessionMachine.Event>.Continuation
@@ -31,13 +32,16 @@ public actor REPL {
     private var sonogramTask: Task<Void, Never>?
     private var stripTask: Task<Void, Never>?
     private var saveTask: Task<Void, Never>?
+    private var measureTask: Task<Void, Never>?
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
-        graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures()
+        graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
+        measurer: any MeasurementSource = NoMeasurements()
     ) {
         self.pictures = pictures
+        self.measurer = measurer
         self.console = console
         self.list = list
         self.player = player
@@ -90,7 +94,7 @@ public actor REPL {
                 }
             }
         }
-        for task in [sonogramTask, stripTask, saveTask] { task?.cancel() }
+        for task in [sonogramTask, stripTask, saveTask, measureTask] { task?.cancel() }
         await player.shutdown()
         console.setStatus(nil)
         console.close()
@@ -131,6 +135,23 @@ public actor REPL {
             }
         case .cancelStrip:
             stripTask?.cancel()
+        case .measure(let id, let item, let span, let band):
+            measureTask?.cancel()
+            let measurer = self.measurer
+            let sink = eventSink
+            measureTask = Task {
+                let result: Result<SelectionMeasurement, SessionMachine.SonogramFailure>
+                do {
+                    result = .success(try await measurer.measure(item, span: span, band: band))
+                } catch is CancellationError {
+                    result = .failure(.stopped)
+                } catch {
+                    result = .failure(.failed(userMessage(for: error)))
+                }
+                sink.yield(.measured(id: id, result))
+            }
+        case .cancelMeasure:
+            measureTask?.cancel()
         case .save(let recording, let directory, let batch):
             let saver = fieldKit.saver
             let sink = eventSink
@@ -162,6 +183,14 @@ public actor REPL {
             return .started(ticket, recording, forQueue: forQueue)
         case .stop(let cause):
             return .stopped(refusal: await player.stop(), cause)
+        case .writeText(let text, let path):
+            do {
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                return .textWritten(path: path, refusal: nil)
+            } catch {
+                let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+                return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
+            }
         case .writePNG(let image, let path):
             do {
                 try pictures.writePNG(image, to: path)

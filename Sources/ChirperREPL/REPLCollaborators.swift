@@ -95,3 +95,22 @@ public struct NoPictures: PictureWriting {
     }
     public func writePNG(_ image: RasterImage, to path: String) throws { throw Unavailable() }
 }
+
+/// What `measure` needs: a section and band of a recording decoded (not played) and measured.
+public protocol MeasurementSource: Sendable {
+    /// Throws a `UserFacingError` (one line) or `CancellationError`.
+    func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement
+}
+
+/// For sessions and tests that never measure: a `measure` is refused with one line.
+public struct NoMeasurements: MeasurementSource {
+    struct Unavailable: UserFacingError {
+        var userMessage: String { "measuring is not available in this session" }
+    }
+
+    public init() {}
+
+    public func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement {
+        throw Unavailable()
+    }
+}

@@ -58,7 +58,7 @@ extension SessionMachine {
             guard let rows = rows(text, for: "save") else { break }
             // The items carry their recordings: a new search while the batch runs does not change what it saves.
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
-            let folder = directory.map(expandingTilde) ?? setup.saveDirectory
+            let folder = directory.map(expandingHome) ?? setup.saveDirectory
             run(saves.handle(.start(items, directory: folder)))
         case .pause:
             ask(.control(.pause))
@@ -82,6 +82,10 @@ extension SessionMachine {
             ask(.control(.muted(false)))
         case .graphics(let mode):
             chooseGraphics(mode)
+        case .select(let request):
+            select(request)
+        case .measure(let request):
+            measure(request)
         case .sono(.draw(let draw)):
             drawSonogram(draw)
         case .sono(.strip(let on, let lines, let band)):
@@ -140,15 +144,7 @@ extension SessionMachine {
                 window = TimeSpan(start: loop.start, end: loop.end)
             }
         }
-        let name = draw.row.map { "row \($0)" } ?? "the recording playing"
-        guard case .playable = recording.audio, let item = recording.playItem else {
-            let why: String
-            switch recording.audio {
-            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
-            case .refused(let reason): why = "cannot be decoded: \(reason)"
-            case .playable: why = "has no audio"
-            }
-            refuse("\(name) (\(recording.label)) \(why)")
+        guard let item = studied(recording, name: draw.row.map { "row \($0)" } ?? "the recording playing") else {
             return
         }
         if let duration = item.expectedDuration, let window, window.start >= duration {
@@ -184,8 +180,29 @@ extension SessionMachine {
         }
         startSonogram(
             row: draw.row, recording: recording, item: item, shape: shape, display: display,
-            png: draw.png.map(expandingTilde))
+            png: draw.png.map(expandingHome))
         if !setup.interactive { hold(.sonogram) }
+    }
+
+    /// Row `row`'s recording if it has audio to study, or nil after one line saying why.
+    mutating func recordingToStudy(row: Int, for command: String) -> Recording? {
+        guard let recording = recording(at: row, for: command) else { return nil }
+        return studied(recording, name: "row \(row)") == nil ? nil : recording
+    }
+
+    /// The audio of `recording` (named `name` in lines), or nil after one line saying why there is none.
+    private mutating func studied(_ recording: Recording, name: String) -> PlayItem? {
+        guard case .playable = recording.audio, let item = recording.playItem else {
+            let why: String
+            switch recording.audio {
+            case .restricted: why = "is restricted: \(presenter.sourceName) does not offer its audio"
+            case .refused(let reason): why = "cannot be decoded: \(reason)"
+            case .playable: why = "has no audio"
+            }
+            refuse("\(name) (\(recording.label)) \(why)")
+            return nil
+        }
+        return item
     }
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, a) : gcd(b, a % b) }
@@ -267,7 +284,7 @@ extension SessionMachine {
         return rows[row - 1]
     }
 
-    private func expandingTilde(_ path: String) -> String {
+    func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         return setup.homeDirectory + path.dropFirst()
     }

@@ -40,6 +40,8 @@ struct SessionMachine: Sendable {
         case saveEnded(batch: Int, SaveOutcome)
         /// The live strip's picture of play request `ticket`, or why there is none.
         case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+        /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
+        case measured(id: Int, Result<SelectionMeasurement, SonogramFailure>)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -63,6 +65,8 @@ struct SessionMachine: Sendable {
         case control(PlayerControl)
         /// Write a picture as a PNG file.
         case writePNG(RasterImage, path: String)
+        /// Write text (the selection table) to a file.
+        case writeText(String, path: String)
     }
 
     enum StopCause: Sendable, Hashable {
@@ -97,6 +101,7 @@ struct SessionMachine: Sendable {
         case stopped(refusal: String?, StopCause)
         case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
         case pngWritten(path: String, refusal: String?)
+        case textWritten(path: String, refusal: String?)
     }
 
     enum Action: Sendable, Hashable {
@@ -114,6 +119,9 @@ struct SessionMachine: Sendable {
         /// Compute the live strip's picture (replacing one still running); it ends as `.stripPicture`.
         case computeStrip(PlayItem, PlaybackTicket, SonogramShape)
         case cancelStrip
+        /// Measure `span` × `band` of `item` (replacing a measurement still running); it ends as `.measured`.
+        case measure(id: Int, PlayItem, TimeSpan, FrequencyBand?)
+        case cancelMeasure
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
         case save(Recording, directory: String, batch: Int)
         case cancelSave
@@ -140,6 +148,20 @@ struct SessionMachine: Sendable {
         var boxes: [SonogramRaster.Box]
     }
 
+    /// A time section and a band of one recording: what `measure` measures.
+    struct Selection: Sendable, Hashable {
+        var recording: Recording
+        var item: PlayItem
+        var span: TimeSpan
+        var band: FrequencyBand?
+    }
+
+    /// The `measure` being computed.
+    struct MeasureJob: Sendable, Hashable {
+        var id: Int
+        var selection: Selection
+    }
+
     /// Where a sonogram goes: text (half-blocks, shades, `sono:` lines) of this many cells, or pixels.
     enum SonogramDisplay: Sendable, Hashable {
         case text(columns: Int, rows: Int)
@@ -156,6 +178,13 @@ struct SessionMachine: Sendable {
     var strip = SonogramStripMachine()
     var gate = LineGateMachine()
     private(set) var sonogramJob: SonogramJob?
+    /// What `measure` measures when given nothing (`select`).
+    var selection: Selection?
+    /// The session's selection table: every measurement made, in order.
+    var measurements: [MeasuredSelection] = []
+    var measureJob: MeasureJob?
+    /// Measurements asked for so far (their ids).
+    var measureCount = 0
     /// How `sono` draws now (`graphics`).
     var graphics: GraphicsMode
     /// The line said when the graphics asked for cannot be had, once per mode.
@@ -169,6 +198,8 @@ struct SessionMachine: Sendable {
     /// The terminal's width when the running line was typed.
     private(set) var columns = 80
     private var shownStatus: String?
+    /// The live strip's picture lines of the page shown (drawn again only when the page turns).
+    private var stripLines: StripPictureLines?
     /// What this step decided, in order.
     private var actions: [Action] = []
 
@@ -227,6 +258,8 @@ struct SessionMachine: Sendable {
             case .failure(.stopped): break
             }
             refreshStatus()
+        case .measured(let id, let result):
+            measured(id: id, result)
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -269,6 +302,12 @@ struct SessionMachine: Sendable {
             } else if setup.interactive {
                 refuse("(Ctrl-D or quit leaves chirper-play)")
             }
+        case .textWritten(let path, let refusal):
+            if let refusal {
+                refuse(refusal)
+            } else {
+                say([presenter.tableWritten(path, rows: measurements.count)])
+            }
         case .pngWritten(let path, let refusal):
             if let refusal {
                 refuse(refusal)
@@ -290,6 +329,10 @@ struct SessionMachine: Sendable {
         emit(.markInterrupted)
         if sonogramJob != nil {
             emit(.cancelSonogram)
+            return
+        }
+        if measureJob != nil {
+            emit(.cancelMeasure)
             return
         }
         if saves.state.isBusy {
@@ -324,9 +367,10 @@ struct SessionMachine: Sendable {
     mutating func refreshStatus() {
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
         let line = presenter.status(playback, title: recording?.englishName)
-        let lines = presenter.strip(strip, playback: playback) + (line.map { [$0] } ?? [])
+        let lines = presenter.strip(strip, playback: playback, keeping: &stripLines) + (line.map { [$0] } ?? [])
         let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
-        if status != shownStatus {
+        // Compared byte for byte: the strip's rows are long and not ASCII.
+        if !TerminalLayout.same(status, shownStatus) {
             shownStatus = status
             emit(.status(status))
         }

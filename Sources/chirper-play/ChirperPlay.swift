@@ -187,7 +187,10 @@ struct ChirperPlay: AsyncParsableCommand {
             fieldKit: fieldKit,
             contrast: contrast == "fixed" ? .fixedDefault : .auto,
             graphics: graphicsMode,
-            pictures: GraphicsPictures()
+            pictures: GraphicsPictures(),
+            // Measurements follow a download the player has running, as the sonogram does.
+            measurer: MeasurementReader(
+                sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live)
         )
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one

@@ -10,6 +10,8 @@ extension SonogramReader: SonogramSource {}
 
 extension RecordingSaver: RecordingSaving {}
 
+extension MeasurementReader: MeasurementSource {}
+
 /// Pictures at pixel resolution through the graphics libraries (libchafa, libpng).
 struct GraphicsPictures: PictureWriting {
     func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String {

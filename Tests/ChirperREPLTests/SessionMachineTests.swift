@@ -256,4 +256,58 @@ struct SessionMachineTests {
         }
         #expect(shape.rows == 12 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
     }
+
+    @Test("measure: a script waits for the measurement, the table grows, and measure save writes it for Raven")
+    func measureAndSave() {
+        var machine = listedSession(script)
+        let span = TimeSpan(start: 1, end: 2)
+        let band = FrequencyBand(low: 2000, high: 8000)
+        #expect(machine.handle(typed("measure 1 0:01-0:02 2-8")) == [.measure(id: 1, .of(Fixture.wren), span, band)])
+        #expect(machine.handle(typed("measure list")) == [])
+        let m = SelectionMeasurement(
+            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
+            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
+            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        let row = MeasuredSelection(number: 1, label: "XC254462", file: "XC254462", measurement: m)
+        #expect(
+            machine.handle(.measured(id: 1, .success(m))) == [
+                .print(script.measurement(row, title: "Eurasian Wren")), .print(script.selectionTable([row])),
+            ])
+        // The selection measured is the current one: measure alone measures it again.
+        #expect(machine.handle(typed("measure")) == [.measure(id: 2, .of(Fixture.wren), span, band)])
+        #expect(machine.handle(.interrupt) == [.markInterrupted, .cancelMeasure])
+        #expect(machine.handle(.measured(id: 2, .failure(.stopped))) == [.print([script.refusal("measure stopped")])])
+        #expect(
+            machine.handle(typed("measure save ~/calls.txt")) == [
+                .request(.writeText(RavenSelectionTable.text([row]), path: "/home/birder/calls.txt"))
+            ])
+    }
+
+    @Test("measure with nothing selected says how to select; a loop of what plays is a selection")
+    func measureTheLoop() {
+        var machine = listedSession(script)
+        #expect(
+            machine.handle(typed("measure")) == [
+                .print([
+                    script.refusal(
+                        "nothing is selected: measure <n> <a-b> [lo-hi], select one, or loop a b while a recording plays"
+                    )
+                ])
+            ])
+        #expect(
+            machine.handle(typed("measure save t.txt")) == [
+                .print([script.refusal("the selection table is empty: measure a selection first")])
+            ])
+        #expect(
+            machine.handle(typed("select 3 0:01-0:02")) == [
+                .print([script.refusal("row 3 (XC9999) is restricted: the test catalog does not offer its audio")])
+            ])
+        _ = machine.handle(typed("play 1"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        var looping = progress(Fixture.wren, 1, at: 3)
+        looping.loop = LoopSection(start: 2, end: 5)
+        _ = machine.handle(.playback(.playing(looping)))
+        #expect(
+            machine.handle(typed("measure")) == [.measure(id: 1, .of(Fixture.wren), TimeSpan(start: 2, end: 5), nil)])
+    }
 }

@@ -147,6 +147,41 @@ struct PipeTests {
         #expect(size > 44 + 7 * 44_100 * 2, "about eight seconds of audio (4 s at half speed), got \(size) bytes")
     }
 
+    @Test(
+        "measure prints one measure: line per selection; measure save writes a Raven selection table; --png writes a PNG"
+    )
+    func measureInAPipe() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-measure-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let table = folder.appendingPathComponent("calls.txt").path
+        let png = folder.appendingPathComponent("sono.png").path
+        let run = try await runAgainstFake(
+            [
+                "search wren", "select 2 0:00.5-0:02 1-10", "measure", "measure 2 0:01-0:03", "measure list",
+                "measure save \(table)", "measure 2 0:09-0:10", "sono 2 0-8 0:01-0:02 --png \(png)", "quit",
+            ],
+            output: "null")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines("select: ") == [#"select: id="XC1002" begin=0.500 end=2.000 low=1000 high=10000"#])
+        let measured = run.lines("measure: n=")
+        #expect(measured.count == 2, "\(run.stdout)")
+        #expect(measured.first?.contains("begin=0.500 end=2.000 low=1000 high=10000") == true)
+        #expect(measured.allSatisfy { $0.contains("fft=512 hop=256 rate=44100") })
+        #expect(run.lines("measure: selection=").count == 2, "measure list: a line per row")
+        #expect(run.lines("measure: saved=") == ["measure: saved=\"\(table)\" rows=2"])
+        let saved = try String(contentsOfFile: table, encoding: .utf8).split(separator: "\n")
+        #expect(saved.count == 3)
+        #expect(saved.first?.hasPrefix("Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)") == true)
+        #expect(saved.last?.hasSuffix("\tXC1002") == true)
+        #expect(
+            run.lines("error: ").first?.hasPrefix(
+                "error: \"the selection starts after XC1002 ends") == true, "\(run.lines("error: "))")
+        #expect(run.lines("sono: png=") == ["sono: png=\"\(png)\""])
+        let header = try Data(contentsOf: URL(fileURLWithPath: png)).prefix(8)
+        #expect(Array(header) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
     @Test("bad commands each get one line and the session goes on with its list intact")
     func badCommands() async throws {
         let run = try await runAgainstFake([

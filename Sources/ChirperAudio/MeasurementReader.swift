@@ -1,0 +1,113 @@
+import ChirperCore
+
+/// Why a selection could not be measured: one line naming the recording and what to do.
+public struct MeasurementReadError: UserFacingError, Hashable {
+    public var label: String
+    public var reason: String
+
+    public var userMessage: String { "measure: \(TerminalText.sanitize(label)): \(reason)" }
+}
+
+/// Decodes a selection of a recording (without playing it) and measures it: the same `ByteSources` and
+/// decoder the player uses, mixed to mono, kept from the selection's start to its end only.
+public struct MeasurementReader: Sendable {
+    /// The longest selection measured (its samples are held: 2 minutes at 48 kHz are 23 MB).
+    public static let longest = 120.0
+
+    private let sources: ByteSources
+    private let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
+
+    public init(
+        sources: ByteSources = .live(),
+        makeTransform: @escaping @Sendable (Int) throws -> any PowerSpectrumTransform = { try RealFFT(size: $0) }
+    ) {
+        self.sources = sources
+        self.makeTransform = makeTransform
+    }
+
+    /// Raven's measurements of `span` × `band` of `item`. Throws `MeasurementReadError` (one line) or
+    /// `CancellationError`.
+    public func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement {
+        guard span.duration <= Self.longest else {
+            throw MeasurementReadError(
+                label: item.label,
+                reason:
+                    "the selection is \(Int(span.duration.rounded())) s; measure at most \(Int(Self.longest)) s at a time"
+            )
+        }
+        var rate = 0
+        var channels = 1
+        var samples: [Float] = []
+        var position = 0
+        var first = 0
+        var last = 0
+        do {
+            try await AnalysisDecoding(sources: sources).decode(item) { batch in
+                for output in batch {
+                    switch output {
+                    case .format(let format, let duration):
+                        guard rate == 0 else {
+                            guard rate == format.sampleRate else {
+                                throw MeasurementReadError(
+                                    label: item.label,
+                                    reason: "the sample rate changes part-way; a measurement needs one rate")
+                            }
+                            continue
+                        }
+                        rate = format.sampleRate
+                        channels = max(1, format.channels)
+                        if let duration = duration ?? item.expectedDuration, span.start >= duration {
+                            throw MeasurementReadError(
+                                label: item.label,
+                                reason: "the selection starts after the recording ends; select an earlier one")
+                        }
+                        if let band, band.low >= Double(rate) / 2 {
+                            throw MeasurementReadError(
+                                label: item.label,
+                                reason:
+                                    "the band starts above the recording's top frequency (\(rate / 2) Hz); select a lower band"
+                            )
+                        }
+                        first = Int((span.start * Double(rate)).rounded())
+                        last = Int((span.end * Double(rate)).rounded())
+                        samples.reserveCapacity(last - first)
+                    case .samples(let block):
+                        // MP3 comes mixed to mono; a WAV's channels are mixed here. Positions count frames.
+                        let end = position + block.count / channels
+                        let from = max(first, position)
+                        let to = min(last, end)
+                        if from < to {
+                            let scale = 1 / (32768 * Float(channels))
+                            for frame in from..<to {
+                                let base = (frame - position) * channels
+                                var sum: Int32 = 0
+                                for channel in 0..<channels { sum += Int32(block[base + channel]) }
+                                samples.append(Float(sum) * scale)
+                            }
+                        }
+                        position = end
+                    }
+                }
+                return rate == 0 || position < last
+            }
+        } catch let error as MeasurementReadError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw MeasurementReadError(label: item.label, reason: userMessage(for: error))
+        }
+        guard rate > 0, !samples.isEmpty else {
+            throw MeasurementReadError(
+                label: item.label, reason: "no audio in the selection; select a section the recording has")
+        }
+        let plan = MeasurementAnalysis.plan(sampleRate: rate)
+        do {
+            return try MeasurementAnalysis.measure(
+                samples, sampleRate: rate, begin: Double(first) / Double(rate), band: band,
+                transform: try makeTransform(plan.size), hop: plan.hop)
+        } catch let error as MeasurementError {
+            throw MeasurementReadError(label: item.label, reason: error.description)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// `select <n> <a-b> [lo-hi]`: a time section and a band of one row's recording.
+public struct SelectionRequest: Sendable, Hashable {
+    public var row: Int
+    public var span: TimeSpan
+    public var band: FrequencyBand?
+
+    public init(row: Int, span: TimeSpan, band: FrequencyBand? = nil) {
+        self.row = row
+        self.span = span
+        self.band = band
+    }
+
+    public static let usage = "select <n> <a-b> [lo-hi kHz] | select | select clear"
+
+    /// Parses `<n> <a-b> [lo-hi]`.
+    static func parse(_ words: [String], usage: String) throws(CommandError) -> SelectionRequest {
+        guard words.count == 2 || words.count == 3 else {
+            throw CommandError("give a row, a time section and maybe a band, e.g. 1 0:12-0:15 2-9; usage: \(usage)")
+        }
+        let digits = words[0].hasPrefix("#") ? String(words[0].dropFirst()) : words[0]
+        guard digits.count <= 9, let row = Int(digits), row >= 1 else {
+            throw CommandError("'\(SonogramRequest.shown(words[0]))' is not a row number; usage: \(usage)")
+        }
+        let span = try SonogramRequest.window(words[1])
+        let band = words.count == 3 ? try SonogramRequest.band(words[2]) : nil
+        return SelectionRequest(row: row, span: span, band: band)
+    }
+}
+
+/// What `select …` asks for.
+public enum SelectRequest: Sendable, Hashable {
+    /// `select`: say the current selection.
+    case show
+    case set(SelectionRequest)
+    case clear
+
+    public static func parse(_ rest: String) throws(CommandError) -> SelectRequest {
+        let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+        if words.isEmpty { return .show }
+        if words == ["clear"] { return .clear }
+        return .set(try SelectionRequest.parse(words, usage: SelectionRequest.usage))
+    }
+}
+
+/// What `measure …` asks for.
+public enum MeasureRequest: Sendable, Hashable {
+    /// `measure`: the current selection (the one chosen with `select`, else the loop of what plays).
+    case current
+    /// `measure <n> <a-b> [lo-hi]`.
+    case selection(SelectionRequest)
+    /// `measure list`: the session's table.
+    case list
+    /// `measure save FILE`: the table as a Raven selection table.
+    case save(String)
+
+    public static let usage = "measure | measure <n> <a-b> [lo-hi] | measure list | measure save FILE"
+
+    public static func parse(_ rest: String) throws(CommandError) -> MeasureRequest {
+        let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+        switch words.first?.lowercased() {
+        case nil:
+            return .current
+        case "list":
+            guard words.count == 1 else { throw CommandError("measure list takes nothing more; usage: \(usage)") }
+            return .list
+        case "save":
+            guard words.count == 2 else {
+                throw CommandError("measure save needs one file name, e.g. measure save calls.txt; usage: \(usage)")
+            }
+            return .save(words[1])
+        default:
+            return .selection(try SelectionRequest.parse(words, usage: usage))
+        }
+    }
+}
