@@ -42,6 +42,9 @@ public enum Command: Sendable, Hashable {
     case select(SelectRequest)
     /// `measure …`: Raven's measurements of a selection, and the session's table.
     case measure(MeasureRequest)
+    /// `compare <a> <b> [more]`: sonograms stacked on one time and frequency axis and one dB scale, and the
+    /// measurements side by side.
+    case compare([CompareItem])
     /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
     case graphics(GraphicsMode?)
     case help(topic: String?)
@@ -92,6 +95,7 @@ public enum CommandParser {
             "measure", [], "measure [n a-b [band]] | list | save F",
             "Raven's measurements of a selection; the session's table, saved for Raven"
         ),
+        ("compare", [], "compare <a> <b> [more]", "rows or selections (s1) stacked, measured side by side"),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
@@ -206,6 +210,8 @@ public enum CommandParser {
             return .select(try SelectRequest.parse(rest))
         case "measure":
             return .measure(try MeasureRequest.parse(rest))
+        case "compare":
+            return .compare(try CompareItem.parse(rest))
         case "graphics":
             guard !rest.isEmpty else { return .graphics(nil) }
             guard let mode = GraphicsMode(rawValue: rest.lowercased()) else {

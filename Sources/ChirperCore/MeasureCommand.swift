@@ -73,3 +73,32 @@ public enum MeasureRequest: Sendable, Hashable {
         }
     }
 }
+
+/// One thing `compare` sets beside the others: a row's recording (from its start), or a measured selection.
+public enum CompareItem: Sendable, Hashable {
+    case row(Int)
+    /// `sK`: row K of the session's selection table.
+    case selection(Int)
+
+    public static let usage = "compare <a> <b> [more]: rows (3) or measured selections (s1)"
+
+    /// Parses the words after `compare`: two to four rows or selections.
+    public static func parse(_ rest: String) throws(CommandError) -> [CompareItem] {
+        let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard (2...4).contains(words.count) else {
+            throw CommandError(
+                "compare takes two to four rows or selections, e.g. compare 1 2 or compare s1 s2; usage: \(usage)")
+        }
+        return try words.map { word throws(CommandError) -> CompareItem in
+            let lower = word.lowercased()
+            let isSelection = lower.hasPrefix("s")
+            let digits =
+                isSelection ? String(lower.dropFirst()) : (lower.hasPrefix("#") ? String(lower.dropFirst()) : lower)
+            guard digits.count <= 9, let number = Int(digits), number >= 1 else {
+                throw CommandError(
+                    "'\(SonogramRequest.shown(word))' is not a row (3) or a measured selection (s1); usage: \(usage)")
+            }
+            return isSelection ? .selection(number) : .row(number)
+        }
+    }
+}

@@ -1,18 +1,24 @@
-/// One measured selection of the session: what was measured, of which recording.
+/// One measured selection of the session: what was measured (its section and band are the measurement's),
+/// of which recording.
 public struct MeasuredSelection: Sendable, Hashable {
     /// 1, 2, … in the order measured.
     public var number: Int
-    /// The recording's label (`XC254462`) and its file's name as saved (`XC254462.mp3`).
-    public var label: String
-    public var file: String
+    public var recording: Recording
     public var measurement: SelectionMeasurement
 
-    public init(number: Int, label: String, file: String, measurement: SelectionMeasurement) {
+    public init(number: Int, recording: Recording, measurement: SelectionMeasurement) {
         self.number = number
-        self.label = label
-        self.file = file
+        self.recording = recording
         self.measurement = measurement
     }
+
+    /// The recording's label (`XC254462`).
+    public var label: String { recording.label }
+    /// Its file's name as xeno-canto names it, else the label.
+    public var file: String { recording.fileName.isEmpty ? recording.label : recording.fileName }
+    /// The band measured.
+    public var band: FrequencyBand { FrequencyBand(low: measurement.low, high: measurement.high) }
+    public var span: TimeSpan { TimeSpan(start: measurement.begin, end: measurement.end) }
 }
 
 /// The session's measurements as a Raven selection table: tab-separated, Raven's column names and units,

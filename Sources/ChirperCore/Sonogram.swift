@@ -89,6 +89,20 @@ public struct Sonogram: Sendable, Hashable {
         return copy
     }
 
+    /// The same picture on another dB scale (`floor` to `ceiling`), so pictures can be compared level for
+    /// level. A cell at this picture's floor stays at the new floor's side (what was below it is not known).
+    public func rescaled(floor newFloor: Float, ceiling newCeiling: Float) -> Sonogram {
+        let span = max(1e-6, newCeiling - newFloor)
+        var copy = self
+        copy.levels = levels.map { level in
+            let db = floorDB + level * (ceilingDB - floorDB)
+            return min(1, max(0, (db - newFloor) / span))
+        }
+        copy.floorDB = newFloor
+        copy.ceilingDB = newCeiling
+        return copy
+    }
+
     /// The loudest row of `column` (the lowest on a tie).
     public func brightestRow(column: Int) -> Int {
         var best = 0

@@ -62,6 +62,12 @@ enum Help {
             "  exact to that resolution. Each measurement is a row of the session's table: measure list shows it,",
             "  measure save FILE writes it as a Raven selection table (tab-separated, Raven's column names).",
         ],
+        "compare": [
+            "  compare a b [c d] stacks two to four sections: rows (3: the recording from its start, up to 30 s) or",
+            "  measured selections (s1 is row 1 of measure list). One time scale (each from its own start), one",
+            "  frequency axis (the widest band asked) and one dB scale (the lowest floor to the highest ceiling),",
+            "  then the measurements side by side with B-A. Ctrl-C stops it.",
+        ],
         "graphics": [
             "  graphics says how sono draws now; graphics kitty|sixel|blocks chooses, graphics auto goes back to",
             "  what the terminal answered at start-up (a kitty graphics query and its device attributes).",

@@ -33,6 +33,7 @@ public actor REPL {
     private var stripTask: Task<Void, Never>?
     private var saveTask: Task<Void, Never>?
     private var measureTask: Task<Void, Never>?
+    private var compareTask: Task<Void, Never>?
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
@@ -94,7 +95,7 @@ public actor REPL {
                 }
             }
         }
-        for task in [sonogramTask, stripTask, saveTask, measureTask] { task?.cancel() }
+        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask] { task?.cancel() }
         await player.shutdown()
         console.setStatus(nil)
         console.close()
@@ -152,6 +153,28 @@ public actor REPL {
             }
         case .cancelMeasure:
             measureTask?.cancel()
+        case .compare(let id, let tasks):
+            compareTask?.cancel()
+            let (sonograms, measurer, sink) = (self.sonograms, self.measurer, eventSink)
+            compareTask = Task {
+                let result: Result<[SessionMachine.Compared], SessionMachine.SonogramFailure>
+                do {
+                    var results: [SessionMachine.Compared] = []
+                    for task in tasks {
+                        let sonogram = try await sonograms.sonogram(of: task.item, shape: task.shape)
+                        let measurement = try await measurer.measure(task.item, span: task.span, band: task.band)
+                        results.append(SessionMachine.Compared(sonogram: sonogram, measurement: measurement))
+                    }
+                    result = .success(results)
+                } catch is CancellationError {
+                    result = .failure(.stopped)
+                } catch {
+                    result = .failure(.failed(userMessage(for: error)))
+                }
+                sink.yield(.compared(id: id, result))
+            }
+        case .cancelCompare:
+            compareTask?.cancel()
         case .save(let recording, let directory, let batch):
             let saver = fieldKit.saver
             let sink = eventSink

@@ -86,6 +86,8 @@ extension SessionMachine {
             select(request)
         case .measure(let request):
             measure(request)
+        case .compare(let items):
+            compare(items)
         case .sono(.draw(let draw)):
             drawSonogram(draw)
         case .sono(.strip(let on, let lines, let band)):

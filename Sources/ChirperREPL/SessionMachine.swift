@@ -40,6 +40,8 @@ struct SessionMachine: Sendable {
         case saveEnded(batch: Int, SaveOutcome)
         /// The live strip's picture of play request `ticket`, or why there is none.
         case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+        /// The `compare` computation `id` ended: each section's picture and figures, in order.
+        case compared(id: Int, Result<[Compared], SonogramFailure>)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
         case measured(id: Int, Result<SelectionMeasurement, SonogramFailure>)
         /// The answer to a ``Request``.
@@ -122,6 +124,9 @@ struct SessionMachine: Sendable {
         /// Measure `span` × `band` of `item` (replacing a measurement still running); it ends as `.measured`.
         case measure(id: Int, PlayItem, TimeSpan, FrequencyBand?)
         case cancelMeasure
+        /// Draw and measure each section (replacing a comparison still running); it ends as `.compared`.
+        case compare(id: Int, [CompareTask])
+        case cancelCompare
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
         case save(Recording, directory: String, batch: Int)
         case cancelSave
@@ -183,6 +188,9 @@ struct SessionMachine: Sendable {
     /// The session's selection table: every measurement made, in order.
     var measurements: [MeasuredSelection] = []
     var measureJob: MeasureJob?
+    var compareJob: CompareJob?
+    /// Comparisons asked for so far (their ids).
+    var compareCount = 0
     /// Measurements asked for so far (their ids).
     var measureCount = 0
     /// How `sono` draws now (`graphics`).
@@ -260,6 +268,8 @@ struct SessionMachine: Sendable {
             refreshStatus()
         case .measured(let id, let result):
             measured(id: id, result)
+        case .compared(let id, let result):
+            compared(id: id, result)
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -333,6 +343,10 @@ struct SessionMachine: Sendable {
         }
         if measureJob != nil {
             emit(.cancelMeasure)
+            return
+        }
+        if compareJob != nil {
+            emit(.cancelCompare)
             return
         }
         if saves.state.isBusy {

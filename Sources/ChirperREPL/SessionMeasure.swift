@@ -83,9 +83,7 @@ extension SessionMachine {
         switch result {
         case .success(let measurement):
             let recording = job.selection.recording
-            let row = MeasuredSelection(
-                number: measurements.count + 1, label: recording.label,
-                file: recording.fileName.isEmpty ? recording.label : recording.fileName, measurement: measurement)
+            let row = MeasuredSelection(number: measurements.count + 1, recording: recording, measurement: measurement)
             measurements.append(row)
             say(presenter.measurement(row, title: recording.englishName))
         case .failure(.stopped):

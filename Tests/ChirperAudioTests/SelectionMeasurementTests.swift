@@ -137,8 +137,11 @@ struct SelectionMeasurementTests {
         let samples = Calls.adding(Calls.noise(seconds: 1), frequency: 4000, start: 0.25, length: 0.5, amplitude: 0.5)
         let m = try Calls.measure(samples, begin: 12)
         let rows = [
-            MeasuredSelection(number: 1, label: "XC254462", file: "XC254462-wren.mp3", measurement: m),
-            MeasuredSelection(number: 2, label: "XC5168", file: "a\tb.mp3", measurement: m),
+            MeasuredSelection(
+                number: 1, recording: Recording(id: "254462", fileName: "XC254462-wren.mp3", audio: .restricted),
+                measurement: m),
+            MeasuredSelection(
+                number: 2, recording: Recording(id: "5168", fileName: "a\tb.mp3", audio: .restricted), measurement: m),
         ]
         let lines = RavenSelectionTable.text(rows).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4 && lines.last == "")

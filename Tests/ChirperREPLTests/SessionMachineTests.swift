@@ -268,7 +268,7 @@ struct SessionMachineTests {
             begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
             frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
             averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
-        let row = MeasuredSelection(number: 1, label: "XC254462", file: "XC254462", measurement: m)
+        let row = MeasuredSelection(number: 1, recording: Fixture.wren, measurement: m)
         #expect(
             machine.handle(.measured(id: 1, .success(m))) == [
                 .print(script.measurement(row, title: "Eurasian Wren")), .print(script.selectionTable([row])),
@@ -309,5 +309,47 @@ struct SessionMachineTests {
         _ = machine.handle(.playback(.playing(looping)))
         #expect(
             machine.handle(typed("measure")) == [.measure(id: 1, .of(Fixture.wren), TimeSpan(start: 2, end: 5), nil)])
+    }
+
+    @Test(
+        "compare sets a row beside a measured selection: one time scale, one band, one dB scale, figures side by side")
+    func compareRowAndSelection() {
+        var machine = listedSession(script)
+        _ = machine.handle(typed("measure 2 0:01-0:02 2-8"))
+        let m = SelectionMeasurement(
+            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
+            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
+            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        _ = machine.handle(.measured(id: 1, .success(m)))
+        #expect(
+            machine.handle(typed("compare 1 s9")) == [
+                .print([script.refusal("there is no selection s9: the table has 1 (measure list shows them)")])
+            ])
+        let actions = machine.handle(typed("compare 1 s1"))
+        guard case .compare(let id, let tasks) = actions.first, actions.count == 1 else {
+            Issue.record("expected one comparison, got \(actions)")
+            return
+        }
+        // The wren is 12 s (all of it, from its start); the selection 1 s: a twelfth of the width, on 0 Hz-Nyquist.
+        #expect(tasks.map(\.span) == [TimeSpan(start: 0, end: 12), TimeSpan(start: 1, end: 2)])
+        #expect(tasks.map(\.shape.columns) == [72, 6])
+        #expect(tasks.allSatisfy { $0.shape.maxFrequency == nil && $0.shape.minFrequency == 0 })
+        #expect(tasks[1].band == FrequencyBand(low: 2000, high: 8000))
+        func picture(floor: Float, ceiling: Float) -> Sonogram {
+            Sonogram(
+                rows: 1, columns: 1, levels: [0.5], maxFrequency: 11_025, duration: 1, sampleRate: 22_050,
+                floorDB: floor, ceilingDB: ceiling)
+        }
+        let (a, b) = (picture(floor: -80, ceiling: -20), picture(floor: -60, ceiling: -10))
+        let shown = machine.handle(
+            .compared(id: id, .success([.init(sonogram: a, measurement: m), .init(sonogram: b, measurement: m)])))
+        let expected = script.comparison([
+            .init(recording: Fixture.wren, sonogram: a.rescaled(floor: -80, ceiling: -10), measurement: m),
+            .init(recording: Fixture.robin, sonogram: b.rescaled(floor: -80, ceiling: -10), measurement: m),
+        ])
+        #expect(shown == [.print(expected)])
+        #expect(expected.contains("compare: peak_freq A=4048 B=4048 diff=0"))
+        // Levels on one scale: a's middle (-50 dB) and b's middle (-35 dB) are no longer both 0.5.
+        #expect(a.rescaled(floor: -80, ceiling: -10).levels[0] < b.rescaled(floor: -80, ceiling: -10).levels[0])
     }
 }

@@ -159,7 +159,8 @@ struct PipeTests {
         let run = try await runAgainstFake(
             [
                 "search wren", "select 2 0:00.5-0:02 1-10", "measure", "measure 2 0:01-0:03", "measure list",
-                "measure save \(table)", "measure 2 0:09-0:10", "sono 2 0-8 0:01-0:02 --png \(png)", "quit",
+                "measure save \(table)", "measure 2 0:09-0:10", "sono 2 0-8 0:01-0:02 --png \(png)", "compare s1 s2",
+                "quit",
             ],
             output: "null")
         #expect(run.status == 0, "\(run.stderr)")
@@ -178,6 +179,11 @@ struct PipeTests {
             run.lines("error: ").first?.hasPrefix(
                 "error: \"the selection starts after XC1002 ends") == true, "\(run.lines("error: "))")
         #expect(run.lines("sono: png=") == ["sono: png=\"\(png)\""])
+        // compare s1 s2: a header and rows per section, then the figures side by side.
+        let compared = run.lines("compare: ")
+        #expect(compared.first?.hasPrefix(#"compare: A id="XC1002""#) == true, "\(compared)")
+        #expect(compared.contains { $0.hasPrefix(#"compare: B id="XC1002""#) })
+        #expect(compared.contains { $0.hasPrefix("compare: peak_freq A=") && $0.contains(" diff=") })
         let header = try Data(contentsOf: URL(fileURLWithPath: png)).prefix(8)
         #expect(Array(header) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }

@@ -1,0 +1,94 @@
+import ChirperCatalog
+import ChirperCore
+
+/// `compare`, as part of the session machine: sections of recordings drawn on one time and frequency axis and
+/// one dB scale, and measured side by side.
+extension SessionMachine {
+    /// One section to compare: what to draw and what to measure.
+    struct CompareTask: Sendable, Hashable {
+        var recording: Recording
+        var item: PlayItem
+        var shape: SonogramShape
+        var span: TimeSpan
+        var band: FrequencyBand?
+    }
+
+    /// A compared section's picture and figures.
+    struct Compared: Sendable, Hashable {
+        var sonogram: Sonogram
+        var measurement: SelectionMeasurement
+    }
+
+    struct CompareJob: Sendable, Hashable {
+        var id: Int
+        var tasks: [CompareTask]
+    }
+
+    /// The longest stretch of a whole row compared (from its start).
+    static let compareRowSeconds = 30.0
+
+    mutating func compare(_ items: [CompareItem]) {
+        var sections: [(recording: Recording, item: PlayItem, span: TimeSpan, band: FrequencyBand?)] = []
+        for item in items {
+            switch item {
+            case .row(let row):
+                guard let recording = recordingToStudy(row: row, for: "compare"), let played = recording.playItem
+                else { return }
+                let length = min(played.expectedDuration ?? Self.compareRowSeconds, Self.compareRowSeconds)
+                sections.append((recording, played, TimeSpan(start: 0, end: length), nil))
+            case .selection(let number):
+                guard number <= measurements.count else {
+                    refuse(
+                        "there is no selection s\(number): the table has \(measurements.count) (measure list shows them)"
+                    )
+                    return
+                }
+                let measured = measurements[number - 1]
+                guard let played = measured.recording.playItem else { return }
+                sections.append((measured.recording, played, measured.span, measured.band))
+            }
+        }
+        // One frequency axis: from the lowest band's bottom to the highest top (a whole row: to Nyquist).
+        let low = sections.map { $0.band?.low ?? 0 }.min() ?? 0
+        let high = sections.contains { $0.band?.high == nil } ? nil : sections.compactMap { $0.band?.high }.max()
+        // One time axis: as many seconds a column for every section, each drawn from its own start.
+        let longest = sections.map(\.span.duration).max() ?? 1
+        let (width, _) = presenter.sonogramShape
+        let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
+        let rows = (setup.interactive ? 6 : 8) * presenter.sonogramRenderer.rowsPerLine
+        let tasks = sections.map { section in
+            CompareTask(
+                recording: section.recording, item: section.item,
+                shape: SonogramShape(
+                    columns: max(1, Int((section.span.duration / longest * Double(columns)).rounded())), rows: rows,
+                    maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto),
+                span: section.span, band: section.band ?? FrequencyBand(low: low, high: high))
+        }
+        compareCount += 1
+        compareJob = CompareJob(id: compareCount, tasks: tasks)
+        emit(.compare(id: compareCount, tasks))
+        if !setup.interactive { hold(.measurement) }
+    }
+
+    mutating func compared(id: Int, _ result: Result<[Compared], SonogramFailure>) {
+        guard let job = compareJob, job.id == id else { return }
+        compareJob = nil
+        switch result {
+        case .success(let results):
+            // One dB scale: from the lowest floor to the highest ceiling of the pictures.
+            let floor = results.map(\.sonogram.floorDB).min() ?? -90
+            let ceiling = results.map(\.sonogram.ceilingDB).max() ?? -10
+            let entries = zip(job.tasks, results).map { task, result in
+                Presenter.ComparedSection(
+                    recording: task.recording, sonogram: result.sonogram.rescaled(floor: floor, ceiling: ceiling),
+                    measurement: result.measurement)
+            }
+            say(presenter.comparison(entries))
+        case .failure(.stopped):
+            refuse("compare stopped")
+        case .failure(.failed(let message)):
+            refuse(message)
+        }
+        gate.handle(.measurementDone)
+    }
+}
