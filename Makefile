@@ -4,7 +4,7 @@ SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev libchafa-dev libpng-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
 	pipewire pipewire-pulse wireplumber dbus-daemon
-BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time
+BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 
 .PHONY: run test build format lint bench fuzz demo-assets deps-run deps-test deps-bench clean

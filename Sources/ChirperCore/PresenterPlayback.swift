@@ -78,9 +78,13 @@ extension Presenter {
     }
 
     /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
-    public func sonogram(_ sonogram: Sonogram, label: String, title: String?) -> [String] {
+    /// On a terminal the annotation boxes in the window are marked on a line under the time axis.
+    public func sonogram(
+        _ sonogram: Sonogram, label: String, title: String?, boxes: [SonogramRaster.Box] = []
+    ) -> [String] {
         if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
         return [sonogramHeader(sonogram, label: label, title: title)] + sonogramRenderer.terminalLines(sonogram)
+            + SonogramRenderer.boxLine(sonogram, boxes: boxes).map { [dim($0)] }.orEmpty
     }
 
     /// The line above a sonogram: what it shows, its band and window, and its FFT.
@@ -238,4 +242,8 @@ public struct StripPictureLines: Sendable, Hashable {
 
     var key: Key
     var lines: [String]
+}
+
+extension Optional where Wrapped == [String] {
+    fileprivate var orEmpty: [String] { self ?? [] }
 }

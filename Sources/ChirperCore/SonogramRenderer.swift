@@ -73,6 +73,33 @@ public struct SonogramRenderer: Sendable {
         return lines
     }
 
+    /// The annotation boxes in the picture's window, under its time axis: each box's time span drawn `━`
+    /// with its number (as `loop ann` numbers it) at its start, and its band after it when it has one; nil when
+    /// no box falls in the window.
+    public static func boxLine(_ sonogram: Sonogram, boxes: [SonogramRaster.Box]) -> String? {
+        guard sonogram.duration > 0, sonogram.columns > 0 else { return nil }
+        let perColumn = sonogram.duration / Double(sonogram.columns)
+        var line = [Character](repeating: " ", count: sonogram.columns + 12)
+        var any = false
+        for box in boxes where box.span.end > sonogram.startTime && box.span.start < sonogram.endTime {
+            let first = max(0, Int(((box.span.start - sonogram.startTime) / perColumn).rounded(.down)))
+            let last = min(
+                sonogram.columns - 1, Int(((box.span.end - sonogram.startTime) / perColumn).rounded(.up)) - 1)
+            guard first <= last else { continue }
+            any = true
+            for column in first...last { line[column] = "━" }
+            var label = Array(String(box.number))
+            if let band = box.band {
+                label += Array(" \(kHz(band.low))-\(band.high.map(kHz) ?? "?")k")
+            }
+            for (offset, character) in label.enumerated() where first + offset < line.count {
+                line[first + offset] = character
+            }
+        }
+        guard any else { return nil }
+        return String(repeating: " ", count: gutterWidth) + String(line).trimmingTrailingSpaces()
+    }
+
     /// The pipe form: a header line with the axes, then one `sono:` line per pixel row, top (highest
     /// frequency) first, each exactly `cols` shade characters.
     public static func scriptLines(_ sonogram: Sonogram, label: String) -> [String] {

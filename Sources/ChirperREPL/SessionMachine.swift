@@ -454,7 +454,7 @@ struct SessionMachine: Sendable {
             let picture =
                 sonogram.columns == columns && sonogram.rows == rows
                 ? sonogram : sonogram.resampled(columns: columns, rows: rows)
-            say(presenter.sonogram(picture, label: job.label, title: job.title))
+            say(presenter.sonogram(picture, label: job.label, title: job.title, boxes: job.boxes))
         case .pixels(let pixelProtocol, let columns, let rows, let cellWidth, let cellHeight):
             let picture =
                 sonogram.columns == columns && sonogram.rows == rows

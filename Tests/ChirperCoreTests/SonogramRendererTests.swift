@@ -70,6 +70,23 @@ struct SonogramRendererTests {
     }
 }
 
+@Suite("Annotation boxes under a text sonogram")
+struct SonogramBoxLineTests {
+    @Test("each box in the window is a run of ━ under its time span, its number (and band) at its start")
+    func boxes() {
+        let picture = Sonogram(
+            rows: 1, columns: 20, levels: [Float](repeating: 0, count: 20), maxFrequency: 8000, duration: 10,
+            sampleRate: 16_000)
+        let boxes = [
+            SonogramRaster.Box(number: 1, span: TimeSpan(start: 2, end: 4), band: nil),
+            SonogramRaster.Box(number: 2, span: TimeSpan(start: 7, end: 8), band: FrequencyBand(low: 2000, high: 5000)),
+            SonogramRaster.Box(number: 3, span: TimeSpan(start: 12, end: 13), band: nil),
+        ]
+        #expect(SonogramRenderer.boxLine(picture, boxes: boxes) == "           1━━━      2 2.0-5.0k")
+        #expect(SonogramRenderer.boxLine(picture, boxes: [boxes[2]]) == nil, "a box outside the window draws nothing")
+    }
+}
+
 @Suite("Sonogram live strip")
 struct SonogramStripTests {
     /// 2 rows × 20 columns over 10 s: column c is loud in the bottom row when c is even.
