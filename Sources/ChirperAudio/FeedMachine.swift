@@ -100,6 +100,8 @@ struct FeedMachine {
     private(set) var awaitingFormat: PlaybackSegment?
     /// Every byte of the body has arrived.
     private(set) var networkEnded = false
+    /// A section played once (`LoopSection.once`) reached its end: the track ends there.
+    private(set) var sectionEnded = false
     private var durationReported = false
     /// The loop's first pass as decoded (nil when there is no loop, or it is too long to keep).
     private(set) var loopPass: [Int16]?
@@ -146,6 +148,8 @@ struct FeedMachine {
     /// The next step, given whether held input waits to be decoded and whether a connection is open.
     func nextStep(undecodedInput: Bool, readerOpen: Bool) -> Step {
         if replayAt != nil { return .replay }
+        // A section played once ended: nothing after it is decoded; the track ends as at the body's end.
+        if sectionEnded { return .endOfBody }
         if undecodedInput { return .decode }
         if networkEnded { return .endOfBody }
         return readerOpen ? .read : .dropped
@@ -185,14 +189,19 @@ struct FeedMachine {
 
     /// A batch of `frames` decoded frames: which of them are played, and whether the loop wraps after them.
     mutating func decoded(frames: Int) -> Cut {
-        guard let format else { return Cut(frames: 0..<0, wrapTo: nil) }
+        guard let format, !sectionEnded else {
+            cursor += frames
+            return Cut(frames: 0..<0, wrapTo: nil)
+        }
         let first = min(frames, max(0, skipUntil - cursor))
         var end = frames
         var wrapTo: Double?
         if let loop = plan.loop {
             let (keep, wraps) = loop.cut(first: cursor, frames: frames, sampleRate: format.sampleRate)
             end = keep
-            if wraps {
+            if wraps && loop.once {
+                sectionEnded = true
+            } else if wraps {
                 wrapTo = loop.start
                 passEndFrame = loop.frames(sampleRate: format.sampleRate).upperBound
             }
@@ -203,7 +212,7 @@ struct FeedMachine {
 
     /// Samples about to be played from a decoded batch: a loop's first pass keeps them for its replays.
     mutating func keepForLoop(_ samples: [Int16]) {
-        guard plan.loop != nil, var pass = loopPass, replayAt == nil else { return }
+        guard let loop = plan.loop, !loop.once, var pass = loopPass, replayAt == nil else { return }
         loopPass = nil  // keeps the buffer unique while it grows
         guard pass.count + samples.count <= Self.loopPassLimit else {
             loopTooLong = true
@@ -231,7 +240,7 @@ struct FeedMachine {
 
     /// Every byte was decoded.
     mutating func endOfBody() -> EndOfBody {
-        if let loop = plan.loop, format != nil {
+        if let loop = plan.loop, !loop.once, format != nil {
             passEndFrame = cursor
             return .wrap(to: loop.start)
         }
@@ -279,6 +288,7 @@ struct FeedMachine {
     /// the decoder's format (it is carried out when `formatArrived` says so).
     mutating func restart(_ segment: PlaybackSegment) -> Bool {
         plan = segment
+        sectionEnded = false
         segmentQueued = 0
         replayAt = nil
         loopTooLong = false

@@ -215,6 +215,11 @@ public final class Player: Sendable {
         send { $0.loopRequested(from: a, to: b) }.refusal
     }
 
+    /// Plays `a`–`b` of the loaded track once: it jumps to `a` and the track ends at `b`. Or the reason not.
+    public func playSection(from a: TimeInput, to b: TimeInput) -> String? {
+        send { $0.loopRequested(from: a, to: b, once: true) }.refusal
+    }
+
     /// Stops repeating; playback goes on past the loop's end. Or the reason there is nothing to stop.
     @discardableResult
     public func loopOff() -> String? {

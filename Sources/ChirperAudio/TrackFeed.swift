@@ -239,7 +239,10 @@ final class TrackFeed {
             try await wrap(to: start)
             return nil
         }
-        guard try await deliver(try decoder.finish()) == .goOn else { return nil }
+        // A section played once ends before the body does: the rest is neither decoded nor checked for a cut.
+        if !machine.sectionEnded {
+            guard try await deliver(try decoder.finish()) == .goOn else { return nil }
+        }
         // The speed stage holds the last few milliseconds (keep: libsonic's pitch periods): they end the track.
         if let tail = try speed?.flush(), !tail.isEmpty {
             guard try await play(tail, sped: true) == .goOn else { return nil }

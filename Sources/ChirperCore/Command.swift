@@ -45,6 +45,8 @@ public enum Command: Sendable, Hashable {
     /// `compare <a> <b> [more]`: sonograms stacked on one time and frequency axis and one dB scale, and the
     /// measurements side by side.
     case compare([CompareItem])
+    /// `ab <a> <b> [gap]`: two sections heard in turn until `stop`.
+    case ab(ABRequest)
     /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
     case graphics(GraphicsMode?)
     case help(topic: String?)
@@ -96,6 +98,7 @@ public enum CommandParser {
             "Raven's measurements of a selection; the session's table, saved for Raven"
         ),
         ("compare", [], "compare <a> <b> [more]", "rows or selections (s1) stacked, measured side by side"),
+        ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
@@ -212,6 +215,8 @@ public enum CommandParser {
             return .measure(try MeasureRequest.parse(rest))
         case "compare":
             return .compare(try CompareItem.parse(rest))
+        case "ab":
+            return .ab(try ABRequest.parse(rest))
         case "graphics":
             guard !rest.isEmpty else { return .graphics(nil) }
             guard let mode = GraphicsMode(rawValue: rest.lowercased()) else {

@@ -102,3 +102,28 @@ public enum CompareItem: Sendable, Hashable {
         }
     }
 }
+
+/// `ab <a> <b> [gap]`: two rows or measured selections heard in turn, with `gap` seconds between.
+public struct ABRequest: Sendable, Hashable {
+    public var sides: [CompareItem]
+    public var gap: Double?
+
+    public static let usage = "ab <a> <b> [gap-seconds]: rows (3) or measured selections (s1)"
+
+    public static func parse(_ rest: String) throws(CommandError) -> ABRequest {
+        var words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+        var gap: Double?
+        if words.count == 3 {
+            let text = words.removeLast().lowercased()
+            let number = text.hasSuffix("s") ? String(text.dropLast()) : text
+            guard number.count <= 6, let seconds = Double(number), seconds.isFinite, (0...10).contains(seconds) else {
+                throw CommandError("'\(SonogramRequest.shown(text))' is not a gap of 0-10 seconds; usage: \(usage)")
+            }
+            gap = seconds
+        }
+        guard words.count == 2 else {
+            throw CommandError("ab takes two rows or selections and maybe a gap, e.g. ab s1 s2 0.5; usage: \(usage)")
+        }
+        return ABRequest(sides: try CompareItem.parse(words.joined(separator: " ")), gap: gap)
+    }
+}

@@ -16,7 +16,8 @@ extension PlaybackMachine {
     }
 
     /// The user asked to repeat `a`…`b` until told otherwise: playback jumps to `a` and wraps at `b`.
-    public mutating func loopRequested(from a: TimeInput, to b: TimeInput) -> Action {
+    /// `once`: the section plays one time and the track ends at its end (A/B listening).
+    public mutating func loopRequested(from a: TimeInput, to b: TimeInput, once: Bool = false) -> Action {
         guard realTimeOutput else {
             return .refuse("loops need a sound server: --output wav and null run faster than real time")
         }
@@ -24,7 +25,8 @@ extension PlaybackMachine {
         switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {
         case .failure(let error):
             return .refuse(error.message)
-        case .success(let section):
+        case .success(var section):
+            section.once = once
             session.loop = section
             return restart(&session, at: section.start)
         }

@@ -26,8 +26,22 @@ extension Presenter {
         ("PFC slope", "pfc_slope", { $0.contourSlope }, false),
     ]
 
+    /// A, B, C, D.
+    public static func abName(_ index: Int) -> String { String(UnicodeScalar(UInt8(65 + min(25, max(0, index))))) }
+
+    /// `ab`: the side about to be heard.
+    public func abSide(_ index: Int, recording: Recording, span: TimeSpan) -> String {
+        let name = Self.abName(index)
+        if isScript {
+            return "ab: side=\(name) id=\(quote(recording.label)) begin=\(RavenSelectionTable.fixed(span.start, 3))"
+                + " end=\(RavenSelectionTable.fixed(span.end, 3))"
+        }
+        return dim("\(name): \(clean(recording.label)) \(clean(recording.englishName)), ")
+            + dim("\(preciseClock(span.start))-\(preciseClock(span.end))")
+    }
+
     public func comparison(_ sections: [ComparedSection]) -> [String] {
-        let names = sections.indices.map { String(UnicodeScalar(UInt8(65 + $0))) }
+        let names = sections.indices.map(Self.abName)
         var lines: [String] = []
         for (name, section) in zip(names, sections) {
             let m = section.measurement

@@ -96,14 +96,18 @@ public enum TimeInputError: Error, Sendable, Hashable {
     }
 }
 
-/// A section of the recording to repeat, `start..<end` in recording time.
+/// A section of the recording to repeat, `start..<end` in recording time; or, `once`, to play one time and
+/// end there (A/B listening).
 public struct LoopSection: Sendable, Hashable {
     public var start: Double
     public var end: Double
+    /// Play the section once: the track ends at `end` instead of wrapping.
+    public var once: Bool
 
-    public init(start: Double, end: Double) {
+    public init(start: Double, end: Double, once: Bool = false) {
         self.start = start
         self.end = end
+        self.once = once
     }
 
     /// Resolves `loop a b` against the current position and the duration: both ends inside the recording

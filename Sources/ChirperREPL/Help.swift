@@ -68,6 +68,12 @@ enum Help {
             "  frequency axis (the widest band asked) and one dB scale (the lowest floor to the highest ceiling),",
             "  then the measurements side by side with B-A. Ctrl-C stops it.",
         ],
+        "ab": [
+            "  ab a b [gap] plays two sections in turn, A, B, A, B ..., each once to its end, with a gap between",
+            "  (default 0.5 s), at the current speed, until stop: rows (3: from the start, up to 30 s) or",
+            "  measured selections (s1). The status line says which side is heard. It needs a sound server.",
+            "  The whole band is heard: a band-pass filter for a selection's band is not built yet.",
+        ],
         "graphics": [
             "  graphics says how sono draws now; graphics kitty|sixel|blocks chooses, graphics auto goes back to",
             "  what the terminal answered at start-up (a kitty graphics query and its device attributes).",

@@ -34,13 +34,17 @@ public actor REPL {
     private var saveTask: Task<Void, Never>?
     private var measureTask: Task<Void, Never>?
     private var compareTask: Task<Void, Never>?
+    private var abTimer: Task<Void, Never>?
+    /// Times A/B listening's gaps.
+    private let clock: any Clock<Duration>
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
-        measurer: any MeasurementSource = NoMeasurements()
+        measurer: any MeasurementSource = NoMeasurements(), clock: any Clock<Duration> = ContinuousClock()
     ) {
+        self.clock = clock
         self.pictures = pictures
         self.measurer = measurer
         self.console = console
@@ -95,7 +99,7 @@ public actor REPL {
                 }
             }
         }
-        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask] { task?.cancel() }
+        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer] { task?.cancel() }
         await player.shutdown()
         console.setStatus(nil)
         console.close()
@@ -175,6 +179,13 @@ public actor REPL {
             }
         case .cancelCompare:
             compareTask?.cancel()
+        case .abWait(let seconds, let round):
+            abTimer?.cancel()
+            let (clock, sink) = (self.clock, eventSink)
+            abTimer = Task {
+                guard (try? await clock.sleep(for: .seconds(seconds))) != nil else { return }
+                sink.yield(.abGapEnded(round: round))
+            }
         case .save(let recording, let directory, let batch):
             let saver = fieldKit.saver
             let sink = eventSink
@@ -232,6 +243,7 @@ public actor REPL {
             case .speed(let speed): refusal = player.setSpeed(speed)
             case .volume(let percent): refusal = player.setVolume(percent)
             case .muted(let muted): refusal = player.setMuted(muted)
+            case .section(let a, let b): refusal = player.playSection(from: a, to: b)
             }
             return .control(control, refusal: refusal, settings: player.settings)
         }

@@ -32,15 +32,19 @@ extension SessionMachine {
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
             _ = queue.handle(.stop)
+            ab.stop()
             ask(.stop(.command))
         case .playRows(let text):
+            ab.stop()
             guard let rows = rows(text, for: "play") else { break }
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
                 .filter { $0.recording.playItem != nil }
             run(queue.handle(.enqueue(items)))
         case .next:
+            ab.stop()
             run(queue.handle(.next))
         case .prev:
+            ab.stop()
             run(queue.handle(.prev))
         case .autoplay(let on):
             run(queue.handle(.autoplay(on)))
@@ -88,6 +92,8 @@ extension SessionMachine {
             measure(request)
         case .compare(let items):
             compare(items)
+        case .ab(let request):
+            listenAB(request)
         case .sono(.draw(let draw)):
             drawSonogram(draw)
         case .sono(.strip(let on, let lines, let band)):
@@ -118,7 +124,8 @@ extension SessionMachine {
         guard let recording = recording(at: row, for: "play") else { return }
         switch recording.audio {
         case .playable:
-            // A single play replaces the queue.
+            // A single play replaces the queue, and ends A/B listening.
+            ab.stop()
             run(queue.handle(.listReplaced))
             if let item = recording.playItem { ask(.play(item, recording, forQueue: false)) }
         case .restricted:

@@ -27,13 +27,18 @@ extension SessionMachine {
     /// The longest stretch of a whole row compared (from its start).
     static let compareRowSeconds = 30.0
 
-    mutating func compare(_ items: [CompareItem]) {
-        var sections: [(recording: Recording, item: PlayItem, span: TimeSpan, band: FrequencyBand?)] = []
+    /// A section to study beside others.
+    typealias Section = (recording: Recording, item: PlayItem, span: TimeSpan, band: FrequencyBand?)
+
+    /// The sections `items` name (a row: its recording from the start, up to 30 s; `sK`: row K of the
+    /// table), or nil after one line saying why.
+    mutating func sections(_ items: [CompareItem], for command: String) -> [Section]? {
+        var sections: [Section] = []
         for item in items {
             switch item {
             case .row(let row):
-                guard let recording = recordingToStudy(row: row, for: "compare"), let played = recording.playItem
-                else { return }
+                guard let recording = recordingToStudy(row: row, for: command), let played = recording.playItem
+                else { return nil }
                 let length = min(played.expectedDuration ?? Self.compareRowSeconds, Self.compareRowSeconds)
                 sections.append((recording, played, TimeSpan(start: 0, end: length), nil))
             case .selection(let number):
@@ -41,13 +46,18 @@ extension SessionMachine {
                     refuse(
                         "there is no selection s\(number): the table has \(measurements.count) (measure list shows them)"
                     )
-                    return
+                    return nil
                 }
                 let measured = measurements[number - 1]
-                guard let played = measured.recording.playItem else { return }
+                guard let played = measured.recording.playItem else { return nil }
                 sections.append((measured.recording, played, measured.span, measured.band))
             }
         }
+        return sections
+    }
+
+    mutating func compare(_ items: [CompareItem]) {
+        guard let sections = self.sections(items, for: "compare") else { return }
         // One frequency axis: from the lowest band's bottom to the highest top (a whole row: to Nyquist).
         let low = sections.map { $0.band?.low ?? 0 }.min() ?? 0
         let high = sections.contains { $0.band?.high == nil } ? nil : sections.compactMap { $0.band?.high }.max()

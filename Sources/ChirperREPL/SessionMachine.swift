@@ -40,6 +40,8 @@ struct SessionMachine: Sendable {
         case saveEnded(batch: Int, SaveOutcome)
         /// The live strip's picture of play request `ticket`, or why there is none.
         case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+        /// The gap `round` of A/B listening is over.
+        case abGapEnded(round: Int)
         /// The `compare` computation `id` ended: each section's picture and figures, in order.
         case compared(id: Int, Result<[Compared], SonogramFailure>)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
@@ -86,6 +88,8 @@ struct SessionMachine: Sendable {
         case speed(PlaybackSpeed)
         case volume(Int)
         case muted(Bool)
+        /// Play `a`-`b` of the loaded track once (A/B listening).
+        case section(TimeInput, TimeInput)
 
         /// Its answer says the settings in force (speed, volume, mute).
         var changesSettings: Bool {
@@ -127,6 +131,8 @@ struct SessionMachine: Sendable {
         /// Draw and measure each section (replacing a comparison still running); it ends as `.compared`.
         case compare(id: Int, [CompareTask])
         case cancelCompare
+        /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
+        case abWait(seconds: Double, round: Int)
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
         case save(Recording, directory: String, batch: Int)
         case cancelSave
@@ -189,6 +195,8 @@ struct SessionMachine: Sendable {
     var measurements: [MeasuredSelection] = []
     var measureJob: MeasureJob?
     var compareJob: CompareJob?
+    /// A/B listening (`ab`).
+    var ab = ABMachine()
     /// Comparisons asked for so far (their ids).
     var compareCount = 0
     /// Measurements asked for so far (their ids).
@@ -270,6 +278,8 @@ struct SessionMachine: Sendable {
             measured(id: id, result)
         case .compared(let id, let result):
             compared(id: id, result)
+        case .abGapEnded(let round):
+            run(ab.gapEnded(round: round))
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -302,6 +312,7 @@ struct SessionMachine: Sendable {
         case .started(let ticket, let recording, let forQueue):
             playing = Playing(ticket: ticket, recording: recording)
             if forQueue { _ = queue.handle(.started(ticket)) }
+            abStarted(ticket)
         case .stopped(let refusal, .command):
             if let refusal { refuse(refusal) }
         case .stopped(let refusal, .interrupt):
@@ -327,6 +338,11 @@ struct SessionMachine: Sendable {
         case .control(let control, let refusal, let settings):
             if let refusal {
                 refuse(refusal)
+                if case .section = control, ab.isOn {
+                    // The side cannot be played as a section (no sound server): A/B listening ends here.
+                    ab.stop()
+                    ask(.stop(.command))
+                }
             } else if control.changesSettings {
                 // Settings outlive a track: the answer says what is in force now (also when nothing plays).
                 say([presenter.settings(settings)])
@@ -356,6 +372,7 @@ struct SessionMachine: Sendable {
             return
         }
         _ = queue.handle(.stop)
+        ab.stop()
         ask(.stop(.interrupt))
     }
 
@@ -371,16 +388,22 @@ struct SessionMachine: Sendable {
         }
         run(strip.playbackChanged(new))
         refreshStatus()
-        // The end (or failure) of the item the queue started, as rendered, moves the queue on.
+        // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
+        // A/B side leads to its gap.
         if !new.isActive, let ticket = new.ticket {
             run(queue.handle(.trackEnded(ticket)))
+            var finished = false
+            if case .idle(let ending?) = new, ending.reason == .finished { finished = true }
+            run(ab.ended(ticket, finished: finished))
         }
     }
 
     /// The status line (with the live strip above it when on), from the rendered states.
     mutating func refreshStatus() {
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
-        let line = presenter.status(playback, title: recording?.englishName)
+        // While A/B listening, the title says which side is heard.
+        let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
+        let line = presenter.status(playback, title: recording.map { side + $0.englishName })
         let lines = presenter.strip(strip, playback: playback, keeping: &stripLines) + (line.map { [$0] } ?? [])
         let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
         // Compared byte for byte: the strip's rows are long and not ASCII.

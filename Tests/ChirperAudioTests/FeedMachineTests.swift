@@ -32,6 +32,24 @@ private func playing(then plan: PlaybackSegment? = nil) -> FeedMachine {
 
 @Suite("The track feed's decisions")
 struct FeedMachineTests {
+    @Test("a section played once ends at its end: nothing after it plays, nothing is kept, the track finishes")
+    func sectionOnce() {
+        let section = LoopSection(start: 1.0, end: 1.5, once: true)
+        var machine = playing(then: segment(1, from: 1.0, loop: section))
+        #expect(machine.decoded(frames: 2000) == FeedMachine.Cut(frames: 0..<2000, wrapTo: nil))
+        machine.keepForLoop([Int16](repeating: 1, count: 2000))
+        #expect(machine.loopPass?.isEmpty != false, "a section played once keeps no pass to replay")
+        // The end is inside this batch: its first 2000 frames play, then the section is over.
+        #expect(machine.decoded(frames: 4000) == FeedMachine.Cut(frames: 0..<2000, wrapTo: nil))
+        #expect(machine.decoded(frames: 4000) == FeedMachine.Cut(frames: 0..<0, wrapTo: nil))
+        #expect(machine.nextStep(undecodedInput: true, readerOpen: true) == .endOfBody)
+        #expect(machine.endOfBody() == .finish)
+        // A seek (a restart) plays on from its target.
+        let restarted = machine.restart(segment(2, from: 0.5, loop: section))
+        #expect(restarted)
+        #expect(machine.nextStep(undecodedInput: true, readerOpen: true) == .decode)
+    }
+
     @Test("a loop's first pass is kept; at its end the feed replays it from memory, piece by piece, seam after seam")
     func loopReplays() {
         // A loop of 1.0–1.5 s at 8 kHz: frames 8000..<12000.

@@ -166,6 +166,41 @@ struct StudyEndToEndTests {
         }
     }
 
+    @Test("a section played once (A/B listening): 12.0-13.5 s is heard whole, steps 24, 25 and 26, then the track ends")
+    func sectionOnce() async throws {
+        let rig = try await StudyRig.make(serving: try Self.steppedMP3(seconds: 20))
+        rig.player.play(rig.item)
+        try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
+        #expect(rig.player.playSection(from: .absolute(12), to: .absolute(13.5)) == nil)
+        try await rig.player.waitFor("the section finished", seconds: 15) { state in
+            if case .idle(let ending?) = state { return ending.reason == .finished }
+            return false
+        }
+        await rig.recorder.waitForMore(seconds: 0.3)
+        let recording = await rig.recorder.stop()
+        await rig.tearDown()
+
+        // After the jump into the section, its three steps in order and nothing after them.
+        let heard = Monitor.onsets(recording.samples)
+        let jump = heard.lastIndex {
+            abs($0.frequency - StudySignals.stepFrequency(24)) / StudySignals.stepFrequency(24) < 0.01
+        }
+        let after = jump.map { Array(heard[$0...]) } ?? []
+        let steps = after.map { frequency in
+            (0..<40).min { a, b in
+                abs(StudySignals.stepFrequency(a) - frequency.frequency)
+                    < abs(StudySignals.stepFrequency(b) - frequency.frequency)
+            }!
+        }
+        #expect(steps == [24, 25, 26], "steps heard from the section's start: \(steps)")
+        // The last step is whole: its tone lasts its 0.45 s at the sink.
+        if let last = after.last {
+            let tail = Array(recording.samples[last.index...])
+            let sounding = Monitor.soundingSeconds(tail) ?? 0
+            #expect(abs(sounding - 0.45) < 0.03, "the last step sounded \(sounding) s")
+        }
+    }
+
     @Test(
         "speed 0.5: tape plays a 1 kHz tone at 500 Hz, keep at 1 kHz (±1 %), a 4 s tone sounds 8 s (±0.5 %), its end whole",
         arguments: [PlaybackSpeed.Mode.tape, .keep])

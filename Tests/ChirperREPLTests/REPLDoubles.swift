@@ -48,6 +48,7 @@ final class ScriptedPlayer: PlaybackControl {
         case resume
         case seek(TimeInput)
         case loop(TimeInput, TimeInput)
+        case section(TimeInput, TimeInput)
         case loopOff
         case speed(PlaybackSpeed)
         case volume(Int)
@@ -62,6 +63,7 @@ final class ScriptedPlayer: PlaybackControl {
             case .resume: "resume"
             case .seek(let time): "seek(\(time))"
             case .loop(let a, let b): "loop(\(a), \(b))"
+            case .section(let a, let b): "section(\(a), \(b))"
             case .loopOff: "loopOff"
             case .speed(let speed): "speed(\(speed))"
             case .volume(let percent): "volume(\(percent))"
@@ -125,6 +127,7 @@ final class ScriptedPlayer: PlaybackControl {
     func resume() -> String? { arrive(.resume) }
     func seek(_ time: TimeInput) -> String? { arrive(.seek(time)) }
     func loop(from a: TimeInput, to b: TimeInput) -> String? { arrive(.loop(a, b)) }
+    func playSection(from a: TimeInput, to b: TimeInput) -> String? { arrive(.section(a, b)) }
     func loopOff() -> String? { arrive(.loopOff) }
     func setSpeed(_ speed: PlaybackSpeed) -> String? { arrive(.speed(speed)) }
     func setVolume(_ percent: Int) -> String? { arrive(.volume(percent)) }

@@ -352,4 +352,59 @@ struct SessionMachineTests {
         // Levels on one scale: a's middle (-50 dB) and b's middle (-35 dB) are no longer both 0.5.
         #expect(a.rescaled(floor: -80, ceiling: -10).levels[0] < b.rescaled(floor: -80, ceiling: -10).levels[0])
     }
+
+    @Test("ab plays A's section, waits the gap, then B's, then A's again; stop ends it, and a late gap does nothing")
+    func abInTurn() {
+        var machine = listedSession(script)
+        #expect(
+            machine.handle(typed("ab 1 2 0.25")) == [
+                .print([script.abSide(0, recording: Fixture.wren, span: TimeSpan(start: 0, end: 12))]),
+                .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)),
+            ])
+        // Answered: the side plays only its section.
+        #expect(
+            machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false))) == [
+                .request(.control(.section(.absolute(0), .absolute(12))))
+            ])
+        _ = machine.handle(
+            .answered(.control(.section(.absolute(0), .absolute(12)), refusal: nil, settings: PlaybackSettings())))
+        _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))
+        let endOfA = machine.handle(.playback(ended(Fixture.wren, 1)))
+        #expect(endOfA.last == .abWait(seconds: 0.25, round: 1))
+        #expect(
+            machine.handle(.abGapEnded(round: 1)) == [
+                .print([script.abSide(1, recording: Fixture.robin, span: TimeSpan(start: 0, end: 30))]),
+                .request(.play(.of(Fixture.robin), Fixture.robin, forQueue: false)),
+            ])
+        _ = machine.handle(.answered(.started(PlaybackTicket(2), Fixture.robin, forQueue: false)))
+        _ = machine.handle(
+            .answered(.control(.section(.absolute(0), .absolute(30)), refusal: nil, settings: PlaybackSettings())))
+        #expect(machine.handle(.playback(ended(Fixture.robin, 2))).last == .abWait(seconds: 0.25, round: 2))
+        #expect(machine.handle(.abGapEnded(round: 1)) == [], "an older gap's end is not this one's")
+        let again = machine.handle(.abGapEnded(round: 2))
+        #expect(again.last == .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)), "A again")
+        _ = machine.handle(.answered(.started(PlaybackTicket(3), Fixture.wren, forQueue: false)))
+        _ = machine.handle(
+            .answered(.control(.section(.absolute(0), .absolute(12)), refusal: nil, settings: PlaybackSettings())))
+        #expect(machine.handle(typed("stop")) == [.request(.stop(.command))])
+        _ = machine.handle(.answered(.stopped(refusal: nil, .command)))
+        let stopped = PlaybackState.idle(
+            PlaybackEnding(item: .of(Fixture.wren), ticket: PlaybackTicket(3), position: 4, reason: .stopped))
+        #expect(!machine.handle(.playback(stopped)).contains { if case .abWait = $0 { true } else { false } })
+        #expect(!machine.ab.isOn)
+    }
+
+    @Test("ab where the player cannot play a section (no sound server) says why and stops")
+    func abRefused() {
+        var machine = listedSession(script)
+        _ = machine.handle(typed("ab 1 2"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        let refusal = "loops need a sound server: --output wav and null run faster than real time"
+        #expect(
+            machine.handle(
+                .answered(
+                    .control(.section(.absolute(0), .absolute(12)), refusal: refusal, settings: PlaybackSettings())))
+                == [.print([script.refusal(refusal)]), .request(.stop(.command))])
+        #expect(!machine.ab.isOn)
+    }
 }

@@ -1,0 +1,84 @@
+import ChirperCore
+
+/// `ab`: two sections heard in turn, A, B, A, B …, each played once to its end, with a gap between, until
+/// stopped. A pure machine of the REPL session: it says what to play and when to wait; the session asks the
+/// player and keeps time with the runner's clock.
+struct ABMachine: Sendable, Hashable {
+    /// One section: of which recording, which part.
+    struct Side: Sendable, Hashable {
+        var recording: Recording
+        var item: PlayItem
+        var span: TimeSpan
+    }
+
+    enum State: Sendable, Hashable {
+        case off
+        /// Side `side` was asked for; its play request is not answered yet.
+        case starting(side: Int)
+        /// Side `side` plays as request `ticket`.
+        case playing(side: Int, ticket: PlaybackTicket)
+        /// The gap after a side; `round` names this gap, so a late end of an older one is not taken for it.
+        case gap(next: Int, round: Int)
+    }
+
+    enum Action: Sendable, Hashable {
+        case none
+        /// Play `side` (its index: 0 is A) from its start to its end, once.
+        case play(Side, index: Int)
+        /// Wait `seconds`, then report the end of gap `round`.
+        case wait(seconds: Double, round: Int)
+    }
+
+    private(set) var sides: [Side] = []
+    private(set) var state: State = .off
+    private(set) var gap = 0.5
+    private var rounds = 0
+
+    /// `ab a b [gap]`: starts with A.
+    mutating func start(_ sides: [Side], gap: Double) -> Action {
+        guard let first = sides.first else { return .none }
+        self.sides = sides
+        self.gap = gap
+        state = .starting(side: 0)
+        return .play(first, index: 0)
+    }
+
+    /// The play request of the side asked for was answered.
+    mutating func started(_ ticket: PlaybackTicket) {
+        guard case .starting(let side) = state else { return }
+        state = .playing(side: side, ticket: ticket)
+    }
+
+    /// Play request `ticket` ended (as rendered). A side that played to its end leads to the gap; one that was
+    /// stopped, or failed, ends A/B listening.
+    mutating func ended(_ ticket: PlaybackTicket, finished: Bool) -> Action {
+        guard case .playing(let side, let playing) = state, playing == ticket else { return .none }
+        guard finished else {
+            state = .off
+            return .none
+        }
+        rounds += 1
+        state = .gap(next: (side + 1) % sides.count, round: rounds)
+        return .wait(seconds: gap, round: rounds)
+    }
+
+    /// Gap `round` is over: the next side.
+    mutating func gapEnded(round: Int) -> Action {
+        guard case .gap(let next, let current) = state, current == round else { return .none }
+        state = .starting(side: next)
+        return .play(sides[next], index: next)
+    }
+
+    /// `stop`, Ctrl-C, another `play`: A/B listening ends.
+    mutating func stop() {
+        state = .off
+    }
+
+    var isOn: Bool { state != .off }
+
+    /// The side heard now (0: A), if one plays.
+    var heard: Int? {
+        if case .playing(let side, _) = state { return side }
+        return nil
+    }
+}

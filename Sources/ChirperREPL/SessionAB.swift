@@ -1,0 +1,37 @@
+import ChirperCatalog
+import ChirperCore
+
+/// `ab`, as part of the session machine: two sections heard in turn (see `ABMachine`).
+extension SessionMachine {
+    /// The gap between the sections when none is given.
+    static let abGap = 0.5
+
+    mutating func listenAB(_ request: ABRequest) {
+        guard let sections = self.sections(request.sides, for: "ab") else { return }
+        let sides = sections.map { ABMachine.Side(recording: $0.recording, item: $0.item, span: $0.span) }
+        run(ab.start(sides, gap: request.gap ?? Self.abGap))
+    }
+
+    /// Runs what the A/B machine decided.
+    mutating func run(_ action: ABMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .play(let side, let index):
+            // A/B replaces the queue, as a single play does.
+            run(queue.handle(.listReplaced))
+            say([presenter.abSide(index, recording: side.recording, span: side.span)])
+            ask(.play(side.item, side.recording, forQueue: false))
+        case .wait(let seconds, let round):
+            emit(.abWait(seconds: seconds, round: round))
+        }
+    }
+
+    /// A play request was answered: if it is the A/B side asked for, it plays only its section.
+    mutating func abStarted(_ ticket: PlaybackTicket) {
+        guard case .starting(let index) = ab.state else { return }
+        ab.started(ticket)
+        let span = ab.sides[index].span
+        ask(.control(.section(.absolute(span.start), .absolute(span.end))))
+    }
+}
