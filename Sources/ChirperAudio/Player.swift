@@ -215,9 +215,10 @@ public final class Player: Sendable {
         send { $0.loopRequested(from: a, to: b) }.refusal
     }
 
-    /// Plays `a`–`b` of the loaded track once: it jumps to `a` and the track ends at `b`. Or the reason not.
-    public func playSection(from a: TimeInput, to b: TimeInput) -> String? {
-        send { $0.loopRequested(from: a, to: b, once: true) }.refusal
+    /// Plays `a`–`b` of the loaded track once (only `band` of it, if given): it jumps to `a` and the track
+    /// ends at `b`. Or the reason not.
+    public func playSection(from a: TimeInput, to b: TimeInput, band: FrequencyBand?) -> String? {
+        send { $0.loopRequested(from: a, to: b, once: true, band: band) }.refusal
     }
 
     /// Stops repeating; playback goes on past the loop's end. Or the reason there is nothing to stop.

@@ -44,6 +44,8 @@ final class TrackFeed {
     /// The next body byte to feed the decoder.
     private var decodeOffset: Int64 = 0
     private var speed: SpeedProcessor?
+    /// A section played for its band only (`ab` over a selection): the band-pass, per segment.
+    private var bandPass: BandPassFilter?
     /// An output was opened for this track already.
     private var openedOutput = false
 
@@ -275,6 +277,7 @@ final class TrackFeed {
                         return .repositioned
                     case .openOutput(let format):
                         speed = try SpeedProcessor(format: format, speed: machine.plan.settings.speed)
+                        bandPass = machine.plan.loop?.band.flatMap { BandPassFilter(band: $0, format: format) }
                         try await install(format)
                     }
                 }
@@ -293,7 +296,8 @@ final class TrackFeed {
                         : Array(samples[(cut.frames.lowerBound * channels)..<(cut.frames.upperBound * channels)])
                     machine.keepForLoop(kept)
                     let ahead = arrivedAhead(decodedFrames: machine.cursor)
-                    guard try await play(kept, ahead: ahead) == .goOn else { return .repositioned }
+                    let heard = bandPass != nil ? bandPass!.process(kept) : kept
+                    guard try await play(heard, ahead: ahead) == .goOn else { return .repositioned }
                 }
                 if let start = cut.wrapTo {
                     try await wrap(to: start)
@@ -389,6 +393,7 @@ final class TrackFeed {
             return
         }
         speed = try SpeedProcessor(format: format, speed: segment.settings.speed)
+        bandPass = segment.loop?.band.flatMap { BandPassFilter(band: $0, format: format) }
         try await install(format)
         let number = segment.number
         let ignored = reader?.rangeIgnored ?? false

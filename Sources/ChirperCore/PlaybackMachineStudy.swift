@@ -17,7 +17,10 @@ extension PlaybackMachine {
 
     /// The user asked to repeat `a`…`b` until told otherwise: playback jumps to `a` and wraps at `b`.
     /// `once`: the section plays one time and the track ends at its end (A/B listening).
-    public mutating func loopRequested(from a: TimeInput, to b: TimeInput, once: Bool = false) -> Action {
+    /// `band`: only that band of it is heard.
+    public mutating func loopRequested(
+        from a: TimeInput, to b: TimeInput, once: Bool = false, band: FrequencyBand? = nil
+    ) -> Action {
         guard realTimeOutput else {
             return .refuse("loops need a sound server: --output wav and null run faster than real time")
         }
@@ -27,6 +30,7 @@ extension PlaybackMachine {
             return .refuse(error.message)
         case .success(var section):
             section.once = once
+            section.band = band
             session.loop = section
             return restart(&session, at: section.start)
         }

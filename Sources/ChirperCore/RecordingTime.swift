@@ -103,11 +103,14 @@ public struct LoopSection: Sendable, Hashable {
     public var end: Double
     /// Play the section once: the track ends at `end` instead of wrapping.
     public var once: Bool
+    /// Play only this band of it (a band-pass filter).
+    public var band: FrequencyBand?
 
-    public init(start: Double, end: Double, once: Bool = false) {
+    public init(start: Double, end: Double, once: Bool = false, band: FrequencyBand? = nil) {
         self.start = start
         self.end = end
         self.once = once
+        self.band = band
     }
 
     /// Resolves `loop a b` against the current position and the duration: both ends inside the recording

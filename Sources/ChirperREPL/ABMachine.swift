@@ -9,6 +9,8 @@ struct ABMachine: Sendable, Hashable {
         var recording: Recording
         var item: PlayItem
         var span: TimeSpan
+        /// Only this band is heard (a measured selection's band); nil: all of it.
+        var band: FrequencyBand?
     }
 
     enum State: Sendable, Hashable {

@@ -243,7 +243,7 @@ public actor REPL {
             case .speed(let speed): refusal = player.setSpeed(speed)
             case .volume(let percent): refusal = player.setVolume(percent)
             case .muted(let muted): refusal = player.setMuted(muted)
-            case .section(let a, let b): refusal = player.playSection(from: a, to: b)
+            case .section(let a, let b, let band): refusal = player.playSection(from: a, to: b, band: band)
             }
             return .control(control, refusal: refusal, settings: player.settings)
         }

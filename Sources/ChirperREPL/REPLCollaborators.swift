@@ -20,7 +20,7 @@ public protocol PlaybackControl: Sendable {
     /// Nil, or the reason it cannot loop that section.
     func loop(from a: TimeInput, to b: TimeInput) -> String?
     /// Plays `a`–`b` of the loaded track once (it jumps to `a`; the track ends at `b`); nil, or the reason not.
-    func playSection(from a: TimeInput, to b: TimeInput) -> String?
+    func playSection(from a: TimeInput, to b: TimeInput, band: FrequencyBand?) -> String?
     /// Nil, or the reason there is no loop to end.
     func loopOff() -> String?
     /// Nil, or the reason the speed was not taken.

@@ -8,7 +8,9 @@ extension SessionMachine {
 
     mutating func listenAB(_ request: ABRequest) {
         guard let sections = self.sections(request.sides, for: "ab") else { return }
-        let sides = sections.map { ABMachine.Side(recording: $0.recording, item: $0.item, span: $0.span) }
+        let sides = sections.map {
+            ABMachine.Side(recording: $0.recording, item: $0.item, span: $0.span, band: $0.band)
+        }
         run(ab.start(sides, gap: request.gap ?? Self.abGap))
     }
 
@@ -31,7 +33,7 @@ extension SessionMachine {
     mutating func abStarted(_ ticket: PlaybackTicket) {
         guard case .starting(let index) = ab.state else { return }
         ab.started(ticket)
-        let span = ab.sides[index].span
-        ask(.control(.section(.absolute(span.start), .absolute(span.end))))
+        let side = ab.sides[index]
+        ask(.control(.section(.absolute(side.span.start), .absolute(side.span.end), side.band)))
     }
 }

@@ -88,8 +88,8 @@ struct SessionMachine: Sendable {
         case speed(PlaybackSpeed)
         case volume(Int)
         case muted(Bool)
-        /// Play `a`-`b` of the loaded track once (A/B listening).
-        case section(TimeInput, TimeInput)
+        /// Play `a`-`b` of the loaded track once, only `band` of it if given (A/B listening).
+        case section(TimeInput, TimeInput, FrequencyBand?)
 
         /// Its answer says the settings in force (speed, volume, mute).
         var changesSettings: Bool {

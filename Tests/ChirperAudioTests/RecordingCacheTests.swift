@@ -299,6 +299,9 @@ struct RecordingCacheTests {
                 #expect(sink.totals.samples == round * wav.expected.count)
             }
             #expect(server.requests.count == 1, "the second play read the cached file")
+            await player.shutdown()
         }
+        // The index is written off the player's path: let it finish before the folder goes.
+        cache.flush()
     }
 }

@@ -171,7 +171,7 @@ struct StudyEndToEndTests {
         let rig = try await StudyRig.make(serving: try Self.steppedMP3(seconds: 20))
         rig.player.play(rig.item)
         try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
-        #expect(rig.player.playSection(from: .absolute(12), to: .absolute(13.5)) == nil)
+        #expect(rig.player.playSection(from: .absolute(12), to: .absolute(13.5), band: nil) == nil)
         try await rig.player.waitFor("the section finished", seconds: 15) { state in
             if case .idle(let ending?) = state { return ending.reason == .finished }
             return false

@@ -127,7 +127,7 @@ final class ScriptedPlayer: PlaybackControl {
     func resume() -> String? { arrive(.resume) }
     func seek(_ time: TimeInput) -> String? { arrive(.seek(time)) }
     func loop(from a: TimeInput, to b: TimeInput) -> String? { arrive(.loop(a, b)) }
-    func playSection(from a: TimeInput, to b: TimeInput) -> String? { arrive(.section(a, b)) }
+    func playSection(from a: TimeInput, to b: TimeInput, band: FrequencyBand?) -> String? { arrive(.section(a, b)) }
     func loopOff() -> String? { arrive(.loopOff) }
     func setSpeed(_ speed: PlaybackSpeed) -> String? { arrive(.speed(speed)) }
     func setVolume(_ percent: Int) -> String? { arrive(.volume(percent)) }

@@ -364,10 +364,10 @@ struct SessionMachineTests {
         // Answered: the side plays only its section.
         #expect(
             machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false))) == [
-                .request(.control(.section(.absolute(0), .absolute(12))))
+                .request(.control(.section(.absolute(0), .absolute(12), nil)))
             ])
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(12)), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
         _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))
         let endOfA = machine.handle(.playback(ended(Fixture.wren, 1)))
         #expect(endOfA.last == .abWait(seconds: 0.25, round: 1))
@@ -378,14 +378,14 @@ struct SessionMachineTests {
             ])
         _ = machine.handle(.answered(.started(PlaybackTicket(2), Fixture.robin, forQueue: false)))
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(30)), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(30), nil), refusal: nil, settings: PlaybackSettings())))
         #expect(machine.handle(.playback(ended(Fixture.robin, 2))).last == .abWait(seconds: 0.25, round: 2))
         #expect(machine.handle(.abGapEnded(round: 1)) == [], "an older gap's end is not this one's")
         let again = machine.handle(.abGapEnded(round: 2))
         #expect(again.last == .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)), "A again")
         _ = machine.handle(.answered(.started(PlaybackTicket(3), Fixture.wren, forQueue: false)))
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(12)), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
         #expect(machine.handle(typed("stop")) == [.request(.stop(.command))])
         _ = machine.handle(.answered(.stopped(refusal: nil, .command)))
         let stopped = PlaybackState.idle(
@@ -403,8 +403,25 @@ struct SessionMachineTests {
         #expect(
             machine.handle(
                 .answered(
-                    .control(.section(.absolute(0), .absolute(12)), refusal: refusal, settings: PlaybackSettings())))
+                    .control(.section(.absolute(0), .absolute(12), nil), refusal: refusal, settings: PlaybackSettings())
+                ))
                 == [.print([script.refusal(refusal)]), .request(.stop(.command))])
         #expect(!machine.ab.isOn)
+    }
+
+    @Test("ab over a measured selection plays its section and only its band")
+    func abOverASelection() {
+        var machine = listedSession(script)
+        _ = machine.handle(typed("measure 2 0:01-0:02 2-8"))
+        let m = SelectionMeasurement(
+            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
+            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
+            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        _ = machine.handle(.measured(id: 1, .success(m)))
+        _ = machine.handle(typed("ab s1 1"))
+        #expect(
+            machine.handle(.answered(.started(PlaybackTicket(1), Fixture.robin, forQueue: false))) == [
+                .request(.control(.section(.absolute(1), .absolute(2), FrequencyBand(low: 2000, high: 8000))))
+            ])
     }
 }
