@@ -160,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperGraphicsTests",
-            dependencies: ["ChirperGraphics", "ChirperCore"],
+            dependencies: ["ChirperGraphics", "ChirperCore", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -40,19 +40,11 @@ enum Fixtures {
     /// `mpg123 -s` (raw native-endian s16 at the stream's own rate and channels) of a file; `options` such as
     /// `-r 44100 --mono` force an output format. Read through a pipe: to a regular file, mpg123 rewinds its
     /// output when the stream changes format.
-    static func referenceDecode(_ path: String, options: [String] = []) throws -> [Int16] {
+    static func referenceDecode(_ path: String, options: [String] = []) async throws -> [Int16] {
         guard let mpg123 = PulseHarness.executable(named: "mpg123") else { throw TestFailure("mpg123 missing") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: mpg123)
-        process.arguments = ["-q", "-s"] + options + [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("mpg123 failed on \(path)") }
-        return data.withUnsafeBytes { raw in
+        let result = try await Tool.run(mpg123, ["-q", "-s"] + options + [path], captureOutput: true)
+        guard result.status == 0 else { throw TestFailure("mpg123 failed on \(path)") }
+        return result.output.withUnsafeBytes { raw in
             (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
         }
     }

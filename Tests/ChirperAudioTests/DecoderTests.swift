@@ -36,7 +36,7 @@ struct MP3DecodingTests {
     )
     func matchesReference(name: String) async throws {
         let ours = try await decode(try Fixtures.bytes(name), chunkSizes: [16 * 1024])
-        let reference = try Fixtures.referenceDecode(Fixtures.path(name))
+        let reference = try await Fixtures.referenceDecode(Fixtures.path(name))
         #expect(ours.samples.count == reference.count)
         let common = min(ours.samples.count, reference.count)
         if let first = (0..<common).first(where: { ours.samples[$0] != reference[$0] }) {

@@ -152,7 +152,7 @@ struct LoopSeamTests {
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
     func mp3Seams() async throws {
         let signal = StudySignals.steppedTone(seconds: 20, sampleRate: Self.rate)
-        let mp3 = try StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])
+        let mp3 = try await StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])
         let (looped, reference) = try await Self.loopedPCM(mp3, name: "loop.mp3")
         let b = 12 * Self.rate + Self.passFrames
         // The jump into the loop is a fuzzy seek beyond what was read (libmpg123 estimates the frame from the

@@ -36,16 +36,11 @@ private func peakRSS(during body: () async throws -> Void) async rethrows -> Dou
 }
 
 /// Encodes `seconds` of stereo pink noise at 44.1 kHz to a 128 kbit/s MP3 with sox and lame.
-private func makeLongMP3(seconds: Int, in directory: String) throws -> String {
+private func makeLongMP3(seconds: Int, in directory: String) async throws -> String {
     let path = directory + "/long.mp3"
     let script =
         "sox -q -n -r 44100 -c 2 -b 16 -t wav - synth \(seconds) pinknoise vol 0.3 | lame --quiet -b 128 - \(path)"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestFailure("sox | lame failed") }
+    guard try await Tool.shell(script).status == 0 else { throw TestFailure("sox | lame failed") }
     return path
 }
 
@@ -66,7 +61,7 @@ struct Measurements {
     func memoryWhileStreaming() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try makeLongMP3(seconds: 1200, in: directory)
+        let path = try await makeLongMP3(seconds: 1200, in: directory)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         print("measure: long MP3 \(size / 1_000_000) MB, 1200 s")
 
@@ -106,7 +101,7 @@ struct Measurements {
     func memoryWhilePlaying() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try makeLongMP3(seconds: 600, in: directory)
+        let path = try await makeLongMP3(seconds: 600, in: directory)
         let harness = try PulseHarness()
         try await harness.start(sampleRate: 44100, channels: 2)
         let sink = PulseAudioSink(server: harness.serverAddress)

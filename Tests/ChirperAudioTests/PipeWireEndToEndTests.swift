@@ -35,7 +35,7 @@ extension PulseEndToEndTests {
                     return
                 }
                 bytes = try Fixtures.bytes(name)
-                reference = try Fixtures.referenceDecode(Fixtures.path(name))
+                reference = try await Fixtures.referenceDecode(Fixtures.path(name))
                 guard case .format(let first, _) = try StreamDecoder().feed(bytes).first else {
                     throw TestFailure("\(id) announces no format")
                 }

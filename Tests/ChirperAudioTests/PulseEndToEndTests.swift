@@ -15,12 +15,12 @@ private struct Case: Sendable {
     var reference: [Int16]
     var format: PCMFormat
 
-    static func mp3(_ id: String) throws -> Case? {
+    static func mp3(_ id: String) async throws -> Case? {
         guard let name = Fixtures.named(id) else { return nil }
         let bytes = try Fixtures.bytes(name)
         guard case .format(let format, _) = try StreamDecoder().feed(bytes).first else { return nil }
         return Case(
-            label: id, bytes: bytes, reference: try Fixtures.referenceDecode(Fixtures.path(name)), format: format)
+            label: id, bytes: bytes, reference: try await Fixtures.referenceDecode(Fixtures.path(name)), format: format)
     }
 
     /// 2.5 s of stereo 24-bit PCM at 44.1 kHz.
@@ -97,7 +97,7 @@ struct PulseEndToEndTests {
         arguments: ["XC5168", "XC178978", "WAV"]
     )
     func playsThroughPulse(id: String) async throws {
-        guard let test = try (id == "WAV" ? Case.wav() : Case.mp3(id)) else {
+        guard let test = try await (id == "WAV" ? Case.wav() : Case.mp3(id)) else {
             print("skipped \(id): ../shared/xeno-canto/audio/ is absent")
             return
         }

@@ -15,23 +15,16 @@ private let savedMP3: [UInt8]? = {
 private let noMP3: Comment = "skipped: neither ../shared/xeno-canto/audio/ nor assets/demo/audio/demo-01.mp3 is present"
 
 /// SHA-256 of a file, by coreutils' sha256sum (an independent implementation).
-private func sha256(ofFile path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [path]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+private func sha256(ofFile path: String) async throws -> String {
+    let data = try await Tool.run("/usr/bin/sha256sum", [path], captureOutput: true).output
     return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
 }
 
-private func sha256(of bytes: [UInt8]) throws -> String {
+private func sha256(of bytes: [UInt8]) async throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-sha-\(UUID())").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
-    return try sha256(ofFile: path)
+    return try await sha256(ofFile: path)
 }
 
 /// Serves `bytes` honouring Range; the first request that reaches one of `cuts` is closed there.
@@ -105,7 +98,7 @@ struct RecordingSaverTests {
 
         let final = directory + "/XC254462.mp3"
         #expect(outcome == .saved(label: "XC254462", file: final, bytes: Int64(bytes.count)))
-        #expect(try sha256(ofFile: final) == sha256(of: bytes))
+        #expect(try await sha256(ofFile: final) == (try await sha256(of: bytes)))
         #expect(!FileManager.default.fileExists(atPath: directory + "/XC254462.part"))
         // The second request asks for the bytes from where the first stopped arriving (at or before the cut).
         #expect(requests.count == 2)
@@ -155,7 +148,7 @@ struct RecordingSaverTests {
         let second = await RecordingSaver(sources: .live()).save(recording(at: server), into: directory) { _ in }
         await server.shutdown()
         #expect(second == .saved(label: "XC254462", file: directory + "/XC254462.mp3", bytes: Int64(bytes.count)))
-        #expect(try sha256(ofFile: directory + "/XC254462.mp3") == sha256(of: bytes))
+        #expect(try await sha256(ofFile: directory + "/XC254462.mp3") == (try await sha256(of: bytes)))
     }
 
     @Test("an existing file is left alone and nothing is fetched")

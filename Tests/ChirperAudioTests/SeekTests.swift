@@ -31,11 +31,11 @@ struct SeekTests {
     /// `feedFraction` of it; returns the seek point and where the output really starts.
     static func seekInMP3(
         options: [String], feedFraction: Double = 0.1, targetSeconds: Double = target, id3Bytes: Int = 0
-    ) throws -> (
+    ) async throws -> (
         point: StreamSeekPoint, start: Int, fed: Int64
     ) {
         let signal = StudySignals.steppedTone(seconds: seconds, sampleRate: rate)
-        var mp3 = try StudySignals.encodeMP3(signal, sampleRate: rate, options: options)
+        var mp3 = try await StudySignals.encodeMP3(signal, sampleRate: rate, options: options)
         if id3Bytes > 0 {
             // An ID3v2.4 tag of `id3Bytes` zero bytes in front (as cover art would be): sizes are syncsafe.
             let size = (0..<4).map { UInt8((id3Bytes >> (7 * (3 - $0))) & 0x7F) }
@@ -61,8 +61,8 @@ struct SeekTests {
     @Test(
         "CBR MP3 with an Info header: a seek fetches from a later offset, first PCM within one frame",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame), arguments: [7.3, 21.7, 30.0, 35.2])
-    func cbr(targetSeconds: Double) throws {
-        let result = try Self.seekInMP3(options: ["-b", "128"], targetSeconds: targetSeconds)
+    func cbr(targetSeconds: Double) async throws {
+        let result = try await Self.seekInMP3(options: ["-b", "128"], targetSeconds: targetSeconds)
         let targetFrame = SeekPlan(sampleRate: Self.rate).frame(atSeconds: targetSeconds)
         #expect(result.point.bodyOffset > result.fed, "needs a Range request beyond what was fed")
         #expect(abs(result.start - targetFrame) <= 1152, "landed at \(result.start), wanted \(targetFrame)")
@@ -73,8 +73,8 @@ struct SeekTests {
     @Test(
         "an ID3v2 tag in front: the offset counts it, so Range fetches the right byte",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
-    func behindTag() throws {
-        let result = try Self.seekInMP3(options: ["-b", "128"], id3Bytes: 70_000)
+    func behindTag() async throws {
+        let result = try await Self.seekInMP3(options: ["-b", "128"], id3Bytes: 70_000)
         let targetFrame = Int(Self.target) * Self.rate
         #expect(result.point.bodyOffset > 70_010 + 400_000)
         #expect(abs(result.start - targetFrame) <= 1152, "landed at \(result.start), wanted \(targetFrame)")
@@ -83,8 +83,8 @@ struct SeekTests {
     @Test(
         "CBR MP3 without any header (no TOC): the mean frame size still lands within one frame",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
-    func cbrWithoutHeader() throws {
-        let result = try Self.seekInMP3(options: ["-b", "128", "-t"])
+    func cbrWithoutHeader() async throws {
+        let result = try await Self.seekInMP3(options: ["-b", "128", "-t"])
         let targetFrame = Int(Self.target) * Self.rate
         #expect(result.point.bodyOffset > result.fed)
         #expect(!result.point.accurate, "a guessed position must say so")
@@ -96,8 +96,8 @@ struct SeekTests {
     @Test(
         "VBR MP3 with a Xing TOC: lands near the target, and the reported position is where it landed",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
-    func vbr() throws {
-        let result = try Self.seekInMP3(options: ["-V", "4"])
+    func vbr() async throws {
+        let result = try await Self.seekInMP3(options: ["-V", "4"])
         let targetFrame = Int(Self.target) * Self.rate
         #expect(result.point.bodyOffset > result.fed)
         #expect(!result.point.accurate, "a guessed position must say so")
@@ -109,9 +109,9 @@ struct SeekTests {
     @Test(
         "inside what was already fed, the seek is exact and needs no new request",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
-    func insideFed() throws {
+    func insideFed() async throws {
         for options in [["-b", "128"], ["-V", "4"]] {
-            let result = try Self.seekInMP3(options: options, feedFraction: 0.8, targetSeconds: 10)
+            let result = try await Self.seekInMP3(options: options, feedFraction: 0.8, targetSeconds: 10)
             #expect(result.point.bodyOffset < result.fed, "feed again from held bytes")
             #expect(result.point.accurate)
             #expect(abs(result.start - 10 * Self.rate) <= 64, "\(options): landed at \(result.start)")

@@ -10,25 +10,19 @@ private enum SonoFixtures {
     static let noTools: Comment = "skipped: sox and lame (to generate the sonogram fixtures) are not installed"
 
     /// Runs a shell pipeline; throws if it fails.
-    static func shell(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("failed: \(command)") }
+    static func shell(_ command: String) async throws {
+        guard try await Tool.shell(command).status == 0 else { throw TestFailure("failed: \(command)") }
     }
 
     /// Writes `effects` (sox synth arguments) at `rate` as 16-bit mono WAV, or as MP3 through lame; the path.
-    static func make(_ effects: String, rate: Int, mp3: Bool, in directory: String) throws -> String {
+    static func make(_ effects: String, rate: Int, mp3: Bool, in directory: String) async throws -> String {
         let wav = directory + "/fixture-\(rate).wav"
         // No dither (-D): silence is exact zeros, tones are clean.
-        try shell("sox -q -D -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
+        try await shell("sox -q -D -r \(rate) -c 1 -n -b 16 \(wav) \(effects)")
         guard mp3 else { return wav }
         let path = directory + "/fixture-\(rate).mp3"
         // No lowpass: lame's default for low bit rates would cut the 8 kHz step.
-        try shell("lame --quiet -b 64 --lowpass -1 \(wav) \(path)")
+        try await shell("lame --quiet -b 64 --lowpass -1 \(wav) \(path)")
         return path
     }
 
@@ -63,7 +57,7 @@ struct SonogramTests {
         // Tones above 90 % of Nyquist are left out (8 kHz at 11.025 kHz).
         let tones = [1000.0, 2000, 4000, 8000].filter { $0 < 0.45 * Double(rate) }
         let effects = tones.map { "synth 0.5 sine \(Int($0)) vol 0.5" }.joined(separator: " : ")
-        let path = try SonoFixtures.make(effects, rate: rate, mp3: mp3, in: directory)
+        let path = try await SonoFixtures.make(effects, rate: rate, mp3: mp3, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
         #expect(abs(sonogram.duration - 0.5 * Double(tones.count)) < 0.1)
@@ -93,7 +87,7 @@ struct SonogramTests {
         let low = 300.0
         let high = (0.4 * Double(rate)).rounded()
         let seconds = 2.0
-        let path = try SonoFixtures.make(
+        let path = try await SonoFixtures.make(
             "synth \(seconds) sine \(Int(low)):\(Int(high)) vol 0.5", rate: rate, mp3: mp3, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
@@ -114,7 +108,7 @@ struct SonogramTests {
     func batRate() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try SonoFixtures.make("synth 1 sine 40000 vol 0.5", rate: 192_000, mp3: false, in: directory)
+        let path = try await SonoFixtures.make("synth 1 sine 40000 vol 0.5", rate: 192_000, mp3: false, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path)
 
         #expect(sonogram.maxFrequency == 96_000)
@@ -131,7 +125,7 @@ struct SonogramTests {
         // 0.5 s each: 1, 3, 5, 7, 10, 4 kHz at 44.1 kHz.
         let tones: [Double] = [1000, 3000, 5000, 7000, 10_000, 4000]
         let effects = "synth " + tones.map { "0.5 sine \(Int($0))" }.joined(separator: " : synth ") + " vol 0.5"
-        let path = try SonoFixtures.make(effects, rate: 44_100, mp3: true, in: directory)
+        let path = try await SonoFixtures.make(effects, rate: 44_100, mp3: true, in: directory)
         let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: path) })
         let item = PlayItem(label: "T", location: .local(path: path))
         // 1.0-2.0 s holds the 5 and 7 kHz tones; the band 2-9 kHz leaves out 1 and 10 kHz anyway.
@@ -173,11 +167,11 @@ struct SonogramTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Pink noise (−26 dB) with a 3 kHz call in the middle second.
-        try SonoFixtures.shell(
+        try await SonoFixtures.shell(
             "sox -q -r 22050 -c 1 -n -b 16 \(directory)/noise.wav synth 3 pinknoise vol 0.05")
-        try SonoFixtures.shell(
+        try await SonoFixtures.shell(
             "sox -q -r 22050 -c 1 -n -b 16 \(directory)/call.wav synth 1 sine 3000 vol 0.5 pad 1 1")
-        try SonoFixtures.shell(
+        try await SonoFixtures.shell(
             "sox -q -m \(directory)/noise.wav \(directory)/call.wav \(directory)/mix.wav")
         let auto = try await SonoFixtures.sonogram(path: directory + "/mix.wav", columns: 60, rows: 40)
         let sorted = auto.levels.sorted()
@@ -196,7 +190,7 @@ struct SonogramTests {
     func outsideTheRecording() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try SonoFixtures.make("synth 2 sine 1000", rate: 8000, mp3: false, in: directory)
+        let path = try await SonoFixtures.make("synth 2 sine 1000", rate: 8000, mp3: false, in: directory)
         let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: path) })
         let item = PlayItem(label: "XC1", location: .local(path: path))
         await #expect {
@@ -218,7 +212,7 @@ struct SonogramTests {
     func silence() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try SonoFixtures.make("trim 0 1", rate: 22_050, mp3: false, in: directory)
+        let path = try await SonoFixtures.make("trim 0 1", rate: 22_050, mp3: false, in: directory)
         let sonogram = try await SonoFixtures.sonogram(path: path, columns: 20, rows: 8)
 
         #expect(sonogram.levels.allSatisfy { $0 == 0 })
@@ -230,7 +224,7 @@ struct SonogramTests {
     func failsMidDecode() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try SonoFixtures.make("synth 2 sine 1000 vol 0.5", rate: 8000, mp3: false, in: directory)
+        let path = try await SonoFixtures.make("synth 2 sine 1000 vol 0.5", rate: 8000, mp3: false, in: directory)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let reader = SonogramReader(sources: ByteSources { _ in DroppingSource(bytes: Array(bytes.prefix(16_044))) })
         let item = PlayItem(label: "XC1", location: .remote("https://example.org/a.wav"))
@@ -307,15 +301,15 @@ struct SonogramMeasure {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/long.mp3"
-        try SonoFixtures.shell(
+        try await SonoFixtures.shell(
             "sox -q -r 44100 -c 2 -n -b 16 -t wav - synth 300 pinknoise vol 0.3 | lame --quiet -b 128 - \(path)")
         let clock = ContinuousClock()
         let ours = try await clock.measure {
             _ = try await SonoFixtures.sonogram(path: path, columns: 100, rows: 64)
         }
-        let sox = try clock.measure {
+        let sox = try await clock.measure {
             // Debian's sox reads MP3 only with libsox-fmt-mp3; mpg123 decodes for it instead (both decode).
-            try SonoFixtures.shell(
+            try await SonoFixtures.shell(
                 "mpg123 -q -w \(directory)/long.wav \(path) && sox \(directory)/long.wav -n spectrogram -r -m -l -x 100 -y 65 -o \(directory)/sox.png"
             )
         }

@@ -15,16 +15,9 @@ enum StreamFamily {
     static let chunkings: [[Int]] = [[Int.max], [1], [7], [4093], randomSizes(count: 200, upTo: 3000, seed: 5)]
 
     /// Runs `tool` (found on PATH) with `arguments`; fails the test if it does not exit 0.
-    static func run(_ tool: String, _ arguments: [String]) throws {
+    static func run(_ tool: String, _ arguments: [String]) async throws {
         guard let path = PulseHarness.executable(named: tool) else { throw TestFailure("\(tool) missing") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(tool) \(arguments) failed") }
+        guard try await Tool.run(path, arguments).status == 0 else { throw TestFailure("\(tool) \(arguments) failed") }
     }
 
     /// A tone (mono) or two tones (stereo, a different one per channel) as a 16-bit WAV file in `directory`.
@@ -50,12 +43,12 @@ enum StreamFamily {
     static func mp3(
         in directory: String, name: String, frequency: Double = 440, seconds: Double = 1, sampleRate: Int,
         channels: Int, options: [String]
-    ) throws -> [UInt8] {
+    ) async throws -> [UInt8] {
         let wav = try toneWAV(
             in: directory, name: name, frequency: frequency, seconds: seconds, sampleRate: sampleRate,
             channels: channels)
         let out = "\(directory)/\(name).mp3"
-        try run("lame", ["--quiet"] + options + [wav, out])
+        try await run("lame", ["--quiet"] + options + [wav, out])
         return try read(out)
     }
 
@@ -108,8 +101,8 @@ enum StreamFamily {
     }
 
     /// Whether `mpg123 -s` refuses the file (exits non-zero or decodes nothing).
-    static func mpg123Refuses(_ path: String) -> Bool {
-        guard let samples = try? Fixtures.referenceDecode(path) else { return true }
+    static func mpg123Refuses(_ path: String) async -> Bool {
+        guard let samples = try? await Fixtures.referenceDecode(path) else { return true }
         return samples.isEmpty
     }
 
@@ -132,7 +125,7 @@ struct ResyncTests {
     func junkBeforeFirstFrame() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let audio = try StreamFamily.mp3(
+        let audio = try await StreamFamily.mp3(
             in: directory, name: "tone", seconds: 1.5, sampleRate: 44100, channels: 1, options: ["-b", "96"])
         let brokenSize = Array("ID3".utf8) + [3, 0, 0, 0x80, 0x81, 0x82, 0x83]  // size bytes not synchsafe
         let shortTag = Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 20] + [UInt8](repeating: 0x41, count: 400)
@@ -149,7 +142,7 @@ struct ResyncTests {
         for (label, junk) in cases {
             let bytes = junk + audio
             let path = try StreamFamily.write(bytes, in: directory, name: "junk.mp3")
-            let reference = try Fixtures.referenceDecode(path)
+            let reference = try await Fixtures.referenceDecode(path)
             #expect(!reference.isEmpty, "\(label): mpg123 plays it")
             let ours = try await StreamFamily.decodeAllChunkings(bytes, label)
             #expect(ours.formats == [PCMFormat(sampleRate: 44100, channels: 1)], "\(label)")
@@ -164,7 +157,7 @@ struct ResyncTests {
     func givesUpPastTheBound() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let audio = try StreamFamily.mp3(
+        let audio = try await StreamFamily.mp3(
             in: directory, name: "tone", seconds: 1, sampleRate: 44100, channels: 1, options: ["-b", "96"])
         let cases: [(String, [UInt8])] = [
             ("65,536 zeros before the audio", [UInt8](repeating: 0, count: AudioSniffer.resyncLimit) + audio),
@@ -172,7 +165,7 @@ struct ResyncTests {
         ]
         for (label, bytes) in cases {
             let path = try StreamFamily.write(bytes, in: directory, name: "junk.mp3")
-            #expect(StreamFamily.mpg123Refuses(path), "\(label): mpg123 refuses it too")
+            #expect(await StreamFamily.mpg123Refuses(path), "\(label): mpg123 refuses it too")
             #expect(await StreamFamily.failureLine(bytes) == StreamFamily.noFrameLine(bytes), "\(label)")
         }
     }
@@ -227,7 +220,7 @@ struct FormatChangeTests {
         var seconds = 0.0
         for (index, part) in joint.parts.enumerated() {
             // `-t`: no Info frame, as in files joined with cat.
-            bytes += try StreamFamily.mp3(
+            bytes += try await StreamFamily.mp3(
                 in: directory, name: "part\(index)", frequency: 300 + 200 * Double(index), seconds: 1,
                 sampleRate: part.rate, channels: part.channels,
                 options: ["-t", "--resample", StreamFamily.kilohertz(part.rate)]
@@ -238,7 +231,7 @@ struct FormatChangeTests {
         let first = joint.parts[0]
         let ours = try await StreamFamily.decodeAllChunkings(bytes, joint.description)
         #expect(ours.formats == [PCMFormat(sampleRate: first.rate, channels: first.channels)])
-        let forced = try Fixtures.referenceDecode(
+        let forced = try await Fixtures.referenceDecode(
             path,
             options: ["-r", "\(first.rate)", "--resample", "NtoM", first.channels == 1 ? "--mono" : "--stereo"])
         StreamFamily.expectEqual(ours.samples, forced, "\(joint) against mpg123 -s forced to the first format")
@@ -257,7 +250,7 @@ enum MPEGFamily {
         var description: String
         var rate: Int
         var channels: Int
-        var build: @Sendable (_ directory: String) throws -> [UInt8]
+        var build: @Sendable (_ directory: String) async throws -> [UInt8]
     }
 
     static let hasTwolame = PulseHarness.executable(named: "twolame") != nil
@@ -265,7 +258,7 @@ enum MPEGFamily {
     /// Layer III by lame at `rate` (MPEG-1, 2 or 2.5 by the rate), `options` added.
     static func lame(_ label: String, rate: Int, channels: Int, _ options: [String]) -> Fixture {
         Fixture(description: label, rate: rate, channels: channels) { directory in
-            try StreamFamily.mp3(
+            try await StreamFamily.mp3(
                 in: directory, name: "lame", sampleRate: rate, channels: channels,
                 options: ["--resample", StreamFamily.kilohertz(rate), "-m", channels == 1 ? "m" : "j"] + options)
         }
@@ -277,7 +270,8 @@ enum MPEGFamily {
             let wav = try StreamFamily.toneWAV(
                 in: directory, name: "tone", frequency: 440, seconds: 1, sampleRate: rate, channels: channels)
             let out = directory + "/layer2.mp3"
-            try StreamFamily.run("twolame", ["--quiet", "-b", "\(kbps)", "-m", channels == 1 ? "m" : "j", wav, out])
+            try await StreamFamily.run(
+                "twolame", ["--quiet", "-b", "\(kbps)", "-m", channels == 1 ? "m" : "j", wav, out])
             return try StreamFamily.read(out)
         }
     }
@@ -382,7 +376,7 @@ enum MPEGFamily {
     /// Decodes `bytes` (as served, named .mp3) and compares with `mpg123 -s` of the same bytes.
     static func expectAsMPG123(_ fixture: Fixture, bytes: [UInt8], directory: String, label: String) async throws {
         let path = try StreamFamily.write(bytes, in: directory, name: "served.mp3")
-        let reference = try Fixtures.referenceDecode(path)
+        let reference = try await Fixtures.referenceDecode(path)
         #expect(!reference.isEmpty, "\(label): mpg123 plays it")
         let ours = try await StreamFamily.decodeAllChunkings(bytes, label)
         #expect(ours.formats == [PCMFormat(sampleRate: fixture.rate, channels: fixture.channels)], "\(label)")
@@ -400,7 +394,7 @@ struct MPEGFamilyTests {
     func decodesAsMPG123(fixture: MPEGFamily.Fixture) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bytes = try fixture.build(directory)
+        let bytes = try await fixture.build(directory)
         try await MPEGFamily.expectAsMPG123(fixture, bytes: bytes, directory: directory, label: fixture.description)
         // The same stream behind junk: the sniffer finds its first frame (free format and Layer I included).
         let junk = randomBytes(777, seed: 13) + [UInt8](repeating: 0, count: 100)
@@ -416,7 +410,7 @@ struct MPEGFamilyTests {
     func layerTwo(fixture: MPEGFamily.Fixture) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bytes = try fixture.build(directory)
+        let bytes = try await fixture.build(directory)
         try await MPEGFamily.expectAsMPG123(fixture, bytes: bytes, directory: directory, label: fixture.description)
         let junk = [UInt8](repeating: 0, count: 1000)
         try await MPEGFamily.expectAsMPG123(
@@ -431,19 +425,13 @@ enum WAVFamily {
 
     /// `sox -D FILE -t raw -e signed-integer -b 16 -L -`: the file as 16-bit samples, without dither (sox rounds
     /// deeper samples); nil when sox refuses the file.
-    static func soxDecode(_ path: String) throws -> [Int16]? {
+    static func soxDecode(_ path: String) async throws -> [Int16]? {
         guard let sox = PulseHarness.executable(named: "sox") else { throw TestFailure("sox missing") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sox)
-        process.arguments = ["-D", "-t", "wav", path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-L", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return data.withUnsafeBytes { raw in
+        let result = try await Tool.run(
+            sox, ["-D", "-t", "wav", path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-L", "-"],
+            captureOutput: true)
+        guard result.status == 0 else { return nil }
+        return result.output.withUnsafeBytes { raw in
             (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
         }
     }
@@ -560,7 +548,7 @@ struct WAVFamilyTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = try StreamFamily.write(wav.bytes, in: directory, name: "served.wav")
-        let reference = try #require(try WAVFamily.soxDecode(path), "\(wav): sox plays it")
+        let reference = try #require(try await WAVFamily.soxDecode(path), "\(wav): sox plays it")
         let ours = try await StreamFamily.decodeAllChunkings(wav.bytes, wav.description)
         #expect(ours.formats.count == 1, "\(wav)")
         StreamFamily.expectEqual(ours.samples, reference, wav.description)
@@ -582,7 +570,7 @@ struct WAVFamilyTests {
         ]
         for (label, bytes, reason) in cases {
             let path = try StreamFamily.write(bytes, in: directory, name: "bad.wav")
-            #expect(try WAVFamily.soxDecode(path) == nil, "\(label): sox refuses it too")
+            #expect(try await WAVFamily.soxDecode(path) == nil, "\(label): sox refuses it too")
             #expect(
                 await StreamFamily.failureLine(bytes) == "cannot play this WAV file: \(reason); try another recording",
                 "\(label)")
@@ -612,17 +600,18 @@ struct StreamFamilyPlayerTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var bytes = [UInt8](repeating: 0, count: 5000)
         for (index, (rate, channels)) in [(44100, 2), (22050, 1), (44100, 1)].enumerated() {
-            bytes += try StreamFamily.mp3(
+            bytes += try await StreamFamily.mp3(
                 in: directory, name: "part\(index)", frequency: 300 + 150 * Double(index), sampleRate: rate,
                 channels: channels,
                 options: ["-t", "--resample", StreamFamily.kilohertz(rate), "-m", channels == 1 ? "m" : "j"])
         }
         let path = try StreamFamily.write(bytes, in: directory, name: "reference.mp3")
-        let reference = try Fixtures.referenceDecode(path, options: ["-r", "44100", "--resample", "NtoM", "--stereo"])
+        let reference = try await Fixtures.referenceDecode(
+            path, options: ["-r", "44100", "--resample", "NtoM", "--stereo"])
         let (state, written) = try await Self.play(bytes, name: "joined.mp3", in: directory)
         #expect(state.failureReason == nil)
         // One valid WAV: sox reads it, with the whole stream in the first part's format.
-        let soxRead = try #require(try WAVFamily.soxDecode(directory + "/out.wav"), "sox reads the file")
+        let soxRead = try #require(try await WAVFamily.soxDecode(directory + "/out.wav"), "sox reads the file")
         StreamFamily.expectEqual(soxRead, reference, "the WAV written, read by sox, against mpg123")
         let ours = try await decode(written, chunkSizes: [4096])
         #expect(ours.formats == [PCMFormat(sampleRate: 44100, channels: 2)])
@@ -643,10 +632,10 @@ struct StreamFamilyPlayerTests {
         let bytes = WAVFamily.insertBeforeData(
             wav.bytes, chunk("LIST", Array("INFOICMT".utf8) + le(2, bytes: 4) + [65, 0]))
         let source = try StreamFamily.write(bytes, in: directory, name: "reference.wav")
-        let reference = try #require(try WAVFamily.soxDecode(source))
+        let reference = try #require(try await WAVFamily.soxDecode(source))
         let (state, _) = try await Self.play(bytes, name: "deep.wav", in: directory)
         #expect(state.failureReason == nil)
-        let written = try #require(try WAVFamily.soxDecode(directory + "/out.wav"), "sox reads the file")
+        let written = try #require(try await WAVFamily.soxDecode(directory + "/out.wav"), "sox reads the file")
         StreamFamily.expectEqual(written, reference, "the WAV written against sox -D")
     }
 
@@ -675,11 +664,11 @@ struct ResyncSeekTests {
         .enabled(if: StudySignals.hasLame, StudySignals.noLame),
         arguments: [0.1, 0.8]
     )
-    func seekBehindJunk(feedFraction: Double) throws {
+    func seekBehindJunk(feedFraction: Double) async throws {
         let rate = SeekTests.rate
         let signal = StudySignals.steppedTone(seconds: 40, sampleRate: rate)
         let junk = [UInt8](repeating: 0, count: 3000) + randomBytes(5001, seed: 21)
-        let mp3 = junk + (try StudySignals.encodeMP3(signal, sampleRate: rate, options: ["-b", "128"]))
+        let mp3 = junk + (try await StudySignals.encodeMP3(signal, sampleRate: rate, options: ["-b", "128"]))
         let reference = try SeekTests.feed(StreamDecoder(expectedLength: Int64(mp3.count)), mp3, from: 0)
         let decoder = StreamDecoder(expectedLength: Int64(mp3.count))
         _ = try SeekTests.feed(decoder, mp3, from: 0, to: Int(Double(mp3.count) * feedFraction))

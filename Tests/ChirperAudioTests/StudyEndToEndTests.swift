@@ -92,8 +92,8 @@ private enum Monitor {
 struct StudyEndToEndTests {
     static let rate = StudyRig.rate
 
-    static func steppedMP3(seconds: Double = 40) throws -> [UInt8] {
-        try StudySignals.encodeMP3(
+    static func steppedMP3(seconds: Double = 40) async throws -> [UInt8] {
+        try await StudySignals.encodeMP3(
             StudySignals.steppedTone(seconds: seconds, sampleRate: rate), sampleRate: rate, options: ["-b", "128"])
     }
 
@@ -101,7 +101,7 @@ struct StudyEndToEndTests {
         "seek 0:30.2 beyond what arrived: the sink's first new sound is the 30.2 s tone within one MP3 frame, after one Range request"
     )
     func seekBeyondWhatArrived() async throws {
-        let mp3 = try Self.steppedMP3()
+        let mp3 = try await Self.steppedMP3()
         // 16 KiB every 100 ms: 10× real time, so 30 s in is minutes of bytes away when the seek comes.
         let rig = try await StudyRig.make(serving: mp3, chunkDelay: .milliseconds(100))
         rig.player.play(rig.item)
@@ -140,7 +140,7 @@ struct StudyEndToEndTests {
         let signal = StudySignals.steppedTone(seconds: 20, sampleRate: Self.rate)
         let bytes =
             kind == "mp3"
-            ? try StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])
+            ? try await StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])
             : makeWAV(signal, encoding: .signed16, sampleRate: Self.rate, channels: 1).bytes
         let rig = try await StudyRig.make(serving: bytes)
         rig.player.play(rig.item)
@@ -168,7 +168,7 @@ struct StudyEndToEndTests {
 
     @Test("a section played once (A/B listening): 12.0-13.5 s is heard whole, steps 24, 25 and 26, then the track ends")
     func sectionOnce() async throws {
-        let rig = try await StudyRig.make(serving: try Self.steppedMP3(seconds: 20))
+        let rig = try await StudyRig.make(serving: try await Self.steppedMP3(seconds: 20))
         rig.player.play(rig.item)
         try await rig.player.waitFor("playing", seconds: 10) { $0.isPlaying }
         #expect(rig.player.playSection(from: .absolute(12), to: .absolute(13.5), band: nil) == nil)

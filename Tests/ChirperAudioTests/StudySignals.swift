@@ -45,19 +45,14 @@ enum StudySignals {
     }
 
     /// Encodes 16-bit mono `samples` to MP3 with lame and the given options (e.g. `-b 128`, `-V 4`, `-t`).
-    static func encodeMP3(_ samples: [Int16], sampleRate: Int, options: [String]) throws -> [UInt8] {
+    static func encodeMP3(_ samples: [Int16], sampleRate: Int, options: [String]) async throws -> [UInt8] {
         guard let lame = PulseHarness.executable(named: "lame") else { throw TestFailure("lame missing") }
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let wav = makeWAV(samples, encoding: .signed16, sampleRate: sampleRate, channels: 1, extraChunks: false)
         try Data(wav.bytes).write(to: URL(fileURLWithPath: directory + "/in.wav"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: lame)
-        process.arguments = ["--quiet"] + options + [directory + "/in.wav", directory + "/out.mp3"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("lame \(options) failed") }
+        let result = try await Tool.run(lame, ["--quiet"] + options + [directory + "/in.wav", directory + "/out.mp3"])
+        guard result.status == 0 else { throw TestFailure("lame \(options) failed") }
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/out.mp3")))
     }
 

@@ -1,5 +1,6 @@
 import ChirperCore
 import ChirperGraphics
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -64,7 +65,7 @@ struct PictureTests {
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sixel2png"),
             "skipped: sixel2png (libsixel-bin) is not installed"))
-    func sixelDecodes() throws {
+    func sixelDecodes() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // 200 × 102 and the margins: 242 × 126 pixels, 22 × 9 cells of 11 × 14 pixels, a whole number of
@@ -74,12 +75,9 @@ struct PictureTests {
         let sixel = PixelEncoder.encode(image, as: .sixel, cellWidth: 11, cellHeight: 14)
         #expect(sixel.hasPrefix("\u{1B}P"))
         try Data(sixel.utf8).write(to: URL(fileURLWithPath: directory + "/sono.six"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sixel2png")
-        process.arguments = ["-i", directory + "/sono.six", "-o", directory + "/sono.png"]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let decoding = try await Tool.run(
+            "/usr/bin/sixel2png", ["-i", directory + "/sono.six", "-o", directory + "/sono.png"])
+        #expect(decoding.status == 0)
         let decoded = try PNGFile.read(directory + "/sono.png")
         #expect(decoded.width == image.width && decoded.height == image.height)
         let rows = darkestRows(decoded, columns: 200, rows: 102)
