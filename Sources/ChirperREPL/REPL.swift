@@ -142,40 +142,25 @@ public actor REPL {
             stripTask?.cancel()
         case .measure(let id, let item, let span, let band):
             measureTask?.cancel()
-            let measurer = self.measurer
-            let sink = eventSink
-            measureTask = Task {
-                let result: Result<SelectionMeasurement, SessionMachine.SonogramFailure>
-                do {
-                    result = .success(try await measurer.measure(item, span: span, band: band))
-                } catch is CancellationError {
-                    result = .failure(.stopped)
-                } catch {
-                    result = .failure(.failed(userMessage(for: error)))
-                }
-                sink.yield(.measured(id: id, result))
+            measureTask = work {
+                .measured(id: id, $0)
+            } computing: { [measurer] in
+                try await measurer.measure(item, span: span, band: band)
             }
         case .cancelMeasure:
             measureTask?.cancel()
         case .compare(let id, let tasks):
             compareTask?.cancel()
-            let (sonograms, measurer, sink) = (self.sonograms, self.measurer, eventSink)
-            compareTask = Task {
-                let result: Result<[SessionMachine.Compared], SessionMachine.SonogramFailure>
-                do {
-                    var results: [SessionMachine.Compared] = []
-                    for task in tasks {
-                        let sonogram = try await sonograms.sonogram(of: task.item, shape: task.shape)
-                        let measurement = try await measurer.measure(task.item, span: task.span, band: task.band)
-                        results.append(SessionMachine.Compared(sonogram: sonogram, measurement: measurement))
-                    }
-                    result = .success(results)
-                } catch is CancellationError {
-                    result = .failure(.stopped)
-                } catch {
-                    result = .failure(.failed(userMessage(for: error)))
+            compareTask = work {
+                .compared(id: id, $0)
+            } computing: { [sonograms, measurer] in
+                var results: [SessionMachine.Compared] = []
+                for task in tasks {
+                    let sonogram = try await sonograms.sonogram(of: task.item, shape: task.shape)
+                    let measurement = try await measurer.measure(task.item, span: task.span, band: task.band)
+                    results.append(SessionMachine.Compared(sonogram: sonogram, measurement: measurement))
                 }
-                sink.yield(.compared(id: id, result))
+                return results
             }
         case .cancelCompare:
             compareTask?.cancel()
@@ -249,14 +234,15 @@ public actor REPL {
         }
     }
 
-    /// A sonogram computed off the event loop; its result (or why there is none) comes back as an event.
-    private func work(
-        _ event: @escaping @Sendable (Result<Sonogram, SessionMachine.SonogramFailure>) -> SessionMachine.Event,
-        computing: @escaping @Sendable () async throws -> Sonogram
+    /// Work off the event loop (a sonogram, a measurement, a comparison); its result, or why there is none
+    /// (stopped, or the error's one line), comes back as an event.
+    private func work<Value: Sendable>(
+        _ event: @escaping @Sendable (Result<Value, SessionMachine.WorkFailure>) -> SessionMachine.Event,
+        computing: @escaping @Sendable () async throws -> Value
     ) -> Task<Void, Never> {
         let sink = eventSink
         return Task {
-            let result: Result<Sonogram, SessionMachine.SonogramFailure>
+            let result: Result<Value, SessionMachine.WorkFailure>
             do {
                 result = .success(try await computing())
             } catch is CancellationError {

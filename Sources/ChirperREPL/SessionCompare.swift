@@ -80,7 +80,7 @@ extension SessionMachine {
         if !setup.interactive { hold(.measurement) }
     }
 
-    mutating func compared(id: Int, _ result: Result<[Compared], SonogramFailure>) {
+    mutating func compared(id: Int, _ result: Result<[Compared], WorkFailure>) {
         guard let job = compareJob, job.id == id else { return }
         compareJob = nil
         switch result {

@@ -35,23 +35,23 @@ struct SessionMachine: Sendable {
         /// One line from the play cache.
         case cacheNotice(String)
         /// The `sono` computation `id` ended.
-        case sonogram(id: Int, Result<Sonogram, SonogramFailure>)
+        case sonogram(id: Int, Result<Sonogram, WorkFailure>)
         case saveProgress(batch: Int, SaveProgress)
         case saveEnded(batch: Int, SaveOutcome)
         /// The live strip's picture of play request `ticket`, or why there is none.
-        case stripPicture(PlaybackTicket, Result<Sonogram, SonogramFailure>)
+        case stripPicture(PlaybackTicket, Result<Sonogram, WorkFailure>)
         /// The gap `round` of A/B listening is over.
         case abGapEnded(round: Int)
         /// The `compare` computation `id` ended: each section's picture and figures, in order.
-        case compared(id: Int, Result<[Compared], SonogramFailure>)
+        case compared(id: Int, Result<[Compared], WorkFailure>)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
-        case measured(id: Int, Result<SelectionMeasurement, SonogramFailure>)
+        case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
 
-    /// Why a sonogram was not drawn.
-    enum SonogramFailure: Error, Sendable, Hashable {
+    /// Why work off the event loop (a sonogram, a strip picture, a measurement, a comparison) gave nothing.
+    enum WorkFailure: Error, Sendable, Hashable {
         /// Ctrl-C stopped it (or a new one replaced it).
         case stopped
         /// The line to show.
@@ -413,7 +413,7 @@ struct SessionMachine: Sendable {
         }
     }
 
-    private mutating func sonogramEnded(id: Int, _ result: Result<Sonogram, SonogramFailure>) {
+    private mutating func sonogramEnded(id: Int, _ result: Result<Sonogram, WorkFailure>) {
         // A computation replaced by a newer `sono` ends quietly.
         guard let job = sonogramJob, job.id == id else { return }
         sonogramJob = nil

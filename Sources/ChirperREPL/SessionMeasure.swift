@@ -76,7 +76,7 @@ extension SessionMachine {
         if !setup.interactive { hold(.measurement) }
     }
 
-    mutating func measured(id: Int, _ result: Result<SelectionMeasurement, SonogramFailure>) {
+    mutating func measured(id: Int, _ result: Result<SelectionMeasurement, WorkFailure>) {
         // A measurement replaced by a newer one ends quietly.
         guard let job = measureJob, job.id == id else { return }
         measureJob = nil
