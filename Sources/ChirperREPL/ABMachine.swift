@@ -4,14 +4,8 @@ import ChirperCore
 /// stopped. A pure machine of the REPL session: it says what to play and when to wait; the session asks the
 /// player and keeps time with the runner's clock.
 struct ABMachine: Sendable, Hashable {
-    /// One section: of which recording, which part.
-    struct Side: Sendable, Hashable {
-        var recording: Recording
-        var item: PlayItem
-        var span: TimeSpan
-        /// Only this band is heard (a measured selection's band); nil: all of it.
-        var band: FrequencyBand?
-    }
+    /// One side: a section of a recording (only its band is heard, when it has one).
+    typealias Side = SessionMachine.Selection
 
     enum State: Sendable, Hashable {
         case off

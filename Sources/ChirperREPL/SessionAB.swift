@@ -8,10 +8,7 @@ extension SessionMachine {
 
     mutating func listenAB(_ request: ABRequest) {
         guard let sections = self.sections(request.sides, for: "ab") else { return }
-        let sides = sections.map {
-            ABMachine.Side(recording: $0.recording, item: $0.item, span: $0.span, band: $0.band)
-        }
-        run(ab.start(sides, gap: request.gap ?? Self.abGap))
+        run(ab.start(sections, gap: request.gap ?? Self.abGap))
     }
 
     /// Runs what the A/B machine decided.

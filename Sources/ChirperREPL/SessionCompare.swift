@@ -27,20 +27,18 @@ extension SessionMachine {
     /// The longest stretch of a whole row compared (from its start).
     static let compareRowSeconds = 30.0
 
-    /// A section to study beside others.
-    typealias Section = (recording: Recording, item: PlayItem, span: TimeSpan, band: FrequencyBand?)
-
     /// The sections `items` name (a row: its recording from the start, up to 30 s; `sK`: row K of the
     /// table), or nil after one line saying why.
-    mutating func sections(_ items: [CompareItem], for command: String) -> [Section]? {
-        var sections: [Section] = []
+    mutating func sections(_ items: [CompareItem], for command: String) -> [Selection]? {
+        var sections: [Selection] = []
         for item in items {
             switch item {
             case .row(let row):
                 guard let recording = recordingToStudy(row: row, for: command), let played = recording.playItem
                 else { return nil }
                 let length = min(played.expectedDuration ?? Self.compareRowSeconds, Self.compareRowSeconds)
-                sections.append((recording, played, TimeSpan(start: 0, end: length), nil))
+                sections.append(
+                    Selection(recording: recording, item: played, span: TimeSpan(start: 0, end: length), band: nil))
             case .selection(let number):
                 guard number <= measurements.count else {
                     refuse(
@@ -50,7 +48,8 @@ extension SessionMachine {
                 }
                 let measured = measurements[number - 1]
                 guard let played = measured.recording.playItem else { return nil }
-                sections.append((measured.recording, played, measured.span, measured.band))
+                sections.append(
+                    Selection(recording: measured.recording, item: played, span: measured.span, band: measured.band))
             }
         }
         return sections
@@ -74,9 +73,9 @@ extension SessionMachine {
                     maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto),
                 span: section.span, band: section.band ?? FrequencyBand(low: low, high: high))
         }
-        compareCount += 1
-        compareJob = CompareJob(id: compareCount, tasks: tasks)
-        emit(.compare(id: compareCount, tasks))
+        let id = nextWorkID()
+        compareJob = CompareJob(id: id, tasks: tasks)
+        emit(.compare(id: id, tasks))
         if !setup.interactive { hold(.measurement) }
     }
 

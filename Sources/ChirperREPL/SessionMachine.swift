@@ -159,7 +159,8 @@ struct SessionMachine: Sendable {
         var boxes: [SonogramRaster.Box]
     }
 
-    /// A time section and a band of one recording: what `measure` measures.
+    /// A time section and a band of one recording: what `measure` measures, what `compare` sets beside
+    /// others, a side of `ab`.
     struct Selection: Sendable, Hashable {
         var recording: Recording
         var item: PlayItem
@@ -197,16 +198,13 @@ struct SessionMachine: Sendable {
     var compareJob: CompareJob?
     /// A/B listening (`ab`).
     var ab = ABMachine()
-    /// Comparisons asked for so far (their ids).
-    var compareCount = 0
-    /// Measurements asked for so far (their ids).
-    var measureCount = 0
     /// How `sono` draws now (`graphics`).
     var graphics: GraphicsMode
     /// The line said when the graphics asked for cannot be had, once per mode.
     var graphicsNoticeSaid: GraphicsMode?
-    /// Sonograms asked for so far (their ids).
-    private var sonogramCount = 0
+    /// Names each piece of work started off the event loop (a sonogram, a measurement, a comparison), so
+    /// the result of work since replaced is known and dropped.
+    private var lastWorkID = 0
     /// Requests sent and not answered yet: typed lines wait for them.
     private(set) var unanswered = 0
     /// Set once the session decided to leave: nothing more is done.
@@ -449,6 +447,12 @@ struct SessionMachine: Sendable {
         gate.handle(.hold(blocker))
     }
 
+    /// A new work id.
+    mutating func nextWorkID() -> Int {
+        lastWorkID += 1
+        return lastWorkID
+    }
+
     mutating func leave(_ status: Int32) {
         ended = true
         emit(.quit(status: status))
@@ -457,8 +461,7 @@ struct SessionMachine: Sendable {
     mutating func startSonogram(
         row: Int?, recording: Recording, item: PlayItem, shape: SonogramShape, display: SonogramDisplay, png: String?
     ) {
-        sonogramCount += 1
-        let id = sonogramCount
+        let id = nextWorkID()
         let boxes = recording.annotations.enumerated().compactMap { index, box -> SonogramRaster.Box? in
             box.span.map {
                 SonogramRaster.Box(number: index + 1, span: TimeSpan(start: $0.start, end: $0.end), band: box.band)

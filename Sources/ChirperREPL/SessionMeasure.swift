@@ -70,9 +70,9 @@ extension SessionMachine {
     }
 
     private mutating func startMeasure(_ selection: Selection) {
-        measureCount += 1
-        measureJob = MeasureJob(id: measureCount, selection: selection)
-        emit(.measure(id: measureCount, selection.item, selection.span, selection.band))
+        let id = nextWorkID()
+        measureJob = MeasureJob(id: id, selection: selection)
+        emit(.measure(id: id, selection.item, selection.span, selection.band))
         if !setup.interactive { hold(.measurement) }
     }
 
