@@ -156,8 +156,9 @@ public actor REPL {
             } computing: { [sonograms, measurer] in
                 var results: [SessionMachine.Compared] = []
                 for task in tasks {
-                    let sonogram = try await sonograms.sonogram(of: task.item, shape: task.shape)
-                    let measurement = try await measurer.measure(task.item, span: task.span, band: task.band)
+                    let section = task.section
+                    let sonogram = try await sonograms.sonogram(of: section.item, shape: task.shape)
+                    let measurement = try await measurer.measure(section.item, span: section.span, band: section.band)
                     results.append(SessionMachine.Compared(sonogram: sonogram, measurement: measurement))
                 }
                 return results

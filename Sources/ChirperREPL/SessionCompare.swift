@@ -4,13 +4,11 @@ import ChirperCore
 /// `compare`, as part of the session machine: sections of recordings drawn on one time and frequency axis and
 /// one dB scale, and measured side by side.
 extension SessionMachine {
-    /// One section to compare: what to draw and what to measure.
+    /// One section to compare: what to measure (a whole row: in the comparison's band), and the shape to draw
+    /// it in.
     struct CompareTask: Sendable, Hashable {
-        var recording: Recording
-        var item: PlayItem
+        var section: Selection
         var shape: SonogramShape
-        var span: TimeSpan
-        var band: FrequencyBand?
     }
 
     /// A compared section's picture and figures.
@@ -66,12 +64,13 @@ extension SessionMachine {
         let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
         let rows = (setup.interactive ? 6 : 8) * presenter.sonogramRenderer.rowsPerLine
         let tasks = sections.map { section in
-            CompareTask(
-                recording: section.recording, item: section.item,
+            var measured = section
+            measured.band = section.band ?? FrequencyBand(low: low, high: high)
+            return CompareTask(
+                section: measured,
                 shape: SonogramShape(
                     columns: max(1, Int((section.span.duration / longest * Double(columns)).rounded())), rows: rows,
-                    maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto),
-                span: section.span, band: section.band ?? FrequencyBand(low: low, high: high))
+                    maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto))
         }
         let id = nextWorkID()
         compareJob = CompareJob(id: id, tasks: tasks)
@@ -89,7 +88,8 @@ extension SessionMachine {
             let ceiling = results.map(\.sonogram.ceilingDB).max() ?? -10
             let entries = zip(job.tasks, results).map { task, result in
                 Presenter.ComparedSection(
-                    recording: task.recording, sonogram: result.sonogram.rescaled(floor: floor, ceiling: ceiling),
+                    recording: task.section.recording,
+                    sonogram: result.sonogram.rescaled(floor: floor, ceiling: ceiling),
                     measurement: result.measurement)
             }
             say(presenter.comparison(entries))
