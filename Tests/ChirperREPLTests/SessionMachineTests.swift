@@ -35,6 +35,12 @@ private func ended(_ recording: Recording, _ ticket: UInt64) -> PlaybackState {
     .idle(PlaybackEnding(item: .of(recording), ticket: PlaybackTicket(ticket), position: 12, reason: .finished))
 }
 
+/// What `measure 2 0:01-0:02 2-8` answers in these scenarios (the figures are the player's; any will do).
+private let measuredOneSecond = SelectionMeasurement(
+    begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
+    frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
+    averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+
 /// A session that searched and shows the fixture rows (the actions of getting there are dropped).
 /// A terminal that answered the graphics query with no pixel protocol.
 private let plainTerminal = TerminalGraphicsSupport(answered: true)
@@ -264,10 +270,7 @@ struct SessionMachineTests {
         let band = FrequencyBand(low: 2000, high: 8000)
         #expect(machine.handle(typed("measure 1 0:01-0:02 2-8")) == [.measure(id: 1, .of(Fixture.wren), span, band)])
         #expect(machine.handle(typed("measure list")) == [])
-        let m = SelectionMeasurement(
-            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
-            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
-            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        let m = measuredOneSecond
         let row = MeasuredSelection(number: 1, recording: Fixture.wren, measurement: m)
         #expect(
             machine.handle(.measured(id: 1, .success(m))) == [
@@ -316,10 +319,7 @@ struct SessionMachineTests {
     func compareRowAndSelection() {
         var machine = listedSession(script)
         _ = machine.handle(typed("measure 2 0:01-0:02 2-8"))
-        let m = SelectionMeasurement(
-            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
-            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
-            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        let m = measuredOneSecond
         _ = machine.handle(.measured(id: 1, .success(m)))
         #expect(
             machine.handle(typed("compare 1 s9")) == [
@@ -331,10 +331,10 @@ struct SessionMachineTests {
             return
         }
         // The wren is 12 s (all of it, from its start); the selection 1 s: a twelfth of the width, on 0 Hz-Nyquist.
-        #expect(tasks.map(\.span) == [TimeSpan(start: 0, end: 12), TimeSpan(start: 1, end: 2)])
+        #expect(tasks.map(\.section.span) == [TimeSpan(start: 0, end: 12), TimeSpan(start: 1, end: 2)])
         #expect(tasks.map(\.shape.columns) == [72, 6])
         #expect(tasks.allSatisfy { $0.shape.maxFrequency == nil && $0.shape.minFrequency == 0 })
-        #expect(tasks[1].band == FrequencyBand(low: 2000, high: 8000))
+        #expect(tasks[1].section.band == FrequencyBand(low: 2000, high: 8000))
         func picture(floor: Float, ceiling: Float) -> Sonogram {
             Sonogram(
                 rows: 1, columns: 1, levels: [0.5], maxFrequency: 11_025, duration: 1, sampleRate: 22_050,
@@ -413,10 +413,7 @@ struct SessionMachineTests {
     func abOverASelection() {
         var machine = listedSession(script)
         _ = machine.handle(typed("measure 2 0:01-0:02 2-8"))
-        let m = SelectionMeasurement(
-            begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
-            frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
-            averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
+        let m = measuredOneSecond
         _ = machine.handle(.measured(id: 1, .success(m)))
         _ = machine.handle(typed("ab s1 1"))
         #expect(
