@@ -1158,35 +1158,41 @@ contour = bins[np.argmax(power, axis=1)]
 print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slope", float(np.mean(np.diff(contour))))
 """
 
+    def alternate(self, runs, session, command, answer, peer, what):
+        """Times `command` in a running chirper-play `session` (until its line starting with `answer`) and the
+        `peer` shell pipeline, alternating which goes first, `runs` times each after one warm-up; returns the
+        wall times in ms by name."""
+        wall = {"chirper": [], "mpg123": []}
+        for n in range(runs + 1):
+            for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
+                if name == "chirper":
+                    mark = session.out.mark()
+                    began = session.send(command)
+                    line, done = session.out.wait(rf"^({re.escape(answer)}|error:)", mark, timeout=120)
+                    if not session.out.text(line)[0].startswith(answer):
+                        raise RuntimeError(f"chirper-play did not answer `{command}`: {session.out.text(line)[0]}")
+                    took = done - began
+                else:
+                    took, _, _, _, status, err = timed(["bash", "-c", "set -o pipefail; " + peer],
+                                                       self.pulse.client_env)
+                    if status != 0:
+                        self.problems.append(f"{what}: the peer pipeline exited with {status}: {err[-300:]}")
+                        continue
+                if n > 0:
+                    wall[name].append(took * 1000)
+        return wall
+
     def measure(self):
         runs = self.args.sono_runs
         log(f"12. measure a 10 s selection of a 1 min MP3: {runs} alternating runs each")
         url = self.url("min1")
         start, end = 20.0, 30.0
         peer = (f"mpg123 -q -m -s {url} | python3 -c '{self.MEASURE_PEER}' {RATE} {start} {end}")
-        wall = {"chirper": [], "mpg123": []}
         session = Session(self.chirper_cmd(output="null"), self.chirper_env(), self.stderr)
         try:
             session.send("search en:min1")
             session.out.wait(r"^list: (paging|populated) rows=")
-            for n in range(runs + 1):
-                for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
-                    if name == "chirper":
-                        mark = session.out.mark()
-                        began = session.send(f"measure 1 0:20-0:30")
-                        line, done = session.out.wait(r"^(measure: n=|error:)", mark, timeout=120)
-                        if not session.out.text(line)[0].startswith("measure: n="):
-                            raise RuntimeError(f"chirper-play did not measure: {session.out.text(line)[0]}")
-                        took = done - began
-                    else:
-                        took, _, _, _, status, err = timed(["bash", "-c", "set -o pipefail; " + peer],
-                                                           self.pulse.client_env)
-                        if status != 0:
-                            self.problems.append(f"measure: the mpg123 | numpy pipeline exited with {status}: "
-                                                 f"{err[-300:]}")
-                            continue
-                    if n > 0:
-                        wall[name].append(took * 1000)
+            wall = self.alternate(runs, session, "measure 1 0:20-0:30", "measure: n=", peer, "measure")
         finally:
             session.close("quit")
         self.figures.append(Figure("12", "`measure 1 0:20-0:30` (10 s of a 1 min MP3) / mpg123 -s | numpy (same STFT)",
@@ -1307,7 +1313,6 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
         peer = (f"mpg123 -q -m -s {url} | sox -V1 -t raw -r {RATE} -e signed -b 16 -c 1 - -n "
                 f"spectrogram -d {seconds} -o /dev/null")
         wall = {"chirper": [], "mpg123": []}
-        wall_png = {"chirper": [], "mpg123": []}
         cpu = {"chirper": [], "mpg123": []}
         shape = None
         session = Session(self.chirper_cmd(output="null"), self.chirper_env(), self.stderr)
@@ -1343,22 +1348,7 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
                         cpu[name].append(used)
             # 10b: at pixel resolution, written as a PNG (the peer writes a PNG too).
             png = self.cache / "sono-bench.png"
-            for n in range(runs + 1):
-                for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
-                    if name == "chirper":
-                        mark = session.out.mark()
-                        began = session.send(f"sono 1 --png {png}")
-                        line, done = session.out.wait(r"^(sono: png=|error:)", mark, timeout=120)
-                        if not session.out.text(line)[0].startswith("sono: png="):
-                            raise RuntimeError(f"chirper-play did not write the PNG: {session.out.text(line)[0]}")
-                        took = done - began
-                    else:
-                        took, _, _, _, status, _ = timed(["bash", "-c", "set -o pipefail; " + peer],
-                                                         self.pulse.client_env)
-                        if status != 0:
-                            continue
-                    if n > 0:
-                        wall_png[name].append(took * 1000)
+            wall_png = self.alternate(runs, session, f"sono 1 --png {png}", "sono: png=", peer, "sono --png")
         finally:
             session.close("quit")
         self.figures.append(Figure("10b", "`sono 1 --png F` (1000 × 300 px PNG) / mpg123 -s | sox spectrogram (PNG)",
