@@ -72,7 +72,7 @@ enum Help {
             "  ab a b [gap] plays two sections in turn, A, B, A, B ..., each once to its end, with a gap between",
             "  (default 0.5 s), at the current speed, until stop: rows (3: from the start, up to 30 s) or",
             "  measured selections (s1). The status line says which side is heard. It needs a sound server.",
-            "  The whole band is heard: a band-pass filter for a selection's band is not built yet.",
+            "  A selection with a band plays only that band (a Butterworth band-pass, 24 dB an octave).",
         ],
         "graphics": [
             "  graphics says how sono draws now; graphics kitty|sixel|blocks chooses, graphics auto goes back to",
