@@ -1203,6 +1203,35 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
             "times, the peak, the entropy and the peak-frequency contour. Both decode from the start to the "
             "selection's end (chirper-play stops there; mpg123 decodes the whole minute).")
 
+    # -- 13. compare two 1-minute recordings
+
+    def compare(self):
+        runs = self.args.sono_runs
+        log(f"13. compare two 1-minute recordings: {runs} alternating runs each")
+        url = self.url("min1")
+        peer = " && ".join(
+            [f"mpg123 -q -m -s {url} | python3 -c '{self.MEASURE_PEER}' {RATE} 0 60 > /dev/null"] * 2)
+        session = Session(self.chirper_cmd(output="null"), self.chirper_env(), self.stderr)
+        try:
+            session.send("search en:min1")
+            session.out.wait(r"^list: (paging|populated) rows=")
+            # Two rows (two recordings, downloaded once each), selected whole: s1 and s2.
+            for row in (1, 2):
+                mark = session.out.mark()
+                session.send(f"measure {row} 0:00-1:00")
+                line, _ = session.out.wait(r"^(measure: n=|error:)", mark, timeout=120)
+                if not session.out.text(line)[0].startswith("measure: n="):
+                    raise RuntimeError(f"chirper-play could not select row {row}: {session.out.text(line)[0]}")
+            wall = self.alternate(runs, session, "compare s1 s2", "compare: pfc_slope", peer, "compare")
+        finally:
+            session.close("quit")
+        self.figures.append(Figure("13", "`compare s1 s2` (two 1 min MP3s, whole) / 2 × (mpg123 -s | numpy)",
+                                   "ms", wall["chirper"], wall["mpg123"], "≤ 1.0"))
+        self.notes.append(
+            "13: `compare` decodes both recordings, draws both sonograms on one scale and measures both; the peer "
+            "decodes each with mpg123 and computes figure 12's analysis over its whole minute in numpy, one after "
+            "the other (it draws no sonogram).")
+
     # -- 11. the live sonogram strip's CPU
 
     def on_terminal(self, commands, done, timeout):
@@ -1557,6 +1586,8 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
                 self.phase("10", self.sonogram)
             if 12 in only:
                 self.phase("12", self.measure)
+            if 13 in only:
+                self.phase("13", self.compare)
             if 11 in only:
                 self.monitor = Monitor(self.pulse.client_env, latency_msec=20)  # as for figure 3
                 try:
@@ -1597,7 +1628,7 @@ def main():
     parser.add_argument("--seek-runs", type=int, default=9, help="runs per program for figure 8 (~5 s each)")
     parser.add_argument("--sono-runs", type=int, default=5, help="runs per program for figure 10 (~1-3 s each)")
     parser.add_argument("--check-runs", type=int, default=2, help="runs per program for figure 7 (~15 s each)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10,11,12", type=lambda text: {int(x) for x in text.split(",")},
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10,11,12,13", type=lambda text: {int(x) for x in text.split(",")},
                         help="figures to measure (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
     args = parser.parse_args()
