@@ -107,6 +107,18 @@ let package = Package(
             dependencies: ["ChirperCore", "CChafa", "CPNG"],
             swiftSettings: swiftSettings
         ),
+        // SQLite (public domain): the quiz's store of decks, answers and schedules.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The only code that touches SQLite: the user's quiz progress on disk.
+        .target(
+            name: "ChirperStore",
+            dependencies: ["ChirperCore", "CSQLite"],
+            swiftSettings: swiftSettings
+        ),
         // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
         .target(
             name: "ChirperREPL",
@@ -118,7 +130,7 @@ let package = Package(
             name: "chirper-play",
             dependencies: [
                 "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP", "ChirperREPL",
-                "CMalloc",
+                "ChirperStore", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -161,6 +173,11 @@ let package = Package(
         .testTarget(
             name: "ChirperGraphicsTests",
             dependencies: ["ChirperGraphics", "ChirperCore", "ChirperTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperStoreTests",
+            dependencies: ["ChirperStore", "ChirperCore", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

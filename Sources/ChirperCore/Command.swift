@@ -49,6 +49,15 @@ public enum Command: Sendable, Hashable {
     case ab(ABRequest)
     /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
     case graphics(GraphicsMode?)
+    /// `quiz …`: learn the sounds of a deck.
+    case quiz(QuizRequest)
+    /// The open question's answer: a choice's number or a name (a bare number or name typed while a question
+    /// is open is one too).
+    case answer(String)
+    /// Hear the open question's recording again from where it began.
+    case replay
+    /// Give up the open question: it is answered wrong and shown.
+    case skip
     case help(topic: String?)
     case quit
     /// An empty line: nothing to do.
@@ -100,6 +109,13 @@ public enum CommandParser {
         ("compare", [], "compare <a> <b> [more]", "rows or selections (s1) stacked, measured side by side"),
         ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
+        (
+            "quiz", [], "quiz <query>|saved|cached [--mode M] | stop | stats | export F",
+            "learn the sounds: questions from a deck, scheduled by spaced repetition"
+        ),
+        ("answer", [], "answer <n>|<name>", "answer the quiz's question (a number or name alone works too)"),
+        ("replay", [], "replay", "hear the quiz question's recording again"),
+        ("skip", [], "skip", "give up the quiz question: it is shown and counts as missed"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
         ("quit", ["exit", "q"], "quit", "leave (Ctrl-D too)"),
@@ -217,6 +233,11 @@ public enum CommandParser {
             return .compare(try CompareItem.parse(rest))
         case "ab":
             return .ab(try ABRequest.parse(rest))
+        case "quiz":
+            return .quiz(try QuizRequest.parse(rest))
+        case "answer":
+            guard !rest.isEmpty else { throw CommandError("answer needs a choice's number or a name, e.g. answer 2") }
+            return .answer(rest)
         case "graphics":
             guard !rest.isEmpty else { return .graphics(nil) }
             guard let mode = GraphicsMode(rawValue: rest.lowercased()) else {
@@ -238,6 +259,8 @@ public enum CommandParser {
             case "wait": return .wait
             case "mute": return .mute
             case "unmute": return .unmute
+            case "replay": return .replay
+            case "skip": return .skip
             default: return .quit
             }
         }

@@ -21,6 +21,8 @@ struct LineGateMachine: Sendable {
         case saving
         /// Until the queue is no longer playing (its last item ended, or it was stopped).
         case queueEnds
+        /// Until the quiz's deck is built (or could not be).
+        case quizDeck
     }
 
     enum Event: Sendable, Hashable {
@@ -40,6 +42,8 @@ struct LineGateMachine: Sendable {
         case measurementDone
         /// The save batch ended.
         case savingDone
+        /// The quiz's deck was built, or refused.
+        case quizDeckDone
         /// Ctrl-C stopped playback: a `wait` for it is over.
         case playbackStopped
     }
@@ -84,6 +88,8 @@ struct LineGateMachine: Sendable {
             if blocker == .measurement { blocker = nil }
         case .savingDone:
             if blocker == .saving { blocker = nil }
+        case .quizDeckDone:
+            if blocker == .quizDeck { blocker = nil }
         case .playbackStopped:
             if case .playbackEnds = blocker { blocker = nil }
         }

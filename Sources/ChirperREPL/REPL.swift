@@ -35,6 +35,8 @@ public actor REPL {
     private var measureTask: Task<Void, Never>?
     private var compareTask: Task<Void, Never>?
     private var abTimer: Task<Void, Never>?
+    private var quizDeckTask: Task<Void, Never>?
+    private let quiz: QuizKit
     /// Times A/B listening's gaps.
     private let clock: any Clock<Duration>
 
@@ -42,8 +44,10 @@ public actor REPL {
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
-        measurer: any MeasurementSource = NoMeasurements(), clock: any Clock<Duration> = ContinuousClock()
+        measurer: any MeasurementSource = NoMeasurements(), quiz: QuizKit = .none,
+        clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
     ) {
+        self.quiz = quiz
         self.clock = clock
         self.pictures = pictures
         self.measurer = measurer
@@ -56,7 +60,7 @@ public actor REPL {
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
                 homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory(), contrast: contrast,
-                graphics: graphics, terminal: console.graphics))
+                graphics: graphics, terminal: console.graphics, seed: seed))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
@@ -99,7 +103,9 @@ public actor REPL {
                 }
             }
         }
-        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer] { task?.cancel() }
+        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer, quizDeckTask] {
+            task?.cancel()
+        }
         await player.shutdown()
         console.setStatus(nil)
         console.close()
@@ -165,6 +171,15 @@ public actor REPL {
             }
         case .cancelCompare:
             compareTask?.cancel()
+        case .buildQuizDeck(let id, let origin):
+            quizDeckTask?.cancel()
+            quizDeckTask = work {
+                .quizDeck(id: id, $0)
+            } computing: { [decks = quiz.decks] in
+                try await decks.recordings(for: origin)
+            }
+        case .cancelQuizDeck:
+            quizDeckTask?.cancel()
         case .abWait(let seconds, let round):
             abTimer?.cancel()
             let (clock, sink) = (self.clock, eventSink)
@@ -217,6 +232,38 @@ public actor REPL {
                 return .pngWritten(path: path, refusal: nil)
             } catch {
                 return .pngWritten(path: path, refusal: userMessage(for: error))
+            }
+        case .loadQuiz(let deck):
+            let now = quiz.now()
+            do {
+                return .quiz(.loaded(try quiz.store.load(deck, at: now), now: now, refusal: nil))
+            } catch {
+                return .quiz(.loaded(QuizProgress(), now: now, refusal: userMessage(for: error)))
+            }
+        case .keepQuizAnswer(let record):
+            let now = quiz.now()
+            do {
+                return .quiz(.kept(try quiz.store.keep(record, at: now), now: now, refusal: nil))
+            } catch {
+                return .quiz(.kept(record.memory(at: now), now: now, refusal: userMessage(for: error)))
+            }
+        case .quizStats:
+            do {
+                return .quiz(.stats(try quiz.store.stats(at: quiz.now()), refusal: nil))
+            } catch {
+                return .quiz(.stats(nil, refusal: userMessage(for: error)))
+            }
+        case .exportQuiz(let path):
+            do {
+                let rows = try quiz.store.exportRows()
+                try QuizExport.csv(rows).write(toFile: path, atomically: true, encoding: .utf8)
+                return .quiz(.exported(path: path, rows: rows.count, refusal: nil))
+            } catch {
+                let reason =
+                    error is any UserFacingError
+                    ? userMessage(for: error)
+                    : "cannot write \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)"
+                return .quiz(.exported(path: path, rows: 0, refusal: reason))
             }
         case .control(let control):
             let refusal: String?

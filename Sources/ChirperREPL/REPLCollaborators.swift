@@ -116,3 +116,62 @@ public struct NoMeasurements: MeasurementSource {
         throw Unavailable()
     }
 }
+
+/// Where a quiz's deck comes from: the recordings of a query (over as many pages as it needs, paced as every
+/// request), or those kept on disk.
+public protocol QuizDeckSource: Sendable {
+    /// Throws a `UserFacingError` (one line) or `CancellationError`.
+    func recordings(for origin: QuizOrigin) async throws -> [Recording]
+}
+
+/// The quiz's store of decks, answers and memories.
+public protocol QuizKeeping: Sendable {
+    func load(_ deck: QuizDeck, at now: Date) throws -> QuizProgress
+    func keep(_ answer: QuizAnswerRecord, at now: Date) throws -> CardMemory
+    func stats(at now: Date) throws -> QuizStats
+    func exportRows() throws -> [[String]]
+}
+
+/// The quiz's collaborators and its clock.
+public struct QuizKit: Sendable {
+    public var decks: any QuizDeckSource
+    public var store: any QuizKeeping
+    /// The time answers are kept and scheduled at.
+    public var now: @Sendable () -> Date
+
+    public init(decks: any QuizDeckSource, store: any QuizKeeping, now: @escaping @Sendable () -> Date = Date.init) {
+        self.decks = decks
+        self.store = store
+        self.now = now
+    }
+
+    /// For sessions and tests without a quiz.
+    public static let none = QuizKit(
+        decks: NoQuizDecks(), store: UnavailableQuizStore(reason: "the quiz is not available in this session"))
+}
+
+struct NoQuizDecks: QuizDeckSource {
+    struct Unavailable: UserFacingError {
+        var userMessage: String { "the quiz is not available in this session" }
+    }
+
+    func recordings(for origin: QuizOrigin) async throws -> [Recording] { throw Unavailable() }
+}
+
+/// A store that could not be opened: every call says why, and the quiz goes on without keeping answers.
+public struct UnavailableQuizStore: QuizKeeping {
+    struct Unavailable: UserFacingError {
+        var userMessage: String
+    }
+
+    let reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    public func load(_ deck: QuizDeck, at now: Date) throws -> QuizProgress { throw Unavailable(userMessage: reason) }
+    public func keep(_ answer: QuizAnswerRecord, at now: Date) throws -> CardMemory {
+        throw Unavailable(userMessage: reason)
+    }
+    public func stats(at now: Date) throws -> QuizStats { throw Unavailable(userMessage: reason) }
+    public func exportRows() throws -> [[String]] { throw Unavailable(userMessage: reason) }
+}

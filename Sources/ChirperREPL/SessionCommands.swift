@@ -8,7 +8,12 @@ extension SessionMachine {
         do {
             command = try CommandParser.parse(line)
         } catch {
-            refuse(error.description)
+            // While a quiz question is open, a number or a name that is no command answers it.
+            if quizMachine.openQuestion != nil {
+                answerQuiz(line)
+            } else {
+                refuse(error.description)
+            }
             return
         }
         switch command {
@@ -94,6 +99,14 @@ extension SessionMachine {
             compare(items)
         case .ab(let request):
             listenAB(request)
+        case .quiz(let request):
+            quiz(request)
+        case .answer(let text):
+            answerQuiz(text)
+        case .skip:
+            skipQuestion()
+        case .replay:
+            replayQuestion()
         case .sono(.draw(let draw)):
             drawSonogram(draw)
         case .sono(.strip(let on, let lines, let band)):

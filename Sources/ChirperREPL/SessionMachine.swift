@@ -20,6 +20,8 @@ struct SessionMachine: Sendable {
         /// How `sono` draws at the start (`--graphics`), and what the terminal said it can draw.
         var graphics: GraphicsMode = .auto
         var terminal: TerminalGraphicsSupport = .none
+        /// Seeds each quiz given no `--seed` (the runner's random number).
+        var seed: UInt64 = 0
     }
 
     enum Event: Sendable, Hashable {
@@ -46,6 +48,8 @@ struct SessionMachine: Sendable {
         case compared(id: Int, Result<[Compared], WorkFailure>)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
         case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
+        /// The recordings of quiz deck `id` arrived, or why not.
+        case quizDeck(id: Int, Result<[Recording], WorkFailure>)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -71,11 +75,20 @@ struct SessionMachine: Sendable {
         case writePNG(RasterImage, path: String)
         /// Write text (the selection table) to a file.
         case writeText(String, path: String)
+        /// Remember the quiz's deck in the store, and read what is known of its cards.
+        case loadQuiz(QuizDeck)
+        /// Keep a quiz answer and the card's memory after it.
+        case keepQuizAnswer(QuizAnswerRecord)
+        case quizStats
+        /// Write the quiz's cards and their recordings as CSV.
+        case exportQuiz(path: String)
     }
 
     enum StopCause: Sendable, Hashable {
         case command
         case interrupt
+        /// The quiz ended: stop its question if it still plays, and say nothing if nothing does.
+        case quiet
     }
 
     /// The player's commands that answer at once with a refusal or nothing.
@@ -108,6 +121,7 @@ struct SessionMachine: Sendable {
         case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
         case pngWritten(path: String, refusal: String?)
         case textWritten(path: String, refusal: String?)
+        case quiz(QuizAnswerEvent)
     }
 
     enum Action: Sendable, Hashable {
@@ -131,6 +145,9 @@ struct SessionMachine: Sendable {
         /// Draw and measure each section (replacing a comparison still running); it ends as `.compared`.
         case compare(id: Int, [CompareTask])
         case cancelCompare
+        /// Fetch the recordings of a quiz deck (replacing a fetch still running); it ends as `.quizDeck`.
+        case buildQuizDeck(id: Int, QuizOrigin)
+        case cancelQuizDeck
         /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
         case abWait(seconds: Double, round: Int)
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
@@ -144,6 +161,8 @@ struct SessionMachine: Sendable {
     struct Playing: Sendable, Hashable {
         var ticket: PlaybackTicket
         var recording: Recording
+        /// A quiz question's: `recording` names nothing, and no attribution is said for it.
+        var masked = false
     }
 
     /// The `sono` being computed, and how its picture is shown.
@@ -198,6 +217,8 @@ struct SessionMachine: Sendable {
     var compareJob: CompareJob?
     /// A/B listening (`ab`).
     var ab = ABMachine()
+    /// The quiz (`quiz`).
+    var quizMachine = QuizMachine()
     /// How `sono` draws now (`graphics`).
     var graphics: GraphicsMode
     /// The line said when the graphics asked for cannot be had, once per mode.
@@ -278,6 +299,8 @@ struct SessionMachine: Sendable {
             compared(id: id, result)
         case .abGapEnded(let round):
             run(ab.gapEnded(round: round))
+        case .quizDeck(let id, let result):
+            quizDeckFetched(id: id, result, origin: quizMachine.buildingOrigin)
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -308,11 +331,16 @@ struct SessionMachine: Sendable {
                 gate.handle(.hold(.listSettles))
             }
         case .started(let ticket, let recording, let forQueue):
-            playing = Playing(ticket: ticket, recording: recording)
+            let masked = quizStarted(ticket)
+            playing = Playing(ticket: ticket, recording: masked ?? recording, masked: masked != nil)
             if forQueue { _ = queue.handle(.started(ticket)) }
             abStarted(ticket)
         case .stopped(let refusal, .command):
             if let refusal { refuse(refusal) }
+        case .stopped(_, .quiet):
+            break
+        case .quiz(let event):
+            take(quiz: event)
         case .stopped(let refusal, .interrupt):
             if refusal == nil {
                 gate.handle(.playbackStopped)
@@ -363,6 +391,11 @@ struct SessionMachine: Sendable {
             emit(.cancelCompare)
             return
         }
+        if quizMachine.isOn {
+            run(quizMachine.stop())
+            ask(.stop(.quiet))
+            return
+        }
         if saves.state.isBusy {
             // Its `.part` stays, for a later save to resume.
             emit(.cancelSave)
@@ -377,7 +410,7 @@ struct SessionMachine: Sendable {
     private mutating func render(playback new: PlaybackState) {
         let old = playback
         playback = new
-        let recording = playing.flatMap { $0.ticket == new.ticket ? $0.recording : nil }
+        let recording = playing.flatMap { $0.ticket == new.ticket && !$0.masked ? $0.recording : nil }
         if case .buffering = new, old.ticket != new.ticket, let recording {
             say([presenter.attribution(recording)])
         }
@@ -454,6 +487,8 @@ struct SessionMachine: Sendable {
     }
 
     mutating func leave(_ status: Int32) {
+        // A quiz still running ends with its score.
+        if quizMachine.isOn { run(quizMachine.stop()) }
         ended = true
         emit(.quit(status: status))
     }

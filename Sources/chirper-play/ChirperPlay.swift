@@ -5,6 +5,7 @@ import ChirperCatalog
 import ChirperCore
 import ChirperHTTP
 import ChirperREPL
+import ChirperStore
 import Dispatch
 import Foundation
 import NIOCore
@@ -190,7 +191,10 @@ struct ChirperPlay: AsyncParsableCommand {
             pictures: GraphicsPictures(),
             // Measurements follow a download the player has running, as the sonogram does.
             measurer: MeasurementReader(
-                sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live)
+                sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
+            quiz: Self.quizKit(
+                source: source, perPage: perPage, saveDirectory: saveDirectory, cacheDirectory: cacheDirectory.path,
+                environment: environment)
         )
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
@@ -237,6 +241,18 @@ struct ChirperPlay: AsyncParsableCommand {
             demo,
             "offline demo catalog: \(demo.recordings.count) synthetic sounds (set XENO_CANTO_API_KEY for xeno-canto)"
         )
+    }
+
+    /// The quiz: decks from the catalogue or the disk, and the store (opened at its first use; one that cannot
+    /// be opened refuses every answer with its reason, and the quiz goes on without keeping them).
+    static func quizKit(
+        source: any RecordingSource, perPage: Int?, saveDirectory: String, cacheDirectory: String,
+        environment: [String: String]
+    ) -> QuizKit {
+        let decks = QuizDecks(
+            source: source, perPage: perPage ?? source.defaultPerPage, savedDirectory: saveDirectory,
+            cacheDirectory: cacheDirectory)
+        return QuizKit(decks: decks, store: LazyQuizStore(path: QuizStore.defaultPath(environment: environment)))
     }
 
     /// Holds the play cache's notices until the REPL exists, then passes them on as events.

@@ -1,0 +1,251 @@
+import ChirperCore
+import Foundation
+
+/// A quiz session: a pure machine of the REPL session. It picks each question (missed cards again soon, then
+/// what is due, then new cards, each card by its memory), grades the answers and keeps the score; the session
+/// plays the questions, prints the lines and keeps the memories in the store through requests.
+struct QuizMachine: Sendable {
+    /// One question: a recording of a card, played from `start` with nothing that names it.
+    struct Question: Sendable, Hashable {
+        /// 1-based, in this session.
+        var number: Int
+        var card: QuizCard
+        var recording: Recording
+        /// The names offered, in order (empty in typed mode).
+        var choices: [QuizDeck.Species]
+        /// Where in the recording the question begins (seconds), and where it ends (nil: at the end).
+        var start: Double
+        var end: Double?
+    }
+
+    /// An answered question.
+    struct Outcome: Sendable, Hashable {
+        var question: Question
+        /// The species answered (nil: skipped).
+        var answered: String?
+        var right: Bool { answered == question.card.species }
+    }
+
+    enum State: Sendable, Hashable {
+        /// No quiz.
+        case off
+        /// Work `id` builds the deck of `origin`.
+        case building(id: Int, QuizOrigin, QuizSettings)
+        /// The store is asked for the memories of the deck's cards.
+        case loading
+        /// `question` is open: its recording plays, an answer is awaited.
+        case asking(Question)
+        /// The answer to the question is being kept in the store.
+        case keeping(Outcome)
+    }
+
+    enum Action: Sendable, Hashable {
+        case none
+        /// Build the deck (off the event loop); it ends as the session's `quizDeck(id:)` event.
+        case buildDeck(id: Int, QuizOrigin)
+        /// Ask the store for the memories of the deck's cards and how this learner confused its species.
+        case loadProgress(QuizDeck)
+        /// Show and play `question` of `total`.
+        case ask(Question, total: Int)
+        /// Show the outcome and keep it in the store.
+        case reveal(Outcome, deck: String)
+        /// The session is over: its score.
+        case finish(right: Int, asked: Int)
+        case refuse(String)
+    }
+
+    private(set) var state: State = .off
+    private(set) var deck: QuizDeck?
+    private(set) var settings = QuizSettings()
+    private var memories: [QuizCard: CardMemory] = [:]
+    /// For each species, the species this learner answered in its place, and how often.
+    private var confusions: [String: [String: Int]] = [:]
+    /// The time the store last gave (the runner's injected clock).
+    private var now = Date(timeIntervalSince1970: 0)
+    private var random = SeededRandom(seed: 0)
+    private var asked = 0
+    private var right = 0
+    /// Cards missed in this session, with the question number from which they may come back.
+    private var relearning: [(card: QuizCard, from: Int)] = []
+    /// New cards in the order this session meets them.
+    private var newOrder: [QuizCard] = []
+    private var lastCard: QuizCard?
+    /// The open question's recording was asked to play; its request is not answered yet.
+    private var awaitingStart = false
+    /// The store's refusal was said in this quiz.
+    private var storeWarned = false
+
+    var isOn: Bool { state != .off }
+
+    /// The question open now, if one is.
+    var openQuestion: Question? {
+        if case .asking(let question) = state { return question }
+        return nil
+    }
+
+    /// The origin of the deck being built.
+    var buildingOrigin: QuizOrigin? {
+        if case .building(_, let origin, _) = state { return origin }
+        return nil
+    }
+
+    /// What the learner remembers of `card`, as the store last said.
+    func memory(of card: QuizCard) -> CardMemory? { memories[card] }
+
+    /// The open question's recording is asked to play (again).
+    mutating func awaitStart() {
+        awaitingStart = openQuestion != nil
+    }
+
+    /// A play request was answered: the open question, if it was its recording's.
+    mutating func started(_ ticket: PlaybackTicket) -> Question? {
+        guard awaitingStart, let question = openQuestion else { return nil }
+        awaitingStart = false
+        return question
+    }
+
+    /// True the first time in a quiz: the store's refusal is said then.
+    mutating func warnStore() -> Bool {
+        defer { storeWarned = true }
+        return !storeWarned
+    }
+
+    /// The name a question's recording plays under.
+    static func maskedLabel(_ number: Int) -> String { "quiz-\(number)" }
+
+    /// The question's recording as the session shows it while the question is open: its audio and nothing else.
+    static func masked(_ question: Question) -> Recording {
+        Recording(
+            id: maskedLabel(question.number), englishName: "quiz question \(question.number)",
+            length: question.recording.length, audio: question.recording.audio)
+    }
+
+    /// `quiz <deck>`: ends any quiz running and builds the new deck. `seed`: the session's own, used when the
+    /// settings give none.
+    mutating func start(_ origin: QuizOrigin, _ settings: QuizSettings, id: Int, seed: UInt64) -> Action {
+        self = QuizMachine()
+        self.settings = settings
+        random = SeededRandom(seed: settings.seed ?? seed)
+        state = .building(id: id, origin, settings)
+        return .buildDeck(id: id, origin)
+    }
+
+    /// The deck of work `id` is built, or refused.
+    mutating func deckBuilt(id: Int, _ result: Result<QuizDeck, QuizDeck.Refusal>) -> Action {
+        guard case .building(let current, _, _) = state, current == id else { return .none }
+        switch result {
+        case .failure(let refusal):
+            state = .off
+            return .refuse(refusal.description)
+        case .success(let deck):
+            self.deck = deck
+            newOrder = deck.cards.shuffled(using: &random)
+            state = .loading
+            return .loadProgress(deck)
+        }
+    }
+
+    /// The deck could not be fetched (the network, the catalog).
+    mutating func deckFailed(id: Int, _ message: String) -> Action {
+        guard case .building(let current, _, _) = state, current == id else { return .none }
+        state = .off
+        return .refuse(message)
+    }
+
+    /// The store's memories of the deck (empty when it cannot be read), at `now`.
+    mutating func progressLoaded(
+        _ memories: [QuizCard: CardMemory], confusions: [String: [String: Int]], now: Date
+    ) -> Action {
+        guard state == .loading else { return .none }
+        self.memories = memories
+        self.confusions = confusions
+        self.now = now
+        return nextQuestion()
+    }
+
+    /// An answer typed while `question` is open: nil `species` for `skip`.
+    mutating func answer(_ species: String?) -> Action {
+        guard case .asking(let question) = state, let deck else { return .none }
+        let outcome = Outcome(question: question, answered: species)
+        asked += 1
+        if outcome.right {
+            right += 1
+        } else {
+            // A missed card comes back after two other questions (sooner if the deck is small).
+            relearning.append((question.card, question.number + min(3, max(1, deck.cards.count - 1))))
+            if let species { confusions[question.card.species, default: [:]][species, default: 0] += 1 }
+        }
+        state = .keeping(outcome)
+        awaitingStart = false
+        return .reveal(outcome, deck: deck.name)
+    }
+
+    /// The store kept the answer (or could not): the card's new memory, at `now`; then the next question.
+    mutating func kept(_ memory: CardMemory?, now: Date) -> Action {
+        guard case .keeping(let outcome) = state else { return .none }
+        if let memory { memories[outcome.question.card] = memory }
+        self.now = now
+        return nextQuestion()
+    }
+
+    /// `quiz stop`, Ctrl-C: the score so far.
+    mutating func stop() -> Action {
+        guard isOn else { return .refuse("no quiz is running; start one with quiz <query>, quiz saved or quiz cached") }
+        let wasAsking = deck != nil
+        state = .off
+        awaitingStart = false
+        return wasAsking ? .finish(right: right, asked: asked) : .refuse("quiz stopped")
+    }
+
+    private mutating func nextQuestion() -> Action {
+        guard let deck else { return .none }
+        guard asked < settings.questions, let card = pickCard(deck) else {
+            state = .off
+            return .finish(right: right, asked: asked)
+        }
+        lastCard = card
+        let recordings = deck.recordings(of: card)
+        let recording = recordings.randomElement(using: &random) ?? recordings[0]
+        let choices: [QuizDeck.Species]
+        if settings.mode == .choice, let truth = deck.species(named: card.species) {
+            let others = deck.distractors(
+                for: card.species, count: settings.choices - 1, confusions: confusions[card.species] ?? [:],
+                using: &random)
+            choices = ([truth] + others).shuffled(using: &random)
+        } else {
+            choices = []
+        }
+        let (start, end) = excerpt(of: recording)
+        let question = Question(
+            number: asked + 1, card: card, recording: recording, choices: choices, start: start, end: end)
+        state = .asking(question)
+        return .ask(question, total: settings.questions)
+    }
+
+    /// The card to ask: a card missed in this session once its turn has come, then the most overdue card,
+    /// then a new one, then the one due soonest; not the card just asked when another will do.
+    private mutating func pickCard(_ deck: QuizDeck) -> QuizCard? {
+        let number = asked + 1
+        if let index = relearning.firstIndex(where: { $0.from <= number && $0.card != lastCard }) {
+            return relearning.remove(at: index).card
+        }
+        let cards = deck.cards
+        let due = cards.filter { card in memories[card].map { $0.due <= now } ?? false && card != lastCard }
+            .sorted { memories[$0]!.due < memories[$1]!.due }
+        if let first = due.first { return first }
+        if let index = newOrder.firstIndex(where: { memories[$0] == nil && $0 != lastCard }) {
+            return newOrder.remove(at: index)
+        }
+        let soonest = cards.filter { $0 != lastCard }.sorted {
+            (memories[$0]?.due ?? now) < (memories[$1]?.due ?? now)
+        }
+        return soonest.first ?? cards.first
+    }
+
+    /// A long recording is heard from a random point, 20 s of it; a short one whole.
+    private mutating func excerpt(of recording: Recording) -> (Double, Double?) {
+        guard let length = recording.lengthSeconds, length > 40 else { return (0, nil) }
+        let start = Double(Int.random(in: 0...Int(length - 20), using: &random))
+        return (start, start + 20)
+    }
+}

@@ -1,0 +1,170 @@
+import ChirperCatalog
+import ChirperCore
+import Foundation
+
+/// The quiz, as part of the session machine: commands, answers, and what the quiz machine decides.
+extension SessionMachine {
+    mutating func quiz(_ request: QuizRequest) {
+        switch request {
+        case .start(let origin, let settings):
+            _ = queue.handle(.stop)
+            ab.stop()
+            let id = nextWorkID()
+            run(quizMachine.start(origin, settings, id: id, seed: setup.seed &+ UInt64(id)))
+        case .stop:
+            let wasAsking = quizMachine.openQuestion != nil
+            run(quizMachine.stop())
+            if wasAsking { ask(.stop(.quiet)) }
+        case .stats:
+            ask(.quizStats)
+        case .export(let path):
+            ask(.exportQuiz(path: path))
+        }
+    }
+
+    /// A line typed while a question is open, or `answer …`.
+    mutating func answerQuiz(_ text: String) {
+        guard let question = quizMachine.openQuestion, let deck = quizMachine.deck else {
+            refuse("no quiz question is open; start one with quiz <query>, quiz saved or quiz cached")
+            return
+        }
+        switch QuizAnswer.match(text, choices: question.choices, deck: deck) {
+        case .species(let species):
+            run(quizMachine.answer(species))
+        case .outOfRange(let number, let count):
+            refuse("there is no choice \(number): answer 1 to \(count), or a name")
+        case .unknown(let closest):
+            let shown = TerminalText.sanitize(String(text.prefix(40)))
+            refuse(
+                "no species '\(shown)' in this deck"
+                    + (closest.isEmpty ? "" : "; closest: \(closest.map(TerminalText.sanitize).joined(separator: ", "))"))
+        }
+    }
+
+    mutating func skipQuestion() {
+        guard quizMachine.openQuestion != nil else {
+            refuse("no quiz question is open; start one with quiz <query>")
+            return
+        }
+        run(quizMachine.answer(nil))
+    }
+
+    mutating func replayQuestion() {
+        guard let question = quizMachine.openQuestion else {
+            refuse("no quiz question is open; play <n> plays a row")
+            return
+        }
+        playQuestion(question)
+    }
+
+    /// Runs what the quiz machine decided.
+    mutating func run(_ action: QuizMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .buildDeck(let id, let origin):
+            say([presenter.quizBuilding(origin)])
+            if !setup.interactive { hold(.quizDeck) }
+            emit(.buildQuizDeck(id: id, origin))
+        case .loadProgress(let deck):
+            gate.handle(.quizDeckDone)
+            say([presenter.quizDeck(deck)])
+            ask(.loadQuiz(deck))
+        case .ask(let question, let total):
+            say(presenter.quizQuestion(question.number, of: total, choices: question.choices.map(\.englishName)))
+            playQuestion(question)
+        case .reveal(let outcome, let deck):
+            // Kept first: once its line is printed, the answer is on disk.
+            ask(
+                .keepQuizAnswer(
+                    QuizAnswerRecord(
+                        deck: deck, card: outcome.question.card, recording: outcome.question.recording.label,
+                        answered: outcome.answered, previous: quizMachine.memory(of: outcome.question.card))))
+            let truth = quizMachine.deck?.species(named: outcome.question.card.species)
+            let answered = outcome.answered.flatMap { quizMachine.deck?.species(named: $0) }
+            say(
+                presenter.quizOutcome(
+                    right: outcome.right, recording: outcome.question.recording,
+                    species: truth?.scientificName ?? outcome.question.card.species,
+                    englishName: truth?.englishName ?? "", answered: answered?.englishName,
+                    skipped: outcome.answered == nil))
+        case .finish(let right, let asked):
+            say([presenter.quizScore(right: right, asked: asked)])
+            ask(.stop(.quiet))
+        case .refuse(let text):
+            gate.handle(.quizDeckDone)
+            refuse(text)
+        }
+    }
+
+    /// Plays the question's recording under a name that gives nothing away.
+    private mutating func playQuestion(_ question: QuizMachine.Question) {
+        guard let item = question.recording.playItem else { return }
+        let masked = PlayItem(
+            label: QuizMachine.maskedLabel(question.number), location: item.location,
+            expectedDuration: item.expectedDuration)
+        quizMachine.awaitStart()
+        ask(.play(masked, question.recording, forQueue: false))
+    }
+
+    /// A play request was answered: if it is the open question's, what plays is shown masked, and a long
+    /// recording plays only its excerpt.
+    mutating func quizStarted(_ ticket: PlaybackTicket) -> Recording? {
+        guard let question = quizMachine.started(ticket) else { return nil }
+        if let end = question.end {
+            ask(.control(.section(.absolute(question.start), .absolute(end), nil)))
+        }
+        return QuizMachine.masked(question)
+    }
+
+    /// The deck's recordings arrived (or why not).
+    mutating func quizDeckFetched(id: Int, _ result: Result<[Recording], WorkFailure>, origin: QuizOrigin?) {
+        switch result {
+        case .success(let recordings):
+            guard let origin else { return }
+            run(
+                quizMachine.deckBuilt(
+                    id: id, QuizDeck.make(name: origin.deckName, family: origin.family, recordings: recordings)))
+        case .failure(.stopped):
+            run(quizMachine.deckFailed(id: id, "quiz stopped"))
+        case .failure(.failed(let message)):
+            run(quizMachine.deckFailed(id: id, message))
+        }
+    }
+
+    mutating func take(quiz answer: QuizAnswerEvent) {
+        switch answer {
+        case .loaded(let progress, let now, let refusal):
+            if let refusal { warnQuizStore(refusal) }
+            run(quizMachine.progressLoaded(progress.memories, confusions: progress.confusions, now: now))
+        case .kept(let memory, let now, let refusal):
+            if let refusal { warnQuizStore(refusal) }
+            run(quizMachine.kept(memory, now: now))
+        case .stats(let stats, let refusal):
+            if let stats { say(presenter.quizStats(stats)) }
+            if let refusal { refuse(refusal) }
+        case .exported(let path, let rows, let refusal):
+            if let refusal {
+                refuse(refusal)
+            } else {
+                say([presenter.quizExported(path, rows: rows)])
+            }
+        }
+    }
+
+    /// The store cannot keep answers: said once a quiz, and the quiz goes on.
+    private mutating func warnQuizStore(_ refusal: String) {
+        guard quizMachine.warnStore() else { return }
+        refuse(refusal + "; the quiz goes on without keeping answers")
+    }
+}
+
+/// The store's answers to the quiz's requests.
+enum QuizAnswerEvent: Sendable, Hashable {
+    /// The deck's progress (empty, with the reason, when the store cannot be read), at the runner's `now`.
+    case loaded(QuizProgress, now: Date, refusal: String?)
+    /// The answered card's new memory (computed even when it cannot be kept), at `now`.
+    case kept(CardMemory, now: Date, refusal: String?)
+    case stats(QuizStats?, refusal: String?)
+    case exported(path: String, rows: Int, refusal: String?)
+}

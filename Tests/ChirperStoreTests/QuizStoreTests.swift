@@ -1,0 +1,4 @@
+import ChirperCore
+import ChirperStore
+import Foundation
+import Testing
