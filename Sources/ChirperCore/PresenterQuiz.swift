@@ -94,7 +94,8 @@ extension Presenter {
             }
             let accuracy = "\(line.right)/\(line.answered)"
             lines.append(
-                "  " + clean(line.englishName.isEmpty ? line.species : line.englishName) + dim(" (\(clean(line.species)))")
+                "  " + clean(line.englishName.isEmpty ? line.species : line.englishName)
+                    + dim(" (\(clean(line.species)))")
                     + "  \(accuracy) right, " + dueText(line.due, now: stats.now))
         }
         if !stats.confusions.isEmpty {

@@ -52,7 +52,8 @@ public struct QuizDeck: Sendable, Hashable {
             let key = Self.key(genus: recording.genus, species: recording.species)
             if found[key] == nil {
                 found[key] = Species(
-                    scientificName: key, englishName: recording.englishName, genus: String(key.prefix(while: { $0 != " " })),
+                    scientificName: key, englishName: recording.englishName,
+                    genus: String(key.prefix(while: { $0 != " " })),
                     recordings: [])
             }
             found[key]?.recordings.append(recording)

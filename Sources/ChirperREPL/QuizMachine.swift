@@ -98,7 +98,7 @@ struct QuizMachine: Sendable {
     }
 
     /// A play request was answered: the open question, if it was its recording's.
-    mutating func started(_ ticket: PlaybackTicket) -> Question? {
+    mutating func started() -> Question? {
         guard awaitingStart, let question = openQuestion else { return nil }
         awaitingStart = false
         return question

@@ -331,7 +331,7 @@ struct SessionMachine: Sendable {
                 gate.handle(.hold(.listSettles))
             }
         case .started(let ticket, let recording, let forQueue):
-            let masked = quizStarted(ticket)
+            let masked = quizStarted()
             playing = Playing(ticket: ticket, recording: masked ?? recording, masked: masked != nil)
             if forQueue { _ = queue.handle(.started(ticket)) }
             abStarted(ticket)

@@ -37,7 +37,8 @@ extension SessionMachine {
             let shown = TerminalText.sanitize(String(text.prefix(40)))
             refuse(
                 "no species '\(shown)' in this deck"
-                    + (closest.isEmpty ? "" : "; closest: \(closest.map(TerminalText.sanitize).joined(separator: ", "))"))
+                    + (closest.isEmpty
+                        ? "" : "; closest: \(closest.map(TerminalText.sanitize).joined(separator: ", "))"))
         }
     }
 
@@ -109,8 +110,8 @@ extension SessionMachine {
 
     /// A play request was answered: if it is the open question's, what plays is shown masked, and a long
     /// recording plays only its excerpt.
-    mutating func quizStarted(_ ticket: PlaybackTicket) -> Recording? {
-        guard let question = quizMachine.started(ticket) else { return nil }
+    mutating func quizStarted() -> Recording? {
+        guard let question = quizMachine.started() else { return nil }
         if let end = question.end {
             ask(.control(.section(.absolute(question.start), .absolute(end), nil)))
         }

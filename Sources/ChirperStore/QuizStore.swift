@@ -42,7 +42,8 @@ public final class QuizStore: @unchecked Sendable {
             throw StoreError(
                 code: 26,
                 message:
-                    "the quiz store \(database.path) was written by a newer chirper-play (schema \(version)); update it")
+                    "the quiz store \(database.path) was written by a newer chirper-play (schema \(version)); update it"
+            )
         }
         guard version < Self.schemaVersion else { return }
         try database.transaction { () throws(StoreError) in
@@ -163,7 +164,8 @@ public final class QuizStore: @unchecked Sendable {
                 GROUP BY deck, species, answered ORDER BY times DESC, deck, species LIMIT 10
                 """
             ).map {
-                QuizStats.Confusion(deck: $0[0].string, species: $0[1].string, answered: $0[2].string, times: $0[3].int ?? 0)
+                QuizStats.Confusion(
+                    deck: $0[0].string, species: $0[1].string, answered: $0[2].string, times: $0[3].int ?? 0)
             }
             return QuizStats(
                 answered: totals.first?.int ?? 0, right: totals.dropFirst().first?.int ?? 0, due: due, now: now,
@@ -185,7 +187,8 @@ public final class QuizStore: @unchecked Sendable {
             ).map { row in
                 row.enumerated().map { index, value in
                     index == 4
-                        ? value.double.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? ""
+                        ? value.double.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) }
+                            ?? ""
                         : value.string
                 }
             }

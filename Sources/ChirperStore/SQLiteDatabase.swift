@@ -53,7 +53,8 @@ final class SQLiteDatabase {
     /// The one error funnel: a result code that is not success becomes a ``StoreError`` naming what failed.
     func check(_ code: Int32, _ what: String) throws(StoreError) {
         guard code != SQLITE_OK, code != SQLITE_ROW, code != SQLITE_DONE else { return }
-        let detail = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        let detail =
+            handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
         let reason: String
         switch code & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED: reason = "it is locked by another program"

@@ -1,0 +1,234 @@
+import ChirperCatalog
+import ChirperCore
+import Foundation
+import Testing
+
+@testable import ChirperREPL
+
+private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
+
+/// Six species in three genera (two each), each with a song and a call; and a restricted row.
+private let deckRecordings: [Recording] = {
+    let species = [
+        ("Sylvia", "atricapilla", "Eurasian Blackcap"), ("Sylvia", "borin", "Garden Warbler"),
+        ("Phylloscopus", "collybita", "Common Chiffchaff"), ("Phylloscopus", "trochilus", "Willow Warbler"),
+        ("Turdus", "merula", "Common Blackbird"), ("Turdus", "philomelos", "Song Thrush"),
+    ]
+    var recordings: [Recording] = []
+    for (index, (genus, name, english)) in species.enumerated() {
+        for (offset, type) in ["song", "call"].enumerated() {
+            let id = String(700_000 + index * 10 + offset)
+            recordings.append(
+                Recording(
+                    id: id, genus: genus, species: name, englishName: english, recordist: "Recordist \(id)",
+                    soundType: type, pageURL: "https://xeno-canto.org/\(id)",
+                    licenceURL: "https://creativecommons.org/licenses/by/4.0/", length: "0:08",
+                    audio: .playable(.remote("https://xeno-canto.org/\(id)/download"))))
+        }
+    }
+    recordings.append(
+        Recording(id: "799999", genus: "Strix", species: "secreta", englishName: "Secret Owl", audio: .restricted))
+    return recordings
+}()
+
+private func quizSession() -> SessionMachine {
+    SessionMachine(
+        .init(
+            interactive: false, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder", seed: 11))
+}
+
+private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
+
+/// Everything printed by `actions`.
+private func printed(_ actions: [SessionMachine.Action]) -> [String] {
+    actions.flatMap { action -> [String] in
+        if case .print(let lines) = action { return lines }
+        return []
+    }
+}
+
+/// A quiz driven the way its runner would: each request answered at once, the clock moved by `step` per answer.
+private struct QuizDriver {
+    var machine = quizSession()
+    var now = Date(timeIntervalSince1970: 1_800_000_000)
+    var tickets: UInt64 = 0
+    /// The last question's real recording (the play request carries it; only the test looks).
+    var playing: Recording?
+    /// The item the player was asked to play for it.
+    var playingItem: PlayItem?
+    var kept: [QuizAnswerRecord] = []
+    var lines: [String] = []
+
+    /// Takes `event`, answers every request it made (recursively), and returns every action.
+    mutating func send(_ event: SessionMachine.Event) -> [SessionMachine.Action] {
+        let actions = machine.handle(event)
+        lines += printed(actions)
+        var all = actions
+        for action in actions {
+            guard case .request(let request) = action else { continue }
+            all += send(.answered(answer(request)))
+        }
+        return all
+    }
+
+    mutating func answer(_ request: SessionMachine.Request) -> SessionMachine.Answer {
+        switch request {
+        case .loadQuiz:
+            return .quiz(.loaded(QuizProgress(), now: now, refusal: nil))
+        case .play(let item, let recording, let forQueue):
+            #expect(item.label.hasPrefix("quiz-"), "a question plays under a name that gives nothing away")
+            tickets += 1
+            playing = recording
+            playingItem = item
+            return .started(PlaybackTicket(tickets), recording, forQueue: forQueue)
+        case .keepQuizAnswer(let record):
+            kept.append(record)
+            now += 5
+            return .quiz(.kept(record.memory(at: now), now: now, refusal: nil))
+        case .stop(let cause):
+            return .stopped(refusal: nil, cause)
+        default:
+            Issue.record("the quiz made a request it should not: \(request)")
+            return .searched
+        }
+    }
+}
+
+@Suite("A quiz session, one event at a time")
+struct QuizSessionTests {
+    @Test(
+        "20 scripted questions: nothing names the recording before its answer, the score and schedule follow the answers"
+    )
+    func twentyQuestions() throws {
+        var driver = QuizDriver()
+        let start = driver.send(typed("quiz gen:sylvia --questions 20"))
+        guard
+            case .buildQuizDeck(let id, let origin)? = start.first(where: {
+                if case .buildQuizDeck = $0 { true } else { false }
+            })
+        else {
+            Issue.record("quiz did not ask for its deck: \(start)")
+            return
+        }
+        #expect(origin == .query(try SearchQuery.parse("gen:sylvia")))
+        _ = driver.send(.quizDeck(id: id, .success(deckRecordings)))
+        #expect(driver.lines.contains("quiz: deck name=\"gen:sylvia\" species=6 recordings=12 cards=12"))
+
+        var rightAnswers = 0
+        var askedAt: [QuizCard: [Int]] = [:]
+        for number in 1...20 {
+            let questionLine = try #require(driver.lines.last { $0.hasPrefix("quiz: question \(number)/20 ") })
+            let truth = try #require(driver.playing)
+            askedAt[QuizCard(species: "\(truth.genus) \(truth.species)", sound: .init(truth.soundType)), default: []]
+                .append(number)
+            // What a user sees while the question is open: its playback lines and the status.
+            let heard = driver.send(
+                .playback(.playing(PlaybackProgress(item: driver.playingItem!, ticket: PlaybackTicket(driver.tickets))))
+            )
+            let shownBefore = driver.lines.drop { !$0.hasPrefix("quiz: question \(number)/20 ") }
+            for line in Array(shownBefore) + printed(heard) {
+                // The question line offers the English name among the others, as every choice is offered.
+                let offered = line == questionLine ? [] : [truth.englishName]
+                for secret in offered + [truth.scientificName, truth.label, truth.recordist, truth.id] {
+                    #expect(!line.contains(secret), "question \(number) gives away '\(secret)': \(line)")
+                }
+            }
+            // Choices: the other species of the same genus is always offered (genus first).
+            let sibling = deckRecordings.first { $0.genus == truth.genus && $0.species != truth.species }!
+            #expect(questionLine.contains(sibling.englishName), "\(questionLine)")
+            #expect(questionLine.matches(of: /[\s=][1-4]:/).count == 4, "\(questionLine)")
+            // Right on two questions of three; wrong on the third, naming the sibling.
+            let right = number % 3 != 0
+            let answer = right ? truth.englishName : sibling.englishName
+            let answered = printed(driver.send(typed(answer)))
+            let verdict = try #require(answered.first { $0.hasPrefix("quiz: answer ") })
+            #expect(verdict.hasPrefix("quiz: answer \(right ? "right" : "wrong") species=\"\(truth.scientificName)\""))
+            #expect(verdict.contains("xc=\(truth.label)") && verdict.contains("licence=\"CC BY 4.0\""))
+            if right { rightAnswers += 1 }
+        }
+        #expect(driver.lines.last == "quiz: score \(rightAnswers)/20")
+        #expect(driver.kept.count == 20)
+        #expect(driver.kept.filter(\.right).count == rightAnswers)
+
+        // The schedule: every card answered wrong is due again sooner than any card answered right.
+        var clock = Date(timeIntervalSince1970: 1_800_000_000)
+        var intervals: (wrong: [TimeInterval], right: [TimeInterval]) = ([], [])
+        for record in driver.kept {
+            clock += 5
+            let interval = record.memory(at: clock).due.timeIntervalSince(clock)
+            if record.right { intervals.right.append(interval) } else { intervals.wrong.append(interval) }
+        }
+        #expect(!intervals.wrong.isEmpty && intervals.wrong.max()! < intervals.right.min()!, "\(intervals)")
+        // A card missed comes back within the next four questions.
+        for record in driver.kept.enumerated() where !record.element.right && record.offset < 16 {
+            let later = askedAt[record.element.card]!.filter { $0 > record.offset + 1 }
+            #expect(later.first.map { $0 <= record.offset + 5 } ?? false, "\(record.element.card) did not come back")
+        }
+    }
+
+    @Test("answers out of range and unknown names are refused with the closest names; skip reveals; stop scores")
+    func badAnswers() throws {
+        var driver = QuizDriver()
+        let start = driver.send(typed("quiz saved --seed 3"))
+        guard
+            case .buildQuizDeck(let id, .saved)? = start.first(where: {
+                if case .buildQuizDeck = $0 { true } else { false }
+            })
+        else {
+            Issue.record("quiz saved did not ask for its deck: \(start)")
+            return
+        }
+        _ = driver.send(.quizDeck(id: id, .success(deckRecordings)))
+        #expect(printed(driver.send(typed("9"))) == [#"error: "there is no choice 9: answer 1 to 4, or a name""#])
+        let unknown = printed(driver.send(typed("Wren")))
+        #expect(unknown.count == 1 && unknown[0].hasPrefix(#"error: "no species 'Wren' in this deck; closest: "#))
+        // A typo still names the species.
+        let truth = try #require(driver.playing)
+        let typo = String(truth.englishName.dropLast())
+        #expect(printed(driver.send(typed(typo))).first?.hasPrefix("quiz: answer right") == true)
+        #expect(printed(driver.send(typed("skip"))).first?.hasSuffix(" skipped") == true)
+        #expect(printed(driver.send(typed("quiz stop"))) == ["quiz: score 1/2"])
+        #expect(printed(driver.send(typed("2"))) == [#"error: "unknown command '2'; type help for the commands""#])
+    }
+
+    @Test("a deck of one species, or of restricted rows only, is refused in one line and no quiz starts")
+    func refusedDecks() {
+        var driver = QuizDriver()
+        for (rows, reason) in [
+            (Array(deckRecordings.prefix(2)), "the deck has one species (Eurasian Blackcap)"),
+            ([deckRecordings.last!], "all 1 recordings are restricted or have no audio"),
+        ] {
+            let start = driver.send(typed("quiz gen:x"))
+            guard
+                case .buildQuizDeck(let id, _)? = start.first(where: {
+                    if case .buildQuizDeck = $0 { true } else { false }
+                })
+            else { continue }
+            let lines = printed(driver.send(.quizDeck(id: id, .success(rows))))
+            #expect(lines.count == 1 && lines[0].hasPrefix("error: \"\(reason)"), "\(lines)")
+            #expect(!driver.machine.quizMachine.isOn)
+        }
+    }
+
+    @Test("a store that cannot keep answers is said once, and the quiz goes on")
+    func brokenStore() throws {
+        var machine = quizSession()
+        let start = machine.handle(typed("quiz gen:sylvia --questions 2"))
+        guard
+            case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } }
+            )
+        else { return }
+        _ = machine.handle(.quizDeck(id: id, .success(deckRecordings)))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let reason = "the quiz store /x/quiz.sqlite cannot open: it is damaged (file is not a database)"
+        let loaded = printed(machine.handle(.answered(.quiz(.loaded(QuizProgress(), now: now, refusal: reason)))))
+        #expect(loaded.first == "error: \"\(reason); the quiz goes on without keeping answers\"")
+        #expect(loaded.contains { $0.hasPrefix("quiz: question 1/2") })
+        let memory = SpacedRepetition.review(nil, grade: .good, at: now)
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), deckRecordings[0], forQueue: false)))
+        _ = machine.handle(typed("skip"))
+        let next = printed(machine.handle(.answered(.quiz(.kept(memory, now: now, refusal: reason)))))
+        #expect(next.allSatisfy { !$0.hasPrefix("error:") }, "said once: \(next)")
+        #expect(next.contains { $0.hasPrefix("quiz: question 2/2") })
+    }
+}
