@@ -24,15 +24,16 @@ public final class QuizStore: @unchecked Sendable {
         return base + "/chirper-play/quiz.sqlite"
     }
 
-    /// Opens (or creates) the store at `path`, creating its folder.
-    public init(path: String) throws(StoreError) {
+    /// Opens (or creates) the store at `path`, creating its folder. `busyTimeout`: milliseconds a statement
+    /// waits for another program holding the store before it is refused.
+    public init(path: String, busyTimeout: Int32 = 2000) throws(StoreError) {
         let folder = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw StoreError(code: 14, message: "the quiz store's folder \(folder) cannot be made")
         }
-        database = try SQLiteDatabase(path: path)
+        database = try SQLiteDatabase(path: path, busyTimeout: busyTimeout)
         try migrate()
     }
 

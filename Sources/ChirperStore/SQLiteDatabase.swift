@@ -22,7 +22,8 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
     let path: String
 
-    init(path: String) throws(StoreError) {
+    /// - Parameter busyTimeout: how long a statement waits for another program's lock before it is refused.
+    init(path: String, busyTimeout: Int32 = 2000) throws(StoreError) {
         self.path = path
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(
@@ -30,8 +31,8 @@ final class SQLiteDatabase {
         handle = opened
         do {
             try check(code, "open")
-            // Another program holding the store waits up to 2 s, then the answer is refused, not the quiz.
-            try check(sqlite3_busy_timeout(handle, 2000), "set the busy timeout")
+            // Another program holding the store is waited for a while, then the answer is refused, not the quiz.
+            try check(sqlite3_busy_timeout(handle, busyTimeout), "set the busy timeout")
             try execute("PRAGMA journal_mode=WAL")
             // WAL with NORMAL: a commit survives the program's death (not a power cut's last commits).
             try execute("PRAGMA synchronous=NORMAL")
