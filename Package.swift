@@ -187,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ChirperCore", "ChirperTestSupport"],
+            dependencies: ["ChirperCore", "ChirperStore", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

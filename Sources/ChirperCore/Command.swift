@@ -110,11 +110,12 @@ public enum CommandParser {
         ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         (
-            "quiz", [], "quiz <query>|saved|cached [--mode M] | stop | stats | export F",
-            "learn the sounds: questions from a deck, scheduled by spaced repetition"
+            "quiz", [], "quiz <deck> | stop | stats | export F",
+            "learn the sounds: a deck is a query, saved or cached; spaced repetition"
         ),
         ("answer", [], "answer <n>|<name>", "answer the quiz's question (a number or name alone works too)"),
         ("replay", [], "replay", "hear the quiz question's recording again"),
+        ("slow", [], "slow", "half speed with the pitch kept (speed 0.5 keep); speed 1 goes back"),
         ("skip", [], "skip", "give up the quiz question: it is shown and counts as missed"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),
         ("help", ["?", "h"], "help [command|tags]", "this help, a command's help, or the search tags"),
@@ -260,6 +261,9 @@ public enum CommandParser {
             case "mute": return .mute
             case "unmute": return .unmute
             case "replay": return .replay
+            case "slow":
+                guard case .success(let speed) = PlaybackSpeed.parse(["0.5", "keep"]) else { return .nothing }
+                return .speed(speed)
             case "skip": return .skip
             default: return .quit
             }

@@ -196,6 +196,13 @@ public final class QuizStore: @unchecked Sendable {
         }
     }
 
+    /// SQLite's own check of the file: `ok`, or what is wrong.
+    public func integrityCheck() throws(StoreError) -> String {
+        try locked { () throws(StoreError) -> String in
+            try database.query("PRAGMA integrity_check").map { $0.first?.string ?? "" }.joined(separator: "; ")
+        }
+    }
+
     /// Runs `body` holding the lock (NSLock's `withLock` does not keep the error's type).
     private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         lock.lock()

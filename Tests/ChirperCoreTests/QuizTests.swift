@@ -120,7 +120,9 @@ struct QuizDeckTests {
 
     @Test("the CSV export quotes what needs it and defuses spreadsheet formulas from the API")
     func csv() {
-        let text = QuizExport.csv([["q", "Sylvia borin", "=HYPERLINK(\"x\")", "song", "", "0", "XC1", "", "", "A, B", ""]])
+        let text = QuizExport.csv([
+            ["q", "Sylvia borin", "=HYPERLINK(\"x\")", "song", "", "0", "XC1", "", "", "A, B", ""]
+        ])
         let lines = text.split(separator: "\r\n")
         #expect(lines[0] == "deck,species,english_name,sound,due,reviews,recording,page,audio,recordist,licence")
         #expect(lines[1] == #"q,Sylvia borin,"'=HYPERLINK(""x"")",song,,0,XC1,,,"A, B","#)

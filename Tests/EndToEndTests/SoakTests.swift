@@ -87,6 +87,17 @@ final class ChirperSession: Sendable {
         process.waitUntilExit()
     }
 
+    /// Writes `text` to its input as is (no marker, nothing awaited).
+    func write(_ text: String) throws {
+        try input.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Waits for the child to end; its status.
+    func waitForExitStatus() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Kills the child if it still runs (after a failure).
     func kill() {
         if process.isRunning { process.terminate() }
