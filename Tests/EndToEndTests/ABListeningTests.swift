@@ -98,7 +98,7 @@ private func heard(_ samples: [Int16], _ start: Int, _ roughEnd: Int) -> Heard {
     .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
 )
 struct ABListeningTests {
-    @Test("ab 1 2 0.3: the sink hears 1 kHz, 2 kHz, 1 kHz, 2 kHz, each section whole, with the gap asked for")
+    @Test("ab 1 2 1: the sink hears 1 kHz, 2 kHz, 1 kHz, 2 kHz, each section whole, with the gap asked for")
     func alternation() async throws {
         let pulse = try PulseHarness()
         try await pulse.start(sampleRate: rate, channels: 1)
@@ -117,10 +117,10 @@ struct ABListeningTests {
         defer { session.kill() }
 
         try await session.run(["search tonus"], marker: "ab-mark-1")
-        try await session.run(["ab 1 2 0.3"], marker: "ab-mark-2")
-        // Four sections and three gaps take 2.9 s: 4.5 s of the monitor's own clock holds them, whenever
-        // the first began.
-        await recorder.waitForMore(seconds: 4.5)
+        try await session.run(["ab 1 2 1"], marker: "ab-mark-2")
+        // Four sections and three gaps take 5 s: 7 s of the monitor's own clock holds them, whenever the
+        // first began.
+        await recorder.waitForMore(seconds: 7)
         try await session.run(["stop"], marker: "ab-mark-3")
         try session.quit()
         let recording = await recorder.stop()
@@ -146,8 +146,9 @@ struct ABListeningTests {
         }
         for (before, after) in zip(complete, complete.dropFirst()) {
             let gap = Double(after.start - before.end) / Double(rate)
-            // The gap asked for, plus the next stream's start (its first write reaching the sink, about 30 ms).
-            #expect(gap >= 0.3 && gap < 0.36, "gap between \(before) and \(after): \(gap) s, asked 0.3 s")
+            // The gap asked for (not the default 0.5 s), plus the next stream's start: its first write reaching
+            // the sink, about 30 ms here and more on a loaded machine. Never less than asked.
+            #expect(gap >= 1 && gap < 1.5, "gap between \(before) and \(after): \(gap) s, asked 1 s")
         }
         let sides = session.output.filter { $0.hasPrefix("ab: ") }
         #expect(
