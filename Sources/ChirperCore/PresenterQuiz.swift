@@ -18,20 +18,37 @@ extension Presenter {
             + "\(deck.cards.count) cards (a species and its song or call)"
     }
 
-    /// The question, with the names to choose from (none in typed mode).
-    public func quizQuestion(_ number: Int, of total: Int, choices: [String]) -> [String] {
+    /// The question, with the names to choose from (none in typed mode), or the number of sonograms to pick
+    /// from (sono mode).
+    public func quizQuestion(_ number: Int, of total: Int, choices: [String], pictures: Int = 0) -> [String] {
         if isScript {
             let offered = choices.enumerated().map { "\($0.offset + 1):\(clean($0.element))" }.joined(separator: " ")
-            return ["quiz: question \(number)/\(total) " + (choices.isEmpty ? "mode=typed" : "choices=\(offered)")]
+            let asked =
+                pictures > 0 ? "mode=sono pictures=\(pictures)" : choices.isEmpty ? "mode=typed" : "choices=\(offered)"
+            return ["quiz: question \(number)/\(total) " + asked]
         }
-        let head =
-            bold("Question \(number) of \(total)")
-            + dim(
-                choices.isEmpty
-                    ? "  type the species (English or scientific name); replay, slow, sono, skip"
-                    : "  a number or a name; replay, slow, sono, skip")
+        let hint: String
+        if pictures > 0 {
+            hint = "  which sonogram below is the sound? 1-\(pictures); replay, slow, skip"
+        } else if choices.isEmpty {
+            hint = "  type the species (English or scientific name); replay, slow, sono, skip"
+        } else {
+            hint = "  a number or a name; replay, slow, sono, skip"
+        }
+        let head = bold("Question \(number) of \(total)") + dim(hint)
         let cells = choices.enumerated().map { "  \($0.offset + 1) \(clean($0.element))" }
         return [head] + cells
+    }
+
+    /// Sono mode's pictures, numbered, with nothing else that names them.
+    public func quizPictures(_ sonograms: [Sonogram]) -> [String] {
+        sonograms.enumerated().flatMap { index, sonogram -> [String] in
+            if isScript {
+                return ["quiz: picture \(index + 1)"]
+                    + SonogramRenderer.scriptLines(sonogram, label: "picture-\(index + 1)").dropFirst()
+            }
+            return [bold("\(index + 1)")] + sonogramRenderer.terminalLines(sonogram)
+        }
     }
 
     /// Right or wrong, the true species with its recording's attribution and licence, and what was confused.

@@ -31,6 +31,8 @@ public enum QuizMode: String, Sendable, Hashable, CaseIterable {
     case choice
     /// Type the name.
     case typed
+    /// Pick which of three sonograms is the sound heard (as Cornell's Bird Song Hero).
+    case sono
 }
 
 /// A quiz's settings from its flags.
@@ -60,7 +62,7 @@ public enum QuizRequest: Sendable, Hashable {
     case export(path: String)
 
     static let usage =
-        "quiz <query> [--mode choice|typed] [--choices N] [--questions N] [--seed N], quiz saved|cached, quiz stop, "
+        "quiz <query> [--mode choice|typed|sono] [--choices N] [--questions N] [--seed N], quiz saved|cached, quiz stop, "
         + "quiz stats, quiz export FILE.csv"
 
     public static func parse(_ text: String) throws(CommandError) -> QuizRequest {
@@ -86,12 +88,8 @@ public enum QuizRequest: Sendable, Hashable {
             words.removeFirst()
             switch word {
             case "--mode":
-                if value == "sono" {
-                    throw CommandError(
-                        "quiz --mode sono (pick the sonogram) is not built yet; use --mode choice or --mode typed")
-                }
                 guard let mode = QuizMode(rawValue: value) else {
-                    throw CommandError("--mode takes choice or typed, e.g. quiz fam:sylviidae --mode typed")
+                    throw CommandError("--mode takes choice, typed or sono, e.g. quiz fam:sylviidae --mode typed")
                 }
                 settings.mode = mode
             case "--choices":

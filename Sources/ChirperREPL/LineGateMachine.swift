@@ -21,7 +21,7 @@ struct LineGateMachine: Sendable {
         case saving
         /// Until the queue is no longer playing (its last item ended, or it was stopped).
         case queueEnds
-        /// Until the quiz's deck is built (or could not be).
+        /// Until the quiz's deck is built (or could not be), or a sono-mode question's pictures are drawn.
         case quizDeck
     }
 
@@ -42,7 +42,7 @@ struct LineGateMachine: Sendable {
         case measurementDone
         /// The save batch ended.
         case savingDone
-        /// The quiz's deck was built, or refused.
+        /// The quiz's deck was built, or refused; or its pictures were drawn.
         case quizDeckDone
         /// Ctrl-C stopped playback: a `wait` for it is over.
         case playbackStopped

@@ -11,8 +11,10 @@ struct QuizMachine: Sendable {
         var number: Int
         var card: QuizCard
         var recording: Recording
-        /// The names offered, in order (empty in typed mode).
+        /// The species offered, in order (empty in typed mode).
         var choices: [QuizDeck.Species]
+        /// In sono mode, the recording drawn for each choice (one of them is `recording`).
+        var pictures: [Recording] = []
         /// Where in the recording the question begins (seconds), and where it ends (nil: at the end).
         var start: Double
         var end: Double?
@@ -74,6 +76,8 @@ struct QuizMachine: Sendable {
     private var awaitingStart = false
     /// The store's refusal was said in this quiz.
     private var storeWarned = false
+    /// Sono mode: the work drawing the open question's pictures.
+    private var picturesID: Int?
 
     var isOn: Bool { state != .off }
 
@@ -102,6 +106,18 @@ struct QuizMachine: Sendable {
         guard awaitingStart, let question = openQuestion else { return nil }
         awaitingStart = false
         return question
+    }
+
+    /// Sono mode: work `id` draws the open question's pictures.
+    mutating func picturesAsked(id: Int) {
+        picturesID = id
+    }
+
+    /// Work `id`'s pictures arrived: true if they are the last asked for (else they are dropped).
+    mutating func picturesArrived(id: Int) -> Bool {
+        guard picturesID == id else { return false }
+        picturesID = nil
+        return true
     }
 
     /// True the first time in a quiz: the store's refusal is said then.
@@ -206,18 +222,24 @@ struct QuizMachine: Sendable {
         lastCard = card
         let recordings = deck.recordings(of: card)
         let recording = recordings.randomElement(using: &random) ?? recordings[0]
-        let choices: [QuizDeck.Species]
-        if settings.mode == .choice, let truth = deck.species(named: card.species) {
+        var choices: [QuizDeck.Species] = []
+        var pictures: [Recording] = []
+        if settings.mode != .typed, let truth = deck.species(named: card.species) {
+            // Sono mode: three pictures, the sound's own and two of other species.
+            let count = settings.mode == .sono ? 3 : settings.choices
             let others = deck.distractors(
-                for: card.species, count: settings.choices - 1, confusions: confusions[card.species] ?? [:],
-                using: &random)
+                for: card.species, count: count - 1, confusions: confusions[card.species] ?? [:], using: &random)
             choices = ([truth] + others).shuffled(using: &random)
-        } else {
-            choices = []
+            if settings.mode == .sono {
+                pictures = choices.map { species in
+                    species == truth ? recording : species.recordings.randomElement(using: &random) ?? recording
+                }
+            }
         }
         let (start, end) = excerpt(of: recording)
         let question = Question(
-            number: asked + 1, card: card, recording: recording, choices: choices, start: start, end: end)
+            number: asked + 1, card: card, recording: recording, choices: choices, pictures: pictures, start: start,
+            end: end)
         state = .asking(question)
         return .ask(question, total: settings.questions)
     }

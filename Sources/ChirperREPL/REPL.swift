@@ -36,6 +36,7 @@ public actor REPL {
     private var compareTask: Task<Void, Never>?
     private var abTimer: Task<Void, Never>?
     private var quizDeckTask: Task<Void, Never>?
+    private var quizPicturesTask: Task<Void, Never>?
     private let quiz: QuizKit
     /// Times A/B listening's gaps.
     private let clock: any Clock<Duration>
@@ -103,7 +104,9 @@ public actor REPL {
                 }
             }
         }
-        for task in [sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer, quizDeckTask] {
+        for task in [
+            sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer, quizDeckTask, quizPicturesTask,
+        ] {
             task?.cancel()
         }
         await player.shutdown()
@@ -180,6 +183,17 @@ public actor REPL {
             }
         case .cancelQuizDeck:
             quizDeckTask?.cancel()
+        case .drawQuizPictures(let id, let pictures):
+            quizPicturesTask?.cancel()
+            quizPicturesTask = work {
+                .quizPictures(id: id, $0)
+            } computing: { [sonograms] in
+                var drawn: [Sonogram] = []
+                for picture in pictures {
+                    drawn.append(try await sonograms.sonogram(of: picture.item, shape: picture.shape))
+                }
+                return drawn
+            }
         case .abWait(let seconds, let round):
             abTimer?.cancel()
             let (clock, sink) = (self.clock, eventSink)

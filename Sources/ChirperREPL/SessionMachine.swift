@@ -50,6 +50,8 @@ struct SessionMachine: Sendable {
         case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
         /// The recordings of quiz deck `id` arrived, or why not.
         case quizDeck(id: Int, Result<[Recording], WorkFailure>)
+        /// Sono mode's pictures `id` were drawn, or why not.
+        case quizPictures(id: Int, Result<[Sonogram], WorkFailure>)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -148,6 +150,8 @@ struct SessionMachine: Sendable {
         /// Fetch the recordings of a quiz deck (replacing a fetch still running); it ends as `.quizDeck`.
         case buildQuizDeck(id: Int, QuizOrigin)
         case cancelQuizDeck
+        /// Compute sono mode's pictures (replacing any still running); they end as `.quizPictures`.
+        case drawQuizPictures(id: Int, [QuizPicture])
         /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
         case abWait(seconds: Double, round: Int)
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
@@ -301,6 +305,8 @@ struct SessionMachine: Sendable {
             run(ab.gapEnded(round: round))
         case .quizDeck(let id, let result):
             quizDeckFetched(id: id, result, origin: quizMachine.buildingOrigin)
+        case .quizPictures(let id, let result):
+            quizPicturesDrawn(id: id, result)
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -392,8 +398,7 @@ struct SessionMachine: Sendable {
             return
         }
         if quizMachine.isOn {
-            run(quizMachine.stop())
-            ask(.stop(.quiet))
+            stopQuiz()
             return
         }
         if saves.state.isBusy {

@@ -12,14 +12,20 @@ extension SessionMachine {
             let id = nextWorkID()
             run(quizMachine.start(origin, settings, id: id, seed: setup.seed &+ UInt64(id)))
         case .stop:
-            let wasAsking = quizMachine.openQuestion != nil
-            run(quizMachine.stop())
-            if wasAsking { ask(.stop(.quiet)) }
+            stopQuiz()
         case .stats:
             ask(.quizStats)
         case .export(let path):
             ask(.exportQuiz(path: path))
         }
+    }
+
+    /// `quiz stop`, Ctrl-C: the deck's fetch is cancelled, the question's sound stopped, the score said.
+    mutating func stopQuiz() {
+        if quizMachine.buildingOrigin != nil { emit(.cancelQuizDeck) }
+        let wasAsking = quizMachine.openQuestion != nil
+        run(quizMachine.stop())
+        if wasAsking { ask(.stop(.quiet)) }
     }
 
     /// A line typed while a question is open, or `answer …`.
@@ -72,8 +78,10 @@ extension SessionMachine {
             say([presenter.quizDeck(deck)])
             ask(.loadQuiz(deck))
         case .ask(let question, let total):
-            say(presenter.quizQuestion(question.number, of: total, choices: question.choices.map(\.englishName)))
+            let names = question.pictures.isEmpty ? question.choices.map(\.englishName) : []
+            say(presenter.quizQuestion(question.number, of: total, choices: names, pictures: question.pictures.count))
             playQuestion(question)
+            if !question.pictures.isEmpty { drawPictures(question) }
         case .reveal(let outcome, let deck):
             // Kept first: once its line is printed, the answer is on disk.
             ask(
@@ -95,6 +103,44 @@ extension SessionMachine {
         case .refuse(let text):
             gate.handle(.quizDeckDone)
             refuse(text)
+        }
+    }
+
+    /// Sono mode: the three pictures, each of the same stretch (the question's excerpt, or its first 10 s), in
+    /// the bird band.
+    private mutating func drawPictures(_ question: QuizMachine.Question) {
+        let (width, _) = presenter.sonogramShape
+        let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
+        let rows = (setup.interactive ? 5 : 8) * presenter.sonogramRenderer.rowsPerLine
+        let pictures = question.pictures.enumerated().compactMap { index, recording -> QuizPicture? in
+            guard let item = recording.playItem else { return nil }
+            let start = recording == question.recording ? question.start : 0
+            let length = recording.lengthSeconds.map { min($0, start + 10) } ?? (start + 10)
+            let window = length > start ? TimeSpan(start: start, end: length) : nil
+            let masked = PlayItem(
+                label: "\(QuizMachine.maskedLabel(question.number))-\(index + 1)", location: item.location,
+                expectedDuration: item.expectedDuration)
+            return QuizPicture(
+                item: masked,
+                shape: SonogramShape(
+                    columns: columns, rows: rows, maxFrequency: 12_000, minFrequency: 0, window: window,
+                    contrast: setup.contrast))
+        }
+        let id = nextWorkID()
+        quizMachine.picturesAsked(id: id)
+        if !setup.interactive { hold(.quizDeck) }
+        emit(.drawQuizPictures(id: id, pictures))
+    }
+
+    /// Sono mode's pictures arrived (or why not).
+    mutating func quizPicturesDrawn(id: Int, _ result: Result<[Sonogram], WorkFailure>) {
+        guard quizMachine.picturesArrived(id: id) else { return }
+        gate.handle(.quizDeckDone)
+        guard quizMachine.openQuestion != nil else { return }
+        switch result {
+        case .success(let sonograms): say(presenter.quizPictures(sonograms))
+        case .failure(.stopped): break
+        case .failure(.failed(let message)): refuse(message + "; skip goes on to the next question")
         }
     }
 
@@ -158,6 +204,12 @@ extension SessionMachine {
         guard quizMachine.warnStore() else { return }
         refuse(refusal + "; the quiz goes on without keeping answers")
     }
+}
+
+/// One of sono mode's pictures to compute.
+struct QuizPicture: Sendable, Hashable {
+    var item: PlayItem
+    var shape: SonogramShape
 }
 
 /// The store's answers to the quiz's requests.

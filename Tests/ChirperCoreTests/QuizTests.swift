@@ -113,7 +113,7 @@ struct QuizDeckTests {
         #expect(try QuizRequest.parse("saved") == .start(.saved, QuizSettings()))
         #expect(try QuizRequest.parse("export my cards.csv") == .export(path: "my cards.csv"))
         #expect(QuizOrigin.query(try SearchQuery.parse("fam:sylviidae")).family == "sylviidae")
-        for bad in ["", "x --choices 9", "x --mode sono", "x --seed -1", "x --frobnicate 1"] {
+        for bad in ["", "x --choices 9", "x --mode sound", "x --seed -1", "x --frobnicate 1"] {
             #expect(throws: CommandError.self) { try QuizRequest.parse(bad) }
         }
     }

@@ -210,6 +210,51 @@ struct QuizSessionTests {
         }
     }
 
+    @Test("sono mode: three unnamed pictures of the same stretch, one of the sound heard; its number is right")
+    func sonoMode() throws {
+        var driver = QuizDriver()
+        let start = driver.send(typed("quiz gen:sylvia --mode sono --questions 2 --seed 8"))
+        guard
+            case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } }
+            )
+        else { return }
+        let asked = driver.send(.quizDeck(id: id, .success(deckRecordings)))
+        #expect(driver.lines.contains("quiz: question 1/2 mode=sono pictures=3"))
+        guard
+            case .drawQuizPictures(let picturesID, let pictures)? = asked.first(where: {
+                if case .drawQuizPictures = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no pictures asked for: \(asked)")
+            return
+        }
+        let truth = try #require(driver.playing)
+        #expect(pictures.count == 3)
+        #expect(pictures.map(\.item.label) == ["quiz-1-1", "quiz-1-2", "quiz-1-3"])
+        #expect(
+            pictures.allSatisfy { $0.shape.maxFrequency == 12_000 && $0.shape.window == TimeSpan(start: 0, end: 8) })
+        let heard = try #require(pictures.firstIndex { $0.item.location == truth.playItem!.location })
+        // The pictures are of three different species.
+        let species = pictures.map { picture in
+            deckRecordings.first { $0.playItem?.location == picture.item.location }.map { "\($0.genus) \($0.species)" }
+        }
+        #expect(Set(species).count == 3)
+        // In a pipe the next line waits for the pictures.
+        #expect(printed(driver.send(typed(String(heard + 1)))).isEmpty)
+        let picture = Sonogram(
+            rows: 16, columns: 72, levels: Array(repeating: 0.5, count: 16 * 72), maxFrequency: 12_000, duration: 8,
+            sampleRate: 24_000)
+        let shown = printed(driver.send(.quizPictures(id: picturesID, .success([picture, picture, picture]))))
+        #expect(
+            shown.filter { $0.hasPrefix("quiz: picture ") } == [
+                "quiz: picture 1", "quiz: picture 2", "quiz: picture 3",
+            ])
+        let before = shown.prefix { !$0.hasPrefix("quiz: answer ") }
+        #expect(before.count == 3 + 3 * 16)
+        #expect(!before.contains { $0.contains(truth.label) || $0.contains(truth.englishName) })
+        #expect(shown.contains { $0.hasPrefix("quiz: answer right") })
+    }
+
     @Test("a store that cannot keep answers is said once, and the quiz goes on")
     func brokenStore() throws {
         var machine = quizSession()
