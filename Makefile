@@ -4,11 +4,11 @@ SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev libchafa-dev libpng-dev libsqlite3-dev \
 	pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
-	pipewire pipewire-pulse wireplumber dbus-daemon
+	pipewire pipewire-pulse wireplumber dbus-daemon man-db python3
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 
-.PHONY: run test build format lint bench fuzz demo-assets deps-run deps-test deps-bench clean
+.PHONY: run test build format lint bench fuzz demo-assets deps-run deps-test deps-bench clean install uninstall
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run
@@ -52,6 +52,19 @@ bench: deps-bench
 
 clean:
 	rm -rf .build
+
+## Install the binary, its manual page, bash/zsh/fish completions and the demo catalog under PREFIX
+## (PREFIX=~/.local needs no root); `make uninstall PREFIX=…` removes exactly those. INSTALL_BINARY installs a
+## binary already built instead of building a release one.
+PREFIX ?= /usr/local
+INSTALL_BINARY ?=
+install:
+	@if [ -z "$(INSTALL_BINARY)" ]; then $(MAKE) --no-print-directory deps-run && \
+		$(SWIFT) build -c release --static-swift-stdlib --product chirper-play; fi
+	scripts/install.sh install "$(PREFIX)" "$(or $(INSTALL_BINARY),.build/release/chirper-play)"
+
+uninstall:
+	scripts/install.sh uninstall "$(PREFIX)"
 
 ## Fuzz the page decoder, the command/query parsers and the sanitiser with libFuzzer for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
