@@ -2,9 +2,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libkissfft-dev libchafa-dev libpng-dev libsqlite3-dev \
-	pkg-config
+	libsystemd-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
-	pipewire pipewire-pulse wireplumber dbus-daemon man-db python3
+	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 

@@ -119,6 +119,18 @@ let package = Package(
             dependencies: ["ChirperCore", "CSQLite"],
             swiftSettings: swiftSettings
         ),
+        // sd-bus (libsystemd, LGPL-2.1+): the session bus, for MPRIS.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // The only code that touches D-Bus: the MPRIS server (media keys, playerctl, the desktop's widget).
+        .target(
+            name: "ChirperDesktop",
+            dependencies: ["ChirperCore", "CSystemd"],
+            swiftSettings: swiftSettings
+        ),
         // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
         .target(
             name: "ChirperREPL",
@@ -130,7 +142,7 @@ let package = Package(
             name: "chirper-play",
             dependencies: [
                 "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP", "ChirperREPL",
-                "ChirperStore", "CMalloc",
+                "ChirperStore", "ChirperDesktop", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,6 +16,8 @@ public actor REPL {
         case terminate(status: Int32)
         /// One line from the play cache (a rebuilt index, a folder that cannot be written).
         case cacheNotice(String)
+        /// The desktop (MPRIS) asked for this.
+        case desktop(DesktopCommand)
     }
 
     let console: any Console
@@ -38,6 +40,7 @@ public actor REPL {
     private var quizDeckTask: Task<Void, Never>?
     private var quizPicturesTask: Task<Void, Never>?
     private let quiz: QuizKit
+    private let desktop: (any DesktopPublishing)?
     /// Times A/B listening's gaps.
     private let clock: any Clock<Duration>
 
@@ -46,9 +49,11 @@ public actor REPL {
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
         measurer: any MeasurementSource = NoMeasurements(), quiz: QuizKit = .none,
-        clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
+        desktop: (any DesktopPublishing)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        seed: UInt64 = .random(in: 0...UInt64.max)
     ) {
         self.quiz = quiz
+        self.desktop = desktop
         self.clock = clock
         self.pictures = pictures
         self.measurer = measurer
@@ -61,7 +66,7 @@ public actor REPL {
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
                 homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory(), contrast: contrast,
-                graphics: graphics, terminal: console.graphics, seed: seed))
+                graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
@@ -71,6 +76,7 @@ public actor REPL {
         case .interrupt: eventSink.yield(.interrupt)
         case .terminate(let status): eventSink.yield(.terminate(status: status))
         case .cacheNotice(let text): eventSink.yield(.cacheNotice(text))
+        case .desktop(let command): eventSink.yield(.desktop(command))
         }
     }
 
@@ -183,6 +189,8 @@ public actor REPL {
             }
         case .cancelQuizDeck:
             quizDeckTask?.cancel()
+        case .publishDesktop(let state, let seeked):
+            desktop?.publish(state, seeked: seeked)
         case .drawQuizPictures(let id, let pictures):
             quizPicturesTask?.cancel()
             quizPicturesTask = work {

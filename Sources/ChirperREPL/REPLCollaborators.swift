@@ -175,3 +175,8 @@ public struct UnavailableQuizStore: QuizKeeping {
     public func stats(at now: Date) throws -> QuizStats { throw Unavailable(userMessage: reason) }
     public func exportRows() throws -> [[String]] { throw Unavailable(userMessage: reason) }
 }
+
+/// The desktop (MPRIS) as the REPL sees it: where the rendered state is published.
+public protocol DesktopPublishing: Sendable {
+    func publish(_ state: DesktopState, seeked: Bool)
+}

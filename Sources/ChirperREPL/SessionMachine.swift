@@ -22,6 +22,8 @@ struct SessionMachine: Sendable {
         var terminal: TerminalGraphicsSupport = .none
         /// Seeds each quiz given no `--seed` (the runner's random number).
         var seed: UInt64 = 0
+        /// The desktop (MPRIS) is on the bus: the rendered state is published to it.
+        var desktop = false
     }
 
     enum Event: Sendable, Hashable {
@@ -52,6 +54,8 @@ struct SessionMachine: Sendable {
         case quizDeck(id: Int, Result<[Recording], WorkFailure>)
         /// Sono mode's pictures `id` were drawn, or why not.
         case quizPictures(id: Int, Result<[Sonogram], WorkFailure>)
+        /// The desktop (MPRIS: media keys, playerctl) asked for this.
+        case desktop(DesktopCommand)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -152,6 +156,8 @@ struct SessionMachine: Sendable {
         case cancelQuizDeck
         /// Compute sono mode's pictures (replacing any still running); they end as `.quizPictures`.
         case drawQuizPictures(id: Int, [QuizPicture])
+        /// Show the desktop this state (MPRIS properties); `seeked`: signal `Seeked` too.
+        case publishDesktop(DesktopState, seeked: Bool)
         /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
         case abWait(seconds: Double, round: Int)
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
@@ -237,6 +243,8 @@ struct SessionMachine: Sendable {
     /// The terminal's width when the running line was typed.
     private(set) var columns = 80
     private var shownStatus: String?
+    /// What the desktop was last shown.
+    var shownDesktop: DesktopState?
     /// The live strip's picture lines of the page shown (drawn again only when the page turns).
     private var stripLines: StripPictureLines?
     /// What this step decided, in order.
@@ -307,6 +315,8 @@ struct SessionMachine: Sendable {
             quizDeckFetched(id: id, result, origin: quizMachine.buildingOrigin)
         case .quizPictures(let id, let result):
             quizPicturesDrawn(id: id, result)
+        case .desktop(let command):
+            desktop(command)
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -424,6 +434,7 @@ struct SessionMachine: Sendable {
         }
         run(strip.playbackChanged(new))
         refreshStatus()
+        refreshDesktop()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
         // A/B side leads to its gap.
         if !new.isActive, let ticket = new.ticket {

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import ChirperAudio
 import ChirperCatalog
 import ChirperCore
+import ChirperDesktop
 import ChirperHTTP
 import ChirperREPL
 import ChirperStore
@@ -57,6 +58,9 @@ struct ChirperPlay: AsyncParsableCommand {
             "Bound of the play cache in $XDG_CACHE_HOME/chirper-play, e.g. 500MB, 2G; 0 turns it off.",
             valueName: "size"))
     var cacheSize: String = "500MB"
+
+    @Flag(name: .long, help: "Do not offer chirper-play to the desktop (MPRIS: media keys, playerctl).")
+    var noMpris = false
 
     @Flag(name: .long, help: "Search only the saved and cached recordings (no network).")
     var offline = false
@@ -177,6 +181,18 @@ struct ChirperPlay: AsyncParsableCommand {
             sourceName: source.name,
             trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         )
+        // MPRIS on the session bus; without one (SSH, a container), one line on a terminal and nothing in a pipe.
+        let desktopCommands = DesktopCommandRelay()
+        var mpris: MPRISServer?
+        var desktopLine: String?
+        if !noMpris {
+            do {
+                mpris = try MPRISServer.start { desktopCommands.send($0) }
+            } catch {
+                desktopLine =
+                    "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
+            }
+        }
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: perPage),
@@ -194,20 +210,24 @@ struct ChirperPlay: AsyncParsableCommand {
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             quiz: Self.quizKit(
                 source: source, perPage: perPage, saveDirectory: saveDirectory, cacheDirectory: cacheDirectory.path,
-                environment: environment)
+                environment: environment),
+            desktop: mpris
         )
+        desktopCommands.attach(repl)
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
         // (a session that does not end) leaves at once, still after those writes.
         let signals = Self.watchSignals(repl: repl, console: console) { cache?.flush() }
         let banner =
             console.isInteractive
-            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
+            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"]
+                + (desktopLine.map { [$0] } ?? []) : []
         // The sound server is connected now, once the session's threads exist: loading libpulse (28 libraries,
         // 2.7 ms) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
         // pipe reader's thread; 2 ms later to the first line in a cold start).
         player.warmUp()
         let status = await repl.run(banner: banner)
+        mpris?.stop()
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()
@@ -256,6 +276,15 @@ struct ChirperPlay: AsyncParsableCommand {
     }
 
     /// Holds the play cache's notices until the REPL exists, then passes them on as events.
+    /// Passes the desktop's commands to the REPL once it exists (none arrive before: the bus is served from
+    /// the moment the server starts).
+    final class DesktopCommandRelay: Sendable {
+        private let repl = Mutex<REPL?>(nil)
+
+        func send(_ command: DesktopCommand) { repl.withLock { $0 }?.send(.desktop(command)) }
+        func attach(_ repl: REPL) { self.repl.withLock { $0 = repl } }
+    }
+
     final class NoticeRelay: Sendable {
         private let state = Mutex<(repl: REPL?, pending: [String])>((nil, []))
 

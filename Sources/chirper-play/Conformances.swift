@@ -1,6 +1,7 @@
 import ChirperAudio
 import ChirperCatalog
 import ChirperCore
+import ChirperDesktop
 import ChirperGraphics
 import ChirperREPL
 import ChirperStore
@@ -58,3 +59,5 @@ final class LazyQuizStore: QuizKeeping {
     func stats(at now: Date) throws -> QuizStats { try store.stats(at: now) }
     func exportRows() throws -> [[String]] { try store.exportRows() }
 }
+
+extension MPRISServer: DesktopPublishing {}

@@ -2,22 +2,13 @@ import ChirperTestSupport
 import Foundation
 import Testing
 
-/// A value behind a lock, shared with the reading thread.
-private final class LockedLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
-}
-
 /// One chirper-play process kept running: commands are written over time, and its output is read line by
 /// line, so a test can wait for the answer to a command before sending more.
 final class ChirperSession: Sendable {
     private let process: Process
     private let input: FileHandle
     private let lines: AsyncStream<String>
-    private let seen = LockedLines()
+    private let seen = LockedStrings()
 
     var pid: Int32 { process.processIdentifier }
     /// Every line printed so far.
@@ -85,6 +76,13 @@ final class ChirperSession: Sendable {
         try input.write(contentsOf: Data("quit\n".utf8))
         try input.close()
         process.waitUntilExit()
+    }
+
+    /// Returns once `condition` holds for every line printed so far (lines read by `run` count too).
+    func waitFor(
+        _ what: String, deadline: Duration = .seconds(20), _ condition: @escaping @Sendable ([String]) -> Bool
+    ) async throws {
+        try await waitForLines(what, lines: lines, seen: seen, deadline: deadline, condition)
     }
 
     /// Writes `text` to its input as is (no marker, nothing awaited).

@@ -1,0 +1,2 @@
+#include <systemd/sd-bus.h>
+#include <poll.h>

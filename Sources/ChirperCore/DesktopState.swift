@@ -1,0 +1,126 @@
+/// What the desktop (MPRIS: media keys, `playerctl`, the player widget) asks of the player: each becomes what
+/// the typed command would do.
+public enum DesktopCommand: Sendable, Hashable {
+    case playPause
+    case play
+    case pause
+    case stop
+    case next
+    case previous
+    /// Seek by this many microseconds (negative: back).
+    case seek(offset: Int64)
+    /// Go to this position (microseconds) of track `trackID`; ignored for another track, as MPRIS asks.
+    case setPosition(trackID: String, position: Int64)
+    /// The `Rate` property was set.
+    case setRate(Double)
+    /// The `Volume` property was set (1.0 is full volume).
+    case setVolume(Double)
+    /// The `LoopStatus` property was set: `None`, `Track` or `Playlist`.
+    case setLoop(String)
+}
+
+/// What the desktop is shown: the rendered playback state as MPRIS properties. Derived, never kept beside the
+/// machines.
+public struct DesktopState: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        case playing = "Playing"
+        case paused = "Paused"
+        case stopped = "Stopped"
+    }
+
+    public var status: Status
+    /// `/org/chirper_play/track/<ticket>`, or MPRIS's no-track path when nothing is loaded.
+    public var trackID: String
+    /// Seconds of recording time heard, when the rendered state was taken.
+    public var position: Double
+    public var length: Double?
+    public var rate: Double
+    /// 0…1.
+    public var volume: Double
+    /// An A–B loop is set (`LoopStatus` `Track`).
+    public var looping: Bool
+    public var title: String
+    public var artist: String
+    public var album: String
+    public var url: String
+    public var licence: String
+    public var canGoNext: Bool
+    public var canGoPrevious: Bool
+    /// The track's count of seeks, loops and speed changes (``PlaybackProgress/segment``).
+    public var segment = 0
+
+    public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+
+    public init(
+        status: Status, trackID: String = DesktopState.noTrack, position: Double = 0, length: Double? = nil,
+        rate: Double = 1, volume: Double = 1, looping: Bool = false, title: String = "", artist: String = "",
+        album: String = "", url: String = "", licence: String = "", canGoNext: Bool = false,
+        canGoPrevious: Bool = false
+    ) {
+        self.status = status
+        self.trackID = trackID
+        self.position = position
+        self.length = length
+        self.rate = rate
+        self.volume = volume
+        self.looping = looping
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.url = url
+        self.licence = licence
+        self.canGoNext = canGoNext
+        self.canGoPrevious = canGoPrevious
+    }
+
+    /// The desktop's view of `playback`, with `recording` the one it plays (nil: unknown, or a quiz question,
+    /// whose names stay hidden) and the queue's position.
+    public static func of(
+        _ playback: PlaybackState, recording: Recording?, masked: Bool, queue: PlayQueueState
+    ) -> DesktopState {
+        let progress = playback.progress
+        let status: Status
+        switch playback {
+        case .playing, .buffering: status = .playing
+        case .paused: status = .paused
+        case .idle, .failed: status = .stopped
+        }
+        var state = DesktopState(status: status)
+        guard let progress else { return state }
+        state.trackID = "/org/chirper_play/track/\(progress.ticket.value)"
+        state.position = progress.position
+        state.length = progress.duration
+        state.rate = progress.settings.speed.factor
+        state.volume = progress.settings.muted ? 0 : Double(progress.settings.volume) / 100
+        state.looping = progress.loop != nil
+        state.segment = progress.segment
+        if case .playing(let index) = queue.phase {
+            state.canGoNext = index + 1 < queue.items.count
+            state.canGoPrevious = index > 0
+        }
+        if let recording, !masked {
+            state.title = TerminalText.sanitize(recording.englishName)
+            state.artist = TerminalText.sanitize(recording.recordist)
+            state.album = TerminalText.sanitize(recording.scientificName)
+            state.url = recording.pageURL
+            state.licence = recording.licenceName
+        } else {
+            state.title = progress.item.label
+        }
+        return state
+    }
+
+    /// The position `seconds` later while playing (the desktop reads it between updates).
+    public func position(after seconds: Double) -> Double {
+        guard status == .playing else { return position }
+        let moved = position + max(0, seconds) * rate
+        return length.map { min($0, moved) } ?? moved
+    }
+
+    /// The track moved other than by playing on since `old` (a seek, a loop set or wrapping back, a speed
+    /// change): MPRIS's `Seeked` is due.
+    public func seeked(from old: DesktopState) -> Bool {
+        guard old.trackID == trackID, trackID != Self.noTrack else { return false }
+        return segment != old.segment || position < old.position - 0.05
+    }
+}

@@ -1,0 +1,377 @@
+import CSystemd
+import ChirperCore
+import Foundation
+import Synchronization
+
+/// MPRIS 2 on the session bus (`org.mpris.MediaPlayer2.chirper_play`): the desktop's media keys, `playerctl`
+/// and the player widget see chirper-play and drive it.
+///
+/// The bus lives on a thread of its own (sd-bus is not thread-safe). A method call becomes a
+/// ``DesktopCommand`` handed to `commands` (the REPL turns it into what the typed command does); the REPL
+/// publishes each rendered ``DesktopState``, which becomes the properties, a `PropertiesChanged` signal for
+/// what changed and `Seeked` when the track moved other than by playing on.
+public final class MPRISServer: Sendable {
+    static let path = "/org/mpris/MediaPlayer2"
+    static let root = "org.mpris.MediaPlayer2"
+    static let player = "org.mpris.MediaPlayer2.Player"
+    static let properties = "org.freedesktop.DBus.Properties"
+
+    private struct Inbox {
+        var states: [(DesktopState, seeked: Bool)] = []
+        var stopping = false
+    }
+
+    /// The bus name taken (`…chirper_play`, or `…chirper_play.instance<pid>` when another one runs).
+    public let name: String
+    private let inbox = Mutex(Inbox())
+    private let wake: (read: Int32, write: Int32)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Connects and takes the name on its own thread; throws a one-line `DBusError` when there is no session
+    /// bus. `commands` is called on the bus's thread.
+    public static func start(commands: @escaping @Sendable (DesktopCommand) -> Void) throws -> MPRISServer {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw DBusError(userMessage: "D-Bus: cannot make a pipe") }
+        _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+        let opened = Mutex<Result<String, DBusError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let wake = (read: fds[0], write: fds[1])
+        let serverBox = Mutex<MPRISServer?>(nil)
+        let thread = Thread {
+            let loop: BusLoop
+            do {
+                loop = try BusLoop(commands: commands)
+                opened.withLock { $0 = .success(loop.name) }
+            } catch {
+                let failure = error as? DBusError ?? DBusError(userMessage: "D-Bus: \(error)")
+                opened.withLock { $0 = .failure(failure) }
+                ready.signal()
+                return
+            }
+            ready.signal()
+            // Wait until the server object exists, then serve until it stops.
+            go.wait()
+            guard let server = serverBox.withLock({ $0 }) else { return }
+            loop.run(server: server)
+            server.finished.signal()
+        }
+        thread.name = "chirper-mpris"
+        thread.start()
+        ready.wait()
+        switch opened.withLock({ $0 }) {
+        case .success(let name):
+            let server = MPRISServer(name: name, wake: wake)
+            serverBox.withLock { $0 = server }
+            go.signal()
+            return server
+        case .failure(let error):
+            close(fds[0])
+            close(fds[1])
+            throw error
+        case nil:
+            throw DBusError(userMessage: "D-Bus: the bus thread did not start")
+        }
+    }
+
+    private init(name: String, wake: (read: Int32, write: Int32)) {
+        self.name = name
+        self.wake = wake
+    }
+
+    /// The rendered state, as the desktop should now see it; `seeked`: send `Seeked` too.
+    public func publish(_ state: DesktopState, seeked: Bool) {
+        inbox.withLock { $0.states.append((state, seeked)) }
+        poke()
+    }
+
+    /// Leaves the bus (the name is released); waits for the bus's thread to end.
+    public func stop() {
+        let already = inbox.withLock { inbox -> Bool in
+            defer { inbox.stopping = true }
+            return inbox.stopping
+        }
+        guard !already else { return }
+        poke()
+        finished.wait()
+        close(wake.read)
+        close(wake.write)
+    }
+
+    private func poke() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// What the bus's thread takes from the inbox: the states published since, and whether to stop.
+    fileprivate func take() -> (states: [(DesktopState, seeked: Bool)], stopping: Bool) {
+        var drained: [UInt8] = Array(repeating: 0, count: 64)
+        while read(wake.read, &drained, drained.count) > 0 {}
+        return inbox.withLock { inbox in
+            defer { inbox.states = [] }
+            return (inbox.states, inbox.stopping)
+        }
+    }
+
+    fileprivate var wakeDescriptor: Int32 { wake.read }
+}
+
+/// The bus's side, used only on its thread: the connection, the object, the state shown.
+private final class BusLoop {
+    let connection: DBusConnection
+    let name: String
+    let commands: @Sendable (DesktopCommand) -> Void
+    var state = DesktopState(status: .stopped)
+    var stateAt = ContinuousClock.now
+    var slot: OpaquePointer?
+
+    init(commands: @escaping @Sendable (DesktopCommand) -> Void) throws(DBusError) {
+        connection = try DBusConnection()
+        self.commands = commands
+        let base = MPRISServer.root + ".chirper_play"
+        name = try connection.requestName(base) ? base : base + ".instance\(getpid())"
+        if name != base, !(try connection.requestName(name)) {
+            throw DBusError(userMessage: "D-Bus: the name \(name) is taken")
+        }
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        try connection.check(
+            sd_bus_add_object(connection.bus, &slot, MPRISServer.path, BusLoop.handler, userdata),
+            "serve \(MPRISServer.path)")
+    }
+
+    deinit {
+        if let slot { sd_bus_slot_unref(slot) }
+        connection.close()
+    }
+
+    static let handler: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let userdata else { return 0 }
+        return Unmanaged<BusLoop>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+    }
+
+    func run(server: MPRISServer) {
+        while true {
+            do {
+                try connection.processAll()
+            } catch {
+                return
+            }
+            let (states, stopping) = server.take()
+            for (state, seeked) in states { show(state, seeked: seeked) }
+            if stopping { return }
+            var fds = [
+                pollfd(fd: connection.fileDescriptor, events: connection.events, revents: 0),
+                pollfd(fd: server.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let timeout = connection.timeout.map { usec -> Int32 in
+                let now = UInt64(DispatchTime.now().uptimeNanoseconds / 1000)
+                return usec <= now ? 0 : Int32(min(1_000, (usec - now) / 1000 + 1))
+            }
+            _ = poll(&fds, 2, timeout ?? 1_000)
+        }
+    }
+
+    // MARK: - Properties
+
+    private var positionMicroseconds: Int64 {
+        let elapsed = ContinuousClock.now - stateAt
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Int64((state.position(after: seconds) * 1_000_000).rounded())
+    }
+
+    private var metadata: [String: DBusValue] {
+        var entries: [String: DBusValue] = ["mpris:trackid": .objectPath(state.trackID)]
+        guard state.trackID != DesktopState.noTrack else { return entries }
+        if let length = state.length { entries["mpris:length"] = .int64(Int64((length * 1_000_000).rounded())) }
+        entries["xesam:title"] = .string(state.title)
+        if !state.artist.isEmpty { entries["xesam:artist"] = .strings([state.artist]) }
+        if !state.album.isEmpty { entries["xesam:album"] = .string(state.album) }
+        if !state.url.isEmpty { entries["xesam:url"] = .string(state.url) }
+        if !state.licence.isEmpty { entries["xesam:comment"] = .strings([state.licence]) }
+        return entries
+    }
+
+    func properties(of interface: String) -> [String: DBusValue]? {
+        switch interface {
+        case MPRISServer.root:
+            return [
+                "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+                "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings([]),
+                "SupportedMimeTypes": .strings(["audio/mpeg", "audio/wav"]),
+            ]
+        case MPRISServer.player:
+            let loaded = state.trackID != DesktopState.noTrack
+            return [
+                "PlaybackStatus": .string(state.status.rawValue),
+                "LoopStatus": .string(state.looping ? "Track" : "None"), "Rate": .double(state.rate),
+                "Shuffle": .bool(false), "Metadata": .dictionary(metadata), "Volume": .double(state.volume),
+                "Position": .int64(positionMicroseconds), "MinimumRate": .double(0.1), "MaximumRate": .double(2.0),
+                "CanGoNext": .bool(state.canGoNext), "CanGoPrevious": .bool(state.canGoPrevious),
+                "CanPlay": .bool(true), "CanPause": .bool(true), "CanSeek": .bool(loaded), "CanControl": .bool(true),
+            ]
+        default:
+            return nil
+        }
+    }
+
+    /// Takes a new rendered state: `PropertiesChanged` for what changed (never for the position, as MPRIS
+    /// asks), `Seeked` when asked.
+    func show(_ new: DesktopState, seeked: Bool) {
+        let before = properties(of: MPRISServer.player) ?? [:]
+        state = new
+        stateAt = ContinuousClock.now
+        let after = properties(of: MPRISServer.player) ?? [:]
+        let changed = after.filter { $0.key != "Position" && before[$0.key] != $0.value }
+        if !changed.isEmpty,
+            let signal = try? connection.signal(
+                path: MPRISServer.path, interface: MPRISServer.properties, member: "PropertiesChanged")
+        {
+            let writer = DBusWriter(message: signal)
+            writer.string(MPRISServer.player)
+            writer.dictionary(changed.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            writer.container("a", "s") {}
+            try? connection.send(signal)
+        }
+        if seeked,
+            let signal = try? connection.signal(path: MPRISServer.path, interface: MPRISServer.player, member: "Seeked")
+        {
+            DBusWriter(message: signal).int64(positionMicroseconds)
+            try? connection.send(signal)
+        }
+    }
+
+    // MARK: - Method calls
+
+    func handle(_ message: OpaquePointer?) -> Int32 {
+        guard sd_bus_message_is_method_call(message, nil, nil) > 0,
+            let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
+            let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
+        else { return 0 }
+        let reader = DBusReader(message: message)
+        switch (interface, member) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"):
+            return reply(message) { $0.string(Self.introspection) }
+        case (MPRISServer.properties, "Get"):
+            guard let target = reader.string(), let property = reader.string(),
+                let value = properties(of: target)?[property]
+            else { return error(message, "org.freedesktop.DBus.Error.UnknownProperty", "no such property") }
+            return reply(message) { $0.variant(value) }
+        case (MPRISServer.properties, "GetAll"):
+            guard let target = reader.string(), let all = properties(of: target) else {
+                return error(message, "org.freedesktop.DBus.Error.UnknownInterface", "no such interface")
+            }
+            return reply(message) { $0.dictionary(all.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) }
+        case (MPRISServer.properties, "Set"):
+            guard reader.string() == MPRISServer.player, let property = reader.string(), let value = reader.variant()
+            else { return error(message, "org.freedesktop.DBus.Error.InvalidArgs", "cannot set that") }
+            switch (property, value) {
+            case ("Rate", .double(let rate)): commands(.setRate(rate))
+            case ("Volume", .double(let volume)): commands(.setVolume(volume))
+            case ("LoopStatus", .string(let status)): commands(.setLoop(status))
+            case ("Shuffle", .bool): break
+            default:
+                return error(message, "org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) cannot be set")
+            }
+            return reply(message) { _ in }
+        case (MPRISServer.root, "Raise"), (MPRISServer.root, "Quit"):
+            return reply(message) { _ in }
+        case (MPRISServer.player, _):
+            let command: DesktopCommand
+            switch member {
+            case "PlayPause": command = .playPause
+            case "Play": command = .play
+            case "Pause": command = .pause
+            case "Stop": command = .stop
+            case "Next": command = .next
+            case "Previous": command = .previous
+            case "Seek":
+                guard let offset = reader.int64() else { return error(message, Self.invalidArgs, "Seek takes x") }
+                command = .seek(offset: offset)
+            case "SetPosition":
+                guard let track = reader.objectPath(), let position = reader.int64() else {
+                    return error(message, Self.invalidArgs, "SetPosition takes o and x")
+                }
+                command = .setPosition(trackID: track, position: position)
+            case "OpenUri":
+                return error(
+                    message, "org.freedesktop.DBus.Error.NotSupported",
+                    "chirper-play does not open URIs yet: search nr:<XC number> and play 1")
+            default:
+                return 0
+            }
+            commands(command)
+            return reply(message) { _ in }
+        default:
+            return 0
+        }
+    }
+
+    static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+
+    private func reply(_ call: OpaquePointer?, _ body: (DBusWriter) -> Void) -> Int32 {
+        var reply: OpaquePointer?
+        guard sd_bus_message_new_method_return(call, &reply) >= 0 else { return -ENOMEM }
+        body(DBusWriter(message: reply))
+        do {
+            try connection.send(reply)
+        } catch {
+            return -EIO
+        }
+        return 1
+    }
+
+    private func error(_ call: OpaquePointer?, _ name: String, _ text: String) -> Int32 {
+        name.withCString { name in
+            text.withCString { text in
+                var failure = sd_bus_error(name: name, message: text, _need_free: 0)
+                return sd_bus_reply_method_error(call, &failure) >= 0 ? 1 : -EIO
+            }
+        }
+    }
+
+    static let introspection = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
+            <method name="GetAll"><arg type="s" direction="in"/><arg type="a{sv}" direction="out"/></method>
+            <method name="Set"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="in"/></method>
+            <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
+          </interface>
+          <interface name="org.mpris.MediaPlayer2">
+            <method name="Raise"/><method name="Quit"/>
+            <property name="CanQuit" type="b" access="read"/><property name="CanRaise" type="b" access="read"/>
+            <property name="HasTrackList" type="b" access="read"/><property name="Identity" type="s" access="read"/>
+            <property name="SupportedUriSchemes" type="as" access="read"/>
+            <property name="SupportedMimeTypes" type="as" access="read"/>
+          </interface>
+          <interface name="org.mpris.MediaPlayer2.Player">
+            <method name="Next"/><method name="Previous"/><method name="Pause"/><method name="PlayPause"/>
+            <method name="Stop"/><method name="Play"/>
+            <method name="Seek"><arg name="Offset" type="x" direction="in"/></method>
+            <method name="SetPosition"><arg name="TrackId" type="o" direction="in"/><arg name="Position" type="x" direction="in"/></method>
+            <method name="OpenUri"><arg name="Uri" type="s" direction="in"/></method>
+            <signal name="Seeked"><arg name="Position" type="x"/></signal>
+            <property name="PlaybackStatus" type="s" access="read"/>
+            <property name="LoopStatus" type="s" access="readwrite"/>
+            <property name="Rate" type="d" access="readwrite"/>
+            <property name="Shuffle" type="b" access="readwrite"/>
+            <property name="Metadata" type="a{sv}" access="read"/>
+            <property name="Volume" type="d" access="readwrite"/>
+            <property name="Position" type="x" access="read"/>
+            <property name="MinimumRate" type="d" access="read"/>
+            <property name="MaximumRate" type="d" access="read"/>
+            <property name="CanGoNext" type="b" access="read"/>
+            <property name="CanGoPrevious" type="b" access="read"/>
+            <property name="CanPlay" type="b" access="read"/>
+            <property name="CanPause" type="b" access="read"/>
+            <property name="CanSeek" type="b" access="read"/>
+            <property name="CanControl" type="b" access="read"/>
+          </interface>
+        </node>
+        """
+}

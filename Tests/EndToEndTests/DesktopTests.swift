@@ -1,0 +1,132 @@
+import ChirperTestSupport
+import Foundation
+import Testing
+
+/// A private session bus (`dbus-daemon --session`), ended with the test.
+private struct SessionBus {
+    let daemon: WatchedProcess
+    let address: String
+
+    static func start(in folder: String) async throws -> SessionBus {
+        let daemon = try WatchedProcess(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(folder)/bus"], environment: [:])
+        // It prints its address once it is ready.
+        try await daemon.waitFor("the session bus") { !$0.isEmpty }
+        return SessionBus(daemon: daemon, address: daemon.output[0])
+    }
+
+    func stop() { daemon.stop() }
+}
+
+private let tools = ["/usr/bin/dbus-daemon", "/usr/bin/playerctl", "/usr/bin/dbus-send", "/usr/bin/dbus-monitor"]
+private let missingTool = tools.first { !FileManager.default.isExecutableFile(atPath: $0) }
+
+@Suite(
+    "MPRIS: the desktop's media keys and playerctl",
+    .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"),
+    .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")"),
+    .enabled(if: missingTool == nil, "skipped: \(missingTool ?? "") is not installed (playerctl, dbus-bin)")
+)
+struct DesktopTests {
+    @Test(
+        "playerctl drives it (play-pause, position, next, previous, stop, metadata), Rate is speed, Seeked is signalled"
+    )
+    func playerctl() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-bus-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bus = try await SessionBus.start(in: folder)
+        defer { bus.stop() }
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        var environment = pulse.environment.filter { $0.key.hasPrefix("PULSE_") }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment["XDG_CACHE_HOME"] = folder + "/cache"
+        environment["XDG_DATA_HOME"] = folder + "/data"
+        let session = try ChirperSession(["--output", "pulse"], environment: environment)
+        defer { session.kill() }
+        let busOnly = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let status = try WatchedProcess(
+            "/usr/bin/playerctl", ["-p", "chirper_play", "--follow", "status"], environment: busOnly)
+        defer { status.stop() }
+        let seeked = try WatchedProcess(
+            "/usr/bin/dbus-monitor", ["--address", bus.address, "type='signal',member='Seeked'"], environment: [:])
+        defer { seeked.stop() }
+        func playerctl(_ arguments: String...) async throws -> String {
+            let result = try await Tool.run(
+                "/usr/bin/env",
+                ["DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "playerctl", "-p", "chirper_play"] + arguments,
+                captureOutput: true)
+            return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func setRate(_ rate: String) async throws {
+            _ = try await Tool.run(
+                "/usr/bin/env",
+                [
+                    "DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "dbus-send", "--print-reply",
+                    "--dest=org.mpris.MediaPlayer2.chirper_play", "/org/mpris/MediaPlayer2",
+                    "org.freedesktop.DBus.Properties.Set", "string:org.mpris.MediaPlayer2.Player", "string:Rate",
+                    "variant:double:\(rate)",
+                ])
+        }
+
+        // Three rows of the demo catalog queued: the first plays.
+        try await session.run(["search nr:DEMO-24", "search grp:birds", "play 1-3"], marker: "desk-mark-1")
+        try await status.waitFor("playerctl sees it playing") { $0.last == "Playing" }
+        #expect(try await playerctl("metadata", "title") == "Synthetic trill")
+        #expect(try await playerctl("metadata", "artist") == "chirper-play demo generator")
+        #expect(try await playerctl("metadata", "xesam:album") == "Synthetica trillans")
+
+        _ = try await playerctl("pause")
+        try await session.waitFor("playback paused") { $0.contains { $0.hasPrefix("playback: paused DEMO-01") } }
+        try await status.waitFor("playerctl sees it paused") { $0.last == "Paused" }
+        _ = try await playerctl("play-pause")
+        try await status.waitFor("playerctl sees it playing again") { $0.last == "Playing" && $0.contains("Paused") }
+
+        // position 2: the player seeks there, and Seeked is signalled.
+        _ = try await playerctl("position", "2")
+        try await session.waitFor("the seek to 0:02") {
+            $0.contains { $0.hasPrefix("playback: playing DEMO-01 position=2.0") }
+        }
+        try await seeked.waitFor("a Seeked signal") { $0.contains { $0.contains("member=Seeked") } }
+
+        // Rate is speed: 0.5 is taken, 10 refused in one line as `speed 10` would be.
+        try await setRate("0.5")
+        try await session.waitFor("speed 0.5") { $0.contains { $0.hasPrefix("settings: speed=0.5") } }
+        try await setRate("10")
+        try await session.waitFor("rate 10 refused") {
+            $0.contains { $0.hasPrefix("error: \"the desktop asked for rate 10.0: speed 10.0 is out of range") }
+        }
+
+        _ = try await playerctl("next")
+        try await session.waitFor("the queue's next row") { $0.contains("queue: 2/3 DEMO-02") }
+        _ = try await playerctl("previous")
+        try await session.waitFor("the queue's previous row") { $0.contains { $0.hasPrefix("queue: 1/3 DEMO-01") } }
+
+        // A loop's wraps are seeks too.
+        let before = seeked.output.filter { $0.contains("member=Seeked") }.count
+        try await session.run(["loop 0:00.5 0:01.2"], marker: "desk-mark-2")
+        try await seeked.waitFor("Seeked at the loop's wraps") {
+            $0.filter { $0.contains("member=Seeked") }.count >= before + 3
+        }
+
+        _ = try await playerctl("stop")
+        try await status.waitFor("playerctl sees it stopped") { $0.last == "Stopped" }
+        // Every change in order: playing, paused, playing (…), stopped.
+        let changes = status.output.drop { $0 != "Playing" }
+        #expect(Array(changes.prefix(3)) == ["Playing", "Paused", "Playing"])
+        try session.quit()
+        await pulse.stop()
+    }
+
+    @Test("without a session bus nothing is said in a pipe, and everything else works")
+    func noBus() async throws {
+        let run = try await runChirper(
+            ["--output", "null"], input: ["search grp:birds", "play 1", "wait", "quit"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("D-Bus") && run.stderr.isEmpty, "\(run.stdout)\(run.stderr)")
+        #expect(run.lines("playback: idle").count == 1)
+    }
+}
