@@ -34,8 +34,11 @@ public final class PipeConsole: Console {
     public let width = 80
     public let lines: AsyncStream<String>
     private let lock = NSLock()
+    /// `--json`: each line as a JSON object (``JSONLines``), errors on standard error.
+    private let json: Bool
 
-    public init(input: FileHandle = .standardInput) {
+    public init(input: FileHandle = .standardInput, json: Bool = false) {
+        self.json = json
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         lines = stream
         // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
@@ -51,10 +54,30 @@ public final class PipeConsole: Console {
 
     public func print(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        let text = lines.joined(separator: "\n") + "\n"
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        guard json else {
+            Self.write((lines.joined(separator: "\n") + "\n"), to: .standardOutput)
+            return
+        }
+        var out = ""
+        for line in lines {
+            // Escape sequences (a picture for a terminal) have no place in JSON lines.
+            guard !line.hasPrefix("\u{1B}") else { continue }
+            if JSONLines.isError(line) {
+                if !out.isEmpty { Self.write(out, to: .standardOutput) }
+                out = ""
+                Self.write(JSONLines.object(for: line) + "\n", to: .standardError)
+            } else {
+                out += JSONLines.object(for: line) + "\n"
+            }
+        }
+        if !out.isEmpty { Self.write(out, to: .standardOutput) }
+    }
+
+    /// Writes `text`; a reader that went away (`| head`: EPIPE) is not the session's end, nor a crash.
+    private static func write(_ text: String, to handle: FileHandle) {
+        try? handle.write(contentsOf: Data(text.utf8))
     }
 
     public func setStatus(_ text: String?) {}

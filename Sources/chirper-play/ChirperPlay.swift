@@ -59,6 +59,12 @@ struct ChirperPlay: AsyncParsableCommand {
             valueName: "size"))
     var cacheSize: String = "500MB"
 
+    @Flag(
+        name: .long,
+        help: "Print the pipe protocol as JSON lines (one object a line; errors on standard error), even on a terminal."
+    )
+    var json = false
+
     @Flag(name: .long, help: "Do not offer chirper-play to the desktop (MPRIS: media keys, playerctl).")
     var noMpris = false
 
@@ -120,7 +126,7 @@ struct ChirperPlay: AsyncParsableCommand {
         AllocatorTuning.keepFreedMemory()
         let environment = ProcessInfo.processInfo.environment
         let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
-        let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let interactive = !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // Checked in `validate`; SSL_CERT_FILE / SSL_CERT_DIR naming nothing usable is said once, on stderr.
         let (trust, trustNotices) = try TLSTrust.resolve(environment: environment, caFiles: caFile)
         for notice in trustNotices {
@@ -173,7 +179,7 @@ struct ChirperPlay: AsyncParsableCommand {
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
             })
         let graphicsMode = GraphicsMode(rawValue: graphics) ?? .auto
-        let console = Self.console(interactive: interactive, askGraphics: graphicsMode == .auto)
+        let console = Self.console(interactive: interactive, askGraphics: graphicsMode == .auto, json: json)
         let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
             style: console.isInteractive ? .terminal(color: color) : .script,
@@ -307,8 +313,8 @@ struct ChirperPlay: AsyncParsableCommand {
     }
 
     /// Line editing on a terminal; plain lines in a pipe, or when the terminal cannot be set up.
-    static func console(interactive: Bool, askGraphics: Bool) -> any Console {
-        guard interactive else { return PipeConsole() }
+    static func console(interactive: Bool, askGraphics: Bool, json: Bool = false) -> any Console {
+        guard interactive else { return PipeConsole(json: json) }
         do {
             return try TerminalConsole(askGraphics: askGraphics)
         } catch {

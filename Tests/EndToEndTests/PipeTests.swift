@@ -311,6 +311,55 @@ struct PipeTests {
         #expect(failed.lowercased().contains("html"))
     }
 
+    @Test(
+        "--json: every line is one JSON object with numbers as numbers; errors go to stderr as JSON; API text escaped")
+    func jsonLines() async throws {
+        let run = try await runAgainstFake(
+            ["search wren", "play 2", "wait", "search evil", "info 1", "play 1", "bogus", "quit"],
+            extraArguments: ["--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        func objects(_ text: String) throws -> [[String: Any]] {
+            try text.split(separator: "\n").map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return try #require(object, "not a JSON object: \(line)")
+            }
+        }
+        let out = try objects(run.stdout)
+        let playing = try #require(
+            out.first { $0["type"] as? String == "playback" && $0["state"] as? String == "playing" })
+        #expect(playing["id"] as? String == "XC1002" && playing["xc"] as? Int == 1002)
+        #expect(playing["position"] is NSNumber && playing["duration"] is NSNumber)
+        let paging = try #require(out.first { $0["type"] as? String == "list" && $0["state"] as? String == "paging" })
+        #expect(paging["rows"] as? Int == 50 && paging["total"] as? Int == 120 && paging["page"] as? String == "1/3")
+        let evil = try #require(out.first { $0["type"] as? String == "row" && $0["id"] as? String == "XC666" })
+        #expect(evil["rec"] as? String == "Mallory", "the escape sequences are gone, the text kept")
+        #expect(!run.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        let errors = try objects(run.stderr)
+        #expect(errors.count == 2 && errors.allSatisfy { $0["type"] as? String == "error" })
+        #expect((errors.last?["message"] as? String)?.hasPrefix("unknown command 'bogus'") == true)
+    }
+
+    @Test("a reader that goes away (| head) does not crash it: the session reads to its end and exits 0")
+    func closedOutput() async throws {
+        let process = ChirperBinary.process(["--output", "null"], environment: [:])
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try stdout.fileHandleForReading.close()
+        try stdin.fileHandleForWriting.write(contentsOf: Data("search grp:birds\nlist\nplay 1\nwait\nquit\n".utf8))
+        try stdin.fileHandleForWriting.close()
+        let status = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, process.terminationReason))
+            }
+        }
+        #expect(status.0 == 0 && status.1 == .exit, "ended with \(status)")
+    }
+
     @Test("a playback failure leaves the list and the session usable, and the next play works")
     func failureThenPlay() async throws {
         let run = try await runAgainstFake(["search evil", "play 2", "wait", "search wren", "play 1", "wait", "quit"])

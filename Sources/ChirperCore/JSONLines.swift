@@ -1,0 +1,164 @@
+/// `--json`: each line of the pipe protocol as one JSON object. The line `kind: word word key=value
+/// key="text"` becomes `{"type":"kind", <the words under their names>, "key":value, …}`: the words after
+/// the kind are named per kind (`playback: playing XC1` → `"state":"playing","id":"XC1","xc":1`), any
+/// others go to `"args"`; a value that reads as a number is a number; quoted text is a string, unescaped.
+/// Keys are only ever added to. Text from the API stays escaped (control characters as `\u00XX`).
+public enum JSONLines {
+    /// What the words after a kind are called, in order.
+    static let positional: [String: [String]] = [
+        "list": ["state"],
+        "playback": ["state", "id"],
+        "attribution": ["id"],
+        "queue": ["event", "id"],
+        "save": ["event", "id"],
+        "cache": ["event"],
+        "cite": ["id"],
+        "settings": [],
+        "quiz": ["event"],
+        "ab": [],
+        "compare": ["section"],
+        "measure": [],
+        "sono": ["id", "band", "window"],
+        "info": [],
+        "row": [],
+        "error": ["message"],
+    ]
+
+    /// The JSON object for one script line.
+    public static func object(for line: String) -> String {
+        guard let colon = line.firstIndex(of: ":"), !line[..<colon].contains(" ") else {
+            return encode([("type", .string("text")), ("text", .string(line))])
+        }
+        let kind = String(line[..<colon])
+        let rest = line[line.index(after: colon)...].drop { $0 == " " }
+        if kind == "sono", !rest.contains("=") {
+            return encode([("type", .string(kind)), ("row", .string(String(rest)))])
+        }
+        var fields: [(String, Value)] = [("type", .string(kind))]
+        var names = positional[kind] ?? []
+        var extra: [Value] = []
+        for token in tokens(String(rest)) {
+            switch token {
+            case .pair(let key, let value, let quoted):
+                // A row's `type=` (the sound type) would clash with the object's type.
+                let name = key == "type" ? "sound_type" : key
+                fields.append((name, quoted ? .string(value) : typed(value)))
+            case .word(let word, let quoted):
+                let value: Value = quoted ? .string(word) : typed(word)
+                if names.isEmpty {
+                    extra.append(value)
+                } else {
+                    let name = names.removeFirst()
+                    fields.append((name, value))
+                    if name == "id", word.hasPrefix("XC"), let number = Int(word.dropFirst(2)) {
+                        fields.append(("xc", .number(String(number))))
+                    }
+                }
+            }
+        }
+        if !extra.isEmpty { fields.append(("args", .array(extra))) }
+        return encode(fields)
+    }
+
+    /// Whether the line is an error (in `--json` it goes to standard error).
+    public static func isError(_ line: String) -> Bool { line.hasPrefix("error: ") }
+
+    enum Value {
+        case string(String)
+        case number(String)
+        case bool(Bool)
+        case array([Value])
+    }
+
+    enum Token {
+        case word(String, quoted: Bool)
+        case pair(String, String, quoted: Bool)
+    }
+
+    /// Splits on spaces outside quotes; `key=value` pairs (the key plain, the value plain or quoted with `\"`
+    /// and `\\` escapes).
+    static func tokens(_ text: String) -> [Token] {
+        var tokens: [Token] = []
+        var scalars = Array(text.unicodeScalars)[...]
+        while !scalars.isEmpty {
+            while scalars.first == " " { scalars = scalars.dropFirst() }
+            guard !scalars.isEmpty else { break }
+            var key: String?
+            if let equals = scalars.firstIndex(of: "="),
+                scalars[scalars.startIndex..<equals].allSatisfy({ $0 != " " && $0 != "\"" }),
+                equals > scalars.startIndex
+            {
+                key = String(String.UnicodeScalarView(scalars[scalars.startIndex..<equals]))
+                scalars = scalars[scalars.index(after: equals)...]
+            }
+            let quoted = scalars.first == "\""
+            var value = String.UnicodeScalarView()
+            if quoted {
+                scalars = scalars.dropFirst()
+                while let scalar = scalars.first {
+                    scalars = scalars.dropFirst()
+                    if scalar == "\\", let next = scalars.first {
+                        value.append(next)
+                        scalars = scalars.dropFirst()
+                    } else if scalar == "\"" {
+                        break
+                    } else {
+                        value.append(scalar)
+                    }
+                }
+            } else {
+                while let scalar = scalars.first, scalar != " " {
+                    value.append(scalar)
+                    scalars = scalars.dropFirst()
+                }
+            }
+            let text = String(value)
+            tokens.append(key.map { .pair($0, text, quoted: quoted) } ?? .word(text, quoted: quoted))
+        }
+        return tokens
+    }
+
+    /// A plain value: a number when it reads as one (JSON's grammar), `yes`/`no` as booleans, else a string.
+    static func typed(_ text: String) -> Value {
+        if text == "yes" { return .bool(true) }
+        if text == "no" { return .bool(false) }
+        let number = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/
+        if (try? number.wholeMatch(in: text)) != nil { return .number(text) }
+        return .string(text)
+    }
+
+    static func encode(_ fields: [(String, Value)]) -> String {
+        "{" + fields.map { "\(string($0.0)):\(encode($0.1))" }.joined(separator: ",") + "}"
+    }
+
+    static func encode(_ value: Value) -> String {
+        switch value {
+        case .string(let text): return string(text)
+        case .number(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .array(let values): return "[" + values.map(encode).joined(separator: ",") + "]"
+        }
+    }
+
+    /// A JSON string: quotes, backslashes and every control character escaped.
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
