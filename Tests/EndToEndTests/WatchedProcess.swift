@@ -50,10 +50,10 @@ final class WatchedProcess: Sendable {
         try await waitForLines(what, lines: lines, seen: seen, deadline: deadline, condition)
     }
 
-    /// Ends it (SIGTERM to its pid: Foundation's `isRunning` is not to be trusted for a child whose output is
-    /// still being read).
+    /// Ends it: SIGKILL to its pid. (A child inherits ignored signals, and other tests of this process ignore
+    /// SIGTERM; Foundation's `isRunning` is not to be trusted for a child whose output is still being read.)
     func stop() {
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.processIdentifier, SIGKILL)
     }
 }
 
