@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the desktop (MPRIS: media keys, `playerctl`, the player widget) asks of the player: each becomes what
 /// the typed command would do.
 public enum DesktopCommand: Sendable, Hashable {
@@ -17,6 +19,31 @@ public enum DesktopCommand: Sendable, Hashable {
     case setVolume(Double)
     /// The `LoopStatus` property was set: `None`, `Track` or `Playlist`.
     case setLoop(String)
+    /// `OpenUri`: a xeno-canto page or an XC number to play.
+    case openURI(String)
+
+    /// The xeno-canto number `uri` names: `https://xeno-canto.org/254462` (also `www.`, `http:`, a trailing
+    /// path such as `/download`), `XC254462` or `254462`; nil for anything else (a file:, an ftp: or another
+    /// site's URL is never opened).
+    public static func xenoCantoNumber(_ uri: String) -> Int? {
+        let text = uri.trimmingCharacters(in: .whitespaces)
+        let digits: Substring
+        if let scheme = text.range(of: "://") {
+            guard ["http", "https"].contains(text[..<scheme.lowerBound].lowercased()) else { return nil }
+            let rest = text[scheme.upperBound...]
+            let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count >= 2, ["xeno-canto.org", "www.xeno-canto.org"].contains(parts[0].lowercased()) else {
+                return nil
+            }
+            digits = parts[1]
+        } else if text.uppercased().hasPrefix("XC") {
+            digits = text.dropFirst(2)
+        } else {
+            digits = Substring(text)
+        }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit) else { return nil }
+        return Int(digits)
+    }
 }
 
 /// What the desktop is shown: the rendered playback state as MPRIS properties. Derived, never kept beside the

@@ -196,7 +196,7 @@ private final class BusLoop {
         case MPRISServer.root:
             return [
                 "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
-                "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings([]),
+                "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings(["https", "http"]),
                 "SupportedMimeTypes": .strings(["audio/mpeg", "audio/wav"]),
             ]
         case MPRISServer.player:
@@ -293,9 +293,8 @@ private final class BusLoop {
                 }
                 command = .setPosition(trackID: track, position: position)
             case "OpenUri":
-                return error(
-                    message, "org.freedesktop.DBus.Error.NotSupported",
-                    "chirper-play does not open URIs yet: search nr:<XC number> and play 1")
+                guard let uri = reader.string() else { return error(message, Self.invalidArgs, "OpenUri takes s") }
+                command = .openURI(uri)
             default:
                 return 0
             }

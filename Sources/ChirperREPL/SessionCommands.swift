@@ -128,7 +128,7 @@ extension SessionMachine {
     }
 
     /// A new search (typed, or `also`): the queue's rows no longer mean anything.
-    private mutating func search(_ query: SearchQuery) {
+    mutating func search(_ query: SearchQuery) {
         run(queue.handle(.listReplaced))
         ask(.search(query))
     }

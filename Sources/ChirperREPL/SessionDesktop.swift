@@ -45,6 +45,18 @@ extension SessionMachine {
             }
         case .setVolume(let volume):
             ask(.control(.volume(Int((min(1, max(0, volume)) * 100).rounded()))))
+        case .openURI(let uri):
+            guard let number = DesktopCommand.xenoCantoNumber(uri) else {
+                let shown = TerminalText.sanitize(String(uri.prefix(80)))
+                refuse(
+                    "the desktop asked to open \(shown): only xeno-canto pages (https://xeno-canto.org/254462) and XC"
+                        + " numbers are opened")
+                return
+            }
+            // Found as `search nr:N` finds it, then played once the list has settled.
+            search(SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))]))
+            hold(.listSettles)
+            gate.handle(.typed("play 1"))
         case .setLoop(let status):
             switch status {
             case "None":

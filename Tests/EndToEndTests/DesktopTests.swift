@@ -99,6 +99,12 @@ struct DesktopTests {
             $0.contains { $0.hasPrefix("error: \"the desktop asked for rate 10.0: speed 10.0 is out of range") }
         }
 
+        // OpenUri: only xeno-canto pages and XC numbers; a file: URI is refused as a typed command would be.
+        _ = try await playerctl("open", "file:///etc/passwd")
+        try await session.waitFor("OpenUri of a file refused") {
+            $0.contains { $0.hasPrefix("error: \"the desktop asked to open file:///etc/passwd: only xeno-canto pages") }
+        }
+
         _ = try await playerctl("next")
         try await session.waitFor("the queue's next row") { $0.contains("queue: 2/3 DEMO-02") }
         _ = try await playerctl("previous")

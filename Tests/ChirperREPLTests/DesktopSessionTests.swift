@@ -1,0 +1,83 @@
+import ChirperCatalog
+import ChirperCore
+import Testing
+
+@testable import ChirperREPL
+
+private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
+
+private func desktopSession() -> SessionMachine {
+    SessionMachine(
+        .init(
+            interactive: true, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder",
+            desktop: true))
+}
+
+private func requests(_ actions: [SessionMachine.Action]) -> [SessionMachine.Request] {
+    actions.compactMap { if case .request(let request) = $0 { request } else { nil } }
+}
+
+private func published(_ actions: [SessionMachine.Action]) -> [(DesktopState, Bool)] {
+    actions.compactMap { if case .publishDesktop(let state, let seeked) = $0 { (state, seeked) } else { nil } }
+}
+
+private func playing(_ position: Double, segment: Int = 0, paused: Bool = false) -> PlaybackState {
+    let progress = PlaybackProgress(
+        item: .of(Fixture.wren), ticket: PlaybackTicket(1), position: position, duration: 12, segment: segment)
+    return paused ? .paused(progress) : .playing(progress)
+}
+
+@Suite("The desktop (MPRIS) in the session, one event at a time")
+struct DesktopSessionTests {
+    @Test("OpenUri of a xeno-canto page searches its number and plays it once the list has settled")
+    func openURI() throws {
+        var machine = desktopSession()
+        let query = SearchQuery(terms: [.init(tag: "nr", value: "254462")])
+        #expect(
+            requests(machine.handle(.desktop(.openURI("https://xeno-canto.org/254462/download")))) == [.search(query)])
+        _ = machine.handle(.answered(.searched))
+        #expect(requests(machine.handle(.list(.loading(query: query, previous: nil, retry: nil)))).isEmpty)
+        let found = ListState.populated(
+            Listing(
+                query: query,
+                page: Page(totalRecordings: 1, totalSpecies: 1, page: 1, numPages: 1, recordings: [Fixture.wren])))
+        #expect(requests(machine.handle(.list(found))) == [.play(.of(Fixture.wren), Fixture.wren, forQueue: false)])
+    }
+
+    @Test("OpenUri of a file:, an ftp: or another site's URL is refused in one line, and nothing is fetched")
+    func openRefused() {
+        var machine = desktopSession()
+        for uri in ["file:///etc/passwd", "ftp://xeno-canto.org/1", "https://example.com/254462", "XC12ab"] {
+            let actions = machine.handle(.desktop(.openURI(uri)))
+            #expect(requests(actions).isEmpty)
+            #expect(actions.count == 1, "\(uri): \(actions)")
+        }
+        #expect(DesktopCommand.xenoCantoNumber("XC254462") == 254462)
+        #expect(DesktopCommand.xenoCantoNumber("https://www.xeno-canto.org/5168") == 5168)
+    }
+
+    @Test("PlayPause pauses what plays and resumes what is paused; the state is published, Seeked after a seek")
+    func playPause() {
+        var machine = desktopSession()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        let first = published(machine.handle(.playback(playing(1))))
+        #expect(first.count == 1 && first[0].0.status == .playing && first[0].0.title == "Eurasian Wren" && !first[0].1)
+        #expect(requests(machine.handle(.desktop(.playPause))) == [.control(.pause)])
+        _ = machine.handle(.answered(.control(.pause, refusal: nil, settings: PlaybackSettings())))
+        #expect(published(machine.handle(.playback(playing(1.1, paused: true)))).first?.0.status == .paused)
+        #expect(requests(machine.handle(.desktop(.playPause))) == [.control(.resume)])
+        _ = machine.handle(.answered(.control(.resume, refusal: nil, settings: PlaybackSettings())))
+        // Played on: no Seeked. Moved by a seek (a new segment): Seeked.
+        #expect(published(machine.handle(.playback(playing(1.3)))).first?.1 == false)
+        #expect(published(machine.handle(.playback(playing(8, segment: 1)))).first?.1 == true)
+        // A position for another track is ignored; past the end is refused; in range it seeks.
+        #expect(
+            machine.handle(.desktop(.setPosition(trackID: "/org/chirper_play/track/9", position: 1_000_000))).isEmpty)
+        #expect(
+            requests(machine.handle(.desktop(.setPosition(trackID: "/org/chirper_play/track/1", position: 99_000_000))))
+                .isEmpty)
+        #expect(
+            requests(machine.handle(.desktop(.setPosition(trackID: "/org/chirper_play/track/1", position: 3_500_000))))
+                == [.control(.seek(.absolute(3.5)))])
+    }
+}
