@@ -21,6 +21,8 @@ public enum DesktopCommand: Sendable, Hashable {
     case setLoop(String)
     /// `OpenUri`: a xeno-canto page or an XC number to play.
     case openURI(String)
+    /// The track list's `GoTo`: play the queue's track with this id.
+    case goTo(trackID: String)
 
     /// The xeno-canto number `uri` names: `https://xeno-canto.org/254462` (also `www.`, `http:`, a trailing
     /// path such as `/download`), `XC254462` or `254462`; nil for anything else (a file:, an ftp: or another
@@ -43,6 +45,28 @@ public enum DesktopCommand: Sendable, Hashable {
         }
         guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit) else { return nil }
         return Int(digits)
+    }
+}
+
+/// One track of the desktop's track list (the play queue): its id and what is shown of it.
+public struct DesktopTrack: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var artist: String
+    public var album: String
+    public var url: String
+    public var licence: String
+    public var length: Double?
+
+    /// The queue's `index`-th recording, in a queue named `generation`.
+    init(_ recording: Recording, index: Int, generation: String) {
+        id = "/org/chirper_play/queue/g\(generation)/t\(index)"
+        title = TerminalText.sanitize(recording.englishName)
+        artist = TerminalText.sanitize(recording.recordist)
+        album = TerminalText.sanitize(recording.scientificName)
+        url = recording.pageURL
+        licence = recording.licenceName
+        length = recording.lengthSeconds
     }
 }
 
@@ -75,6 +99,8 @@ public struct DesktopState: Sendable, Hashable {
     public var canGoPrevious: Bool
     /// The track's count of seeks, loops and speed changes (``PlaybackProgress/segment``).
     public var segment = 0
+    /// The track list: the play queue's items.
+    public var tracks: [DesktopTrack] = []
 
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 
@@ -113,8 +139,20 @@ public struct DesktopState: Sendable, Hashable {
         case .idle, .failed: status = .stopped
         }
         var state = DesktopState(status: status)
+        // The queue's ids change with its items (a new queue is a new track list).
+        let generation = String(
+            queue.items.reduce(UInt32(2_166_136_261)) { hash, item in
+                item.label.utf8.reduce(hash) { ($0 ^ UInt32($1)) &* 16_777_619 } &* 16_777_619
+            }, radix: 16)
+        state.tracks = queue.items.enumerated().map {
+            DesktopTrack($0.element.recording, index: $0.offset, generation: generation)
+        }
         guard let progress else { return state }
         state.trackID = "/org/chirper_play/track/\(progress.ticket.value)"
+        if case .playing(let index) = queue.phase, queue.ticket == progress.ticket, state.tracks.indices.contains(index)
+        {
+            state.trackID = state.tracks[index].id
+        }
         state.position = progress.position
         state.length = progress.duration
         state.rate = progress.settings.speed.factor

@@ -56,6 +56,8 @@ public enum PlayQueueEvent: Sendable, Hashable {
     case trackEnded(PlaybackTicket)
     case next
     case prev
+    /// Play item `index` (0-based) of the queue (the desktop's track list `GoTo`).
+    case goTo(Int)
     case autoplay(Bool)
     /// `stop`: the track stops, the queue stays and holds where it is.
     case stop
@@ -112,6 +114,11 @@ public struct PlayQueueMachine: Sendable {
                 return .finished
             }
             return start(index + 1)
+        case .goTo(let index):
+            guard state.items.indices.contains(index) else {
+                return .refuse("the queue has no item \(index + 1); it has \(state.items.count)")
+            }
+            return start(index)
         case .next:
             switch state.phase {
             case .empty:

@@ -127,6 +127,7 @@ enum DBusValue: Sendable, Hashable {
     case double(Double)
     case bool(Bool)
     case strings([String])
+    case objectPaths([String])
     case dictionary([String: DBusValue])
 
     var signature: String {
@@ -137,6 +138,7 @@ enum DBusValue: Sendable, Hashable {
         case .double: return "d"
         case .bool: return "b"
         case .strings: return "as"
+        case .objectPaths: return "ao"
         case .dictionary: return "a{sv}"
         }
     }
@@ -149,6 +151,7 @@ enum DBusValue: Sendable, Hashable {
         case .double(let value): writer.double(value)
         case .bool(let value): writer.bool(value)
         case .strings(let values): writer.container("a", "s") { values.forEach { writer.string($0) } }
+        case .objectPaths(let values): writer.container("a", "o") { values.forEach { writer.string($0, type: "o") } }
         case .dictionary(let entries): writer.dictionary(entries.sorted { $0.key < $1.key })
         }
     }
@@ -168,6 +171,15 @@ struct DBusReader {
         var value: UnsafePointer<CChar>?
         guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value) > 0, let value else { return nil }
         return String(cString: value)
+    }
+
+    /// `ao`.
+    func objectPaths() -> [String]? {
+        guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "o") > 0 else { return nil }
+        defer { _ = sd_bus_message_exit_container(message) }
+        var paths: [String] = []
+        while let path = objectPath() { paths.append(path) }
+        return paths
     }
 
     func int64() -> Int64? {

@@ -14,6 +14,7 @@ public final class MPRISServer: Sendable {
     static let path = "/org/mpris/MediaPlayer2"
     static let root = "org.mpris.MediaPlayer2"
     static let player = "org.mpris.MediaPlayer2.Player"
+    static let trackList = "org.mpris.MediaPlayer2.TrackList"
     static let properties = "org.freedesktop.DBus.Properties"
 
     private struct Inbox {
@@ -195,7 +196,7 @@ private final class BusLoop {
         switch interface {
         case MPRISServer.root:
             return [
-                "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+                "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(true),
                 "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings(["https", "http"]),
                 "SupportedMimeTypes": .strings(["audio/mpeg", "audio/wav"]),
             ]
@@ -209,15 +210,31 @@ private final class BusLoop {
                 "CanGoNext": .bool(state.canGoNext), "CanGoPrevious": .bool(state.canGoPrevious),
                 "CanPlay": .bool(true), "CanPause": .bool(true), "CanSeek": .bool(loaded), "CanControl": .bool(true),
             ]
+        case MPRISServer.trackList:
+            return ["Tracks": .objectPaths(state.tracks.map(\.id)), "CanEditTracks": .bool(false)]
         default:
             return nil
         }
+    }
+
+    /// A track list entry's metadata.
+    func metadata(of track: DesktopTrack) -> [String: DBusValue] {
+        var entries: [String: DBusValue] = [
+            "mpris:trackid": .objectPath(track.id), "xesam:title": .string(track.title),
+        ]
+        if let length = track.length { entries["mpris:length"] = .int64(Int64((length * 1_000_000).rounded())) }
+        if !track.artist.isEmpty { entries["xesam:artist"] = .strings([track.artist]) }
+        if !track.album.isEmpty { entries["xesam:album"] = .string(track.album) }
+        if !track.url.isEmpty { entries["xesam:url"] = .string(track.url) }
+        if !track.licence.isEmpty { entries["xesam:comment"] = .strings([track.licence]) }
+        return entries
     }
 
     /// Takes a new rendered state: `PropertiesChanged` for what changed (never for the position, as MPRIS
     /// asks), `Seeked` when asked.
     func show(_ new: DesktopState, seeked: Bool) {
         let before = properties(of: MPRISServer.player) ?? [:]
+        let tracksBefore = state.tracks.map(\.id)
         state = new
         stateAt = ContinuousClock.now
         let after = properties(of: MPRISServer.player) ?? [:]
@@ -230,6 +247,15 @@ private final class BusLoop {
             writer.string(MPRISServer.player)
             writer.dictionary(changed.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             writer.container("a", "s") {}
+            try? connection.send(signal)
+        }
+        if new.tracks.map(\.id) != tracksBefore,
+            let signal = try? connection.signal(
+                path: MPRISServer.path, interface: MPRISServer.trackList, member: "TrackListReplaced")
+        {
+            let writer = DBusWriter(message: signal)
+            DBusValue.objectPaths(new.tracks.map(\.id)).write(writer)
+            writer.string(new.tracks.contains { $0.id == new.trackID } ? new.trackID : DesktopState.noTrack, type: "o")
             try? connection.send(signal)
         }
         if seeked,
@@ -275,6 +301,24 @@ private final class BusLoop {
             return reply(message) { _ in }
         case (MPRISServer.root, "Raise"), (MPRISServer.root, "Quit"):
             return reply(message) { _ in }
+        case (MPRISServer.trackList, "GetTracksMetadata"):
+            guard let ids = reader.objectPaths() else { return error(message, Self.invalidArgs, "takes ao") }
+            let found = ids.compactMap { id in state.tracks.first { $0.id == id } }
+            return reply(message) { writer in
+                writer.container("a", "a{sv}") {
+                    for track in found {
+                        writer.dictionary(metadata(of: track).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                    }
+                }
+            }
+        case (MPRISServer.trackList, "GoTo"):
+            guard let id = reader.objectPath() else { return error(message, Self.invalidArgs, "GoTo takes o") }
+            commands(.goTo(trackID: id))
+            return reply(message) { _ in }
+        case (MPRISServer.trackList, "AddTrack"), (MPRISServer.trackList, "RemoveTrack"):
+            return error(
+                message, "org.freedesktop.DBus.Error.NotSupported",
+                "the track list is the play queue: play 3-7 makes a new one")
         case (MPRISServer.player, _):
             let command: DesktopCommand
             switch member {
@@ -347,6 +391,15 @@ private final class BusLoop {
             <property name="HasTrackList" type="b" access="read"/><property name="Identity" type="s" access="read"/>
             <property name="SupportedUriSchemes" type="as" access="read"/>
             <property name="SupportedMimeTypes" type="as" access="read"/>
+          </interface>
+          <interface name="org.mpris.MediaPlayer2.TrackList">
+            <method name="GetTracksMetadata"><arg name="TrackIds" type="ao" direction="in"/><arg name="Metadata" type="aa{sv}" direction="out"/></method>
+            <method name="AddTrack"><arg name="Uri" type="s" direction="in"/><arg name="AfterTrack" type="o" direction="in"/><arg name="SetAsCurrent" type="b" direction="in"/></method>
+            <method name="RemoveTrack"><arg name="TrackId" type="o" direction="in"/></method>
+            <method name="GoTo"><arg name="TrackId" type="o" direction="in"/></method>
+            <signal name="TrackListReplaced"><arg name="Tracks" type="ao"/><arg name="CurrentTrack" type="o"/></signal>
+            <property name="Tracks" type="ao" access="read"/>
+            <property name="CanEditTracks" type="b" access="read"/>
           </interface>
           <interface name="org.mpris.MediaPlayer2.Player">
             <method name="Next"/><method name="Previous"/><method name="Pause"/><method name="PlayPause"/>

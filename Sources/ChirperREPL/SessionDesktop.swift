@@ -57,6 +57,10 @@ extension SessionMachine {
             search(SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))]))
             hold(.listSettles)
             gate.handle(.typed("play 1"))
+        case .goTo(let track):
+            guard let index = shownDesktop?.tracks.firstIndex(where: { $0.id == track }) else { return }
+            ab.stop()
+            run(queue.handle(.goTo(index)))
         case .setLoop(let status):
             switch status {
             case "None":

@@ -260,6 +260,8 @@ struct SessionMachine: Sendable {
         guard !ended else { return [] }
         take(event)
         drain()
+        // The desktop sees every change at once (the queue moving too, before its track starts).
+        if !ended { refreshDesktop() }
         defer { actions = [] }
         return actions
     }
@@ -434,7 +436,6 @@ struct SessionMachine: Sendable {
         }
         run(strip.playbackChanged(new))
         refreshStatus()
-        refreshDesktop()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
         // A/B side leads to its gap.
         if !new.isActive, let ticket = new.ticket {

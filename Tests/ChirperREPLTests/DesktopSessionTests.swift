@@ -50,7 +50,9 @@ struct DesktopSessionTests {
         for uri in ["file:///etc/passwd", "ftp://xeno-canto.org/1", "https://example.com/254462", "XC12ab"] {
             let actions = machine.handle(.desktop(.openURI(uri)))
             #expect(requests(actions).isEmpty)
-            #expect(actions.count == 1, "\(uri): \(actions)")
+            let lines = actions.flatMap { action -> [String] in if case .print(let lines) = action { lines } else { [] }
+            }
+            #expect(lines.count == 1 && lines[0].hasPrefix("error: "), "\(uri): \(actions)")
         }
         #expect(DesktopCommand.xenoCantoNumber("XC254462") == 254462)
         #expect(DesktopCommand.xenoCantoNumber("https://www.xeno-canto.org/5168") == 5168)

@@ -60,6 +60,15 @@ struct DesktopTests {
                 captureOutput: true)
             return String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        func dbusSend(_ arguments: String...) async throws -> String {
+            let result = try await Tool.run(
+                "/usr/bin/env",
+                [
+                    "DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "dbus-send", "--print-reply",
+                    "--dest=org.mpris.MediaPlayer2.chirper_play", "/org/mpris/MediaPlayer2",
+                ] + arguments, captureOutput: true)
+            return String(decoding: result.output, as: UTF8.self)
+        }
         func setRate(_ rate: String) async throws {
             _ = try await Tool.run(
                 "/usr/bin/env",
@@ -109,6 +118,25 @@ struct DesktopTests {
         try await session.waitFor("the queue's next row") { $0.contains("queue: 2/3 DEMO-02") }
         _ = try await playerctl("previous")
         try await session.waitFor("the queue's previous row") { $0.contains { $0.hasPrefix("queue: 1/3 DEMO-01") } }
+
+        // The track list is the queue: three tracks, the first playing; GoTo plays the third.
+        let tracks = try await dbusSend(
+            "org.freedesktop.DBus.Properties.Get", "string:org.mpris.MediaPlayer2.TrackList", "string:Tracks")
+        let ids = tracks.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "object path \"") else { return nil }
+            return String(line[start.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(ids.count == 3, "\(tracks)")
+        #expect(try await playerctl("metadata", "mpris:trackid") == ids.first.map { "'\($0)'" })
+        let listed = try await dbusSend(
+            "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata", "array:objpath:\(ids.joined(separator: ","))")
+        #expect(listed.components(separatedBy: "xesam:title").count == 4, "\(listed)")
+        _ = try await dbusSend("org.mpris.MediaPlayer2.TrackList.GoTo", "objpath:\(ids[2])")
+        try await session.waitFor("GoTo the third track") { $0.contains("queue: 3/3 DEMO-03") }
+        _ = try await playerctl("previous")
+        try await session.waitFor("back to the second") {
+            $0.drop { !$0.hasPrefix("queue: 3/3") }.contains { $0.hasPrefix("queue: 2/3 DEMO-02") }
+        }
 
         // A loop's wraps are seeks too.
         let before = seeked.output.filter { $0.contains("member=Seeked") }.count
