@@ -40,9 +40,12 @@ extension Presenter {
         return [head] + cells
     }
 
-    /// Sono mode's pictures, numbered, with nothing else that names them.
+    /// Sono mode's pictures, numbered, with nothing else that names them: each time axis from 0 (the sound
+    /// heard may start anywhere in its recording; a picture whose axis did not would give it away).
     public func quizPictures(_ sonograms: [Sonogram]) -> [String] {
-        sonograms.enumerated().flatMap { index, sonogram -> [String] in
+        sonograms.enumerated().flatMap { index, picture -> [String] in
+            var sonogram = picture
+            sonogram.startTime = 0
             if isScript {
                 return ["quiz: picture \(index + 1)"]
                     + SonogramRenderer.scriptLines(sonogram, label: "picture-\(index + 1)").dropFirst()

@@ -75,9 +75,9 @@ public enum SpacedRepetition {
                         * (exp(w[10] * (1 - recall)) - 1))
             }
         } else {
+            // A first answer wrong is not a lapse (nothing was learnt to forget), as in FSRS and Anki.
             stability = grade == .again ? w[0] : w[2]
             difficulty = clampDifficulty(initialDifficulty(grade.value))
-            if grade == .again { lapses += 1 }
         }
         let kept = max(0.01, stability)
         // At 90 % requested retention, FSRS-4.5's interval is the stability itself.

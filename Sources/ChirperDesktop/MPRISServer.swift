@@ -20,6 +20,8 @@ public final class MPRISServer: Sendable {
     private struct Inbox {
         var states: [(DesktopState, seeked: Bool)] = []
         var stopping = false
+        /// The bus's thread has ended (the bus went away): publishing does nothing.
+        var ended = false
     }
 
     /// The bus name taken (`…chirper_play`, or `…chirper_play.instance<pid>` when another one runs).
@@ -33,7 +35,9 @@ public final class MPRISServer: Sendable {
     public static func start(commands: @escaping @Sendable (DesktopCommand) -> Void) throws -> MPRISServer {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw DBusError(userMessage: "D-Bus: cannot make a pipe") }
+        // Both ends: the bus thread drains without blocking, and a publisher never waits on a full pipe.
         _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
         let opened = Mutex<Result<String, DBusError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let go = DispatchSemaphore(value: 0)
@@ -55,6 +59,7 @@ public final class MPRISServer: Sendable {
             go.wait()
             guard let server = serverBox.withLock({ $0 }) else { return }
             loop.run(server: server)
+            server.ended()
             server.finished.signal()
         }
         thread.name = "chirper-mpris"
@@ -82,8 +87,14 @@ public final class MPRISServer: Sendable {
 
     /// The rendered state, as the desktop should now see it; `seeked`: send `Seeked` too.
     public func publish(_ state: DesktopState, seeked: Bool) {
-        inbox.withLock { $0.states.append((state, seeked)) }
-        poke()
+        let taken = inbox.withLock { inbox -> Bool in
+            guard !inbox.ended else { return false }
+            // Every state in order (the desktop follows each change), but never an unbounded backlog.
+            if inbox.states.count >= 256 { inbox.states.removeFirst(inbox.states.count - 255) }
+            inbox.states.append((state, seeked))
+            return true
+        }
+        if taken { poke() }
     }
 
     /// Leaves the bus (the name is released); waits for the bus's thread to end.
@@ -97,6 +108,14 @@ public final class MPRISServer: Sendable {
         finished.wait()
         close(wake.read)
         close(wake.write)
+    }
+
+    /// The bus's thread ended: nothing more is published.
+    fileprivate func ended() {
+        inbox.withLock {
+            $0.ended = true
+            $0.states = []
+        }
     }
 
     private func poke() {
@@ -352,6 +371,8 @@ private final class BusLoop {
     static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
 
     private func reply(_ call: OpaquePointer?, _ body: (DBusWriter) -> Void) -> Int32 {
+        // A caller that asked for no reply gets none (dbus-daemon would reject it as unexpected).
+        guard sd_bus_message_get_expect_reply(call) > 0 else { return 1 }
         var reply: OpaquePointer?
         guard sd_bus_message_new_method_return(call, &reply) >= 0 else { return -ENOMEM }
         body(DBusWriter(message: reply))

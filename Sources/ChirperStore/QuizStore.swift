@@ -94,11 +94,7 @@ public final class QuizStore: @unchecked Sendable {
                 [.text(deck.name)])
             {
                 guard let sound = QuizCard.Sound(rawValue: row[1].string) else { continue }
-                progress.memories[QuizCard(species: row[0].string, sound: sound)] = CardMemory(
-                    stability: row[2].double ?? 1, difficulty: row[3].double ?? 5,
-                    due: Date(timeIntervalSince1970: row[4].double ?? 0),
-                    lastReview: Date(timeIntervalSince1970: row[5].double ?? 0), reviews: row[6].int ?? 0,
-                    lapses: row[7].int ?? 0)
+                progress.memories[QuizCard(species: row[0].string, sound: sound)] = Self.memory(Array(row.dropFirst(2)))
             }
             for row in try database.query(
                 """
@@ -114,9 +110,13 @@ public final class QuizStore: @unchecked Sendable {
 
     /// Keeps `answer` and the card's memory after it, in one transaction; returns that memory.
     public func keep(_ answer: QuizAnswerRecord, at now: Date) throws(StoreError) -> CardMemory {
-        let memory = answer.memory(at: now)
-        try locked { () throws(StoreError) in
-            try database.transaction { () throws(StoreError) in
+        try locked { () throws(StoreError) -> CardMemory in
+            try database.transaction { () throws(StoreError) -> CardMemory in
+                // The card as stored, not as the session last read it: another session (or a load that
+                // failed) must not make an answer overwrite newer progress.
+                var record = answer
+                if let stored = try memory(of: answer.card, in: answer.deck) { record.previous = stored }
+                let memory = record.memory(at: now)
                 try database.query(
                     "INSERT INTO answers(at, deck, species, sound, recording, answered, right) VALUES(?, ?, ?, ?, ?, ?, ?)",
                     [
@@ -132,9 +132,27 @@ public final class QuizStore: @unchecked Sendable {
                         .real(memory.lastReview.timeIntervalSince1970), .integer(Int64(memory.reviews)),
                         .integer(Int64(memory.lapses)),
                     ])
+                return memory
             }
         }
-        return memory
+    }
+
+    /// The stored memory of `card` in `deck`, if it was ever answered.
+    private func memory(of card: QuizCard, in deck: String) throws(StoreError) -> CardMemory? {
+        try database.query(
+            "SELECT stability, difficulty, due, last_review, reviews, lapses FROM cards WHERE deck = ? AND species = ? AND sound = ?",
+            [.text(deck), .text(card.species), .text(card.sound.rawValue)]
+        ).first.map(Self.memory)
+    }
+
+    /// A memory from the columns stability, difficulty, due, last_review, reviews, lapses.
+    private static func memory(_ row: [SQLiteValue]) -> CardMemory {
+        CardMemory(
+            stability: row[0].double.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 1,
+            difficulty: row[1].double.flatMap { $0.isFinite ? min(10, max(1, $0)) : nil } ?? 5,
+            due: Date(timeIntervalSince1970: row[2].double.flatMap { $0.isFinite ? $0 : nil } ?? 0),
+            lastReview: Date(timeIntervalSince1970: row[3].double.flatMap { $0.isFinite ? $0 : nil } ?? 0),
+            reviews: row[4].int ?? 0, lapses: row[5].int ?? 0)
     }
 
     /// Progress over every session, at `now`.

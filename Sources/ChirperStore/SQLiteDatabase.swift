@@ -137,7 +137,7 @@ enum SQLiteValue: Sendable, Hashable {
     var int: Int? {
         switch self {
         case .integer(let value): return Int(value)
-        case .real(let value): return Int(value)
+        case .real(let value): return value.isFinite ? Int(exactly: value.rounded()) : nil
         default: return nil
         }
     }

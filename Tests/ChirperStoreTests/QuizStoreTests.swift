@@ -96,6 +96,22 @@ struct QuizStoreTests {
             (error as? StoreError)?.userMessage.contains("locked by another program") == true
         }
         try other.execute("ROLLBACK")
-        #expect(try store.keep(answer, at: start).lapses == 1)
+        #expect(try store.keep(answer, at: start).reviews == 1)
+    }
+
+    @Test("an answer builds on the card as stored: a second program's answer is not overwritten")
+    func twoPrograms() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let first = try QuizStore(path: scratch.store)
+        let second = try QuizStore(path: scratch.store)
+        _ = try first.load(deck, at: start)
+        let right = QuizAnswerRecord(
+            deck: deck.name, card: blackcap, recording: "XC1", answered: "Sylvia atricapilla", previous: nil)
+        let once = try first.keep(right, at: start)
+        // The second program loaded before the first answered: its copy says the card is new.
+        let twice = try second.keep(right, at: start + 86_400 * 3)
+        #expect(twice.reviews == 2 && twice.stability > once.stability)
+        #expect(try first.load(deck, at: start).memories[blackcap] == twice)
     }
 }

@@ -45,6 +45,23 @@ struct TerminalTests {
         #expect(TerminalModes(second.modes()) == TerminalModes(second.initialModes))
     }
 
+    @Test("with no session bus a terminal says so in one line at start-up; --no-mpris says nothing")
+    func noSessionBus() async throws {
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/chirper-bus"]
+        for (arguments, said) in [(["--output", "null"], true), (["--output", "null", "--no-mpris"], false)] {
+            let session = try startChirper(arguments, home: home.path, environment: noBus)
+            defer { session.stop() }
+            try await session.waitForPrompt()
+            let lines = session.current.transcript.filter { $0.contains("D-Bus") }
+            #expect(lines.count == (said ? 1 : 0), "\(arguments): \(lines)")
+            if said { #expect(lines.first?.hasPrefix("no D-Bus session bus: media keys and playerctl") == true) }
+            session.type("quit\r")
+            #expect(try await session.waitForExit() == 0)
+        }
+    }
+
     @Test("Tab completes a command, a search tag (no space after its colon) and a tag value; UTF-8 typing works")
     func completion() async throws {
         let home = try TemporaryFolder()
