@@ -119,12 +119,9 @@ let package = Package(
             dependencies: ["ChirperCore", "CSQLite"],
             swiftSettings: swiftSettings
         ),
-        // sd-bus (libsystemd, LGPL-2.1+): the session bus, for MPRIS.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        // sd-bus (libsystemd, LGPL-2.1+): the session bus, for MPRIS. Its headers (libsystemd-dev), and the
+        // library loaded with dlopen when the MPRIS server starts rather than linked (include/CSystemd.h says why).
+        .target(name: "CSystemd", linkerSettings: [.linkedLibrary("dl")]),
         // The only code that touches D-Bus: the MPRIS server (media keys, playerctl, the desktop's widget).
         .target(
             name: "ChirperDesktop",

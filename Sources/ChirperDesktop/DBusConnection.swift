@@ -15,6 +15,10 @@ final class DBusConnection {
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `XDG_RUNTIME_DIR`).
     init() throws(DBusError) {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard chirper_sdbus_load(&reason, reason.count) == 0 else {
+            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(String(cString: reason)))")
+        }
         var opened: OpaquePointer?
         let code = sd_bus_open_user(&opened)
         bus = opened

@@ -18,6 +18,8 @@ public actor REPL {
         case cacheNotice(String)
         /// The desktop (MPRIS) asked for this.
         case desktop(DesktopCommand)
+        /// A line about the desktop (no session bus), for a terminal.
+        case desktopNotice(String)
     }
 
     let console: any Console
@@ -77,6 +79,7 @@ public actor REPL {
         case .terminate(let status): eventSink.yield(.terminate(status: status))
         case .cacheNotice(let text): eventSink.yield(.cacheNotice(text))
         case .desktop(let command): eventSink.yield(.desktop(command))
+        case .desktopNotice(let text): eventSink.yield(.desktopNotice(text))
         }
     }
 

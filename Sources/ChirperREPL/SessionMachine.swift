@@ -56,6 +56,8 @@ struct SessionMachine: Sendable {
         case quizPictures(id: Int, Result<[Sonogram], WorkFailure>)
         /// The desktop (MPRIS: media keys, playerctl) asked for this.
         case desktop(DesktopCommand)
+        /// A line about the desktop (no session bus): said on a terminal, not in a pipe.
+        case desktopNotice(String)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -319,6 +321,8 @@ struct SessionMachine: Sendable {
             quizPicturesDrawn(id: id, result)
         case .desktop(let command):
             desktop(command)
+        case .desktopNotice(let text):
+            if setup.interactive { say([presenter.desktopNotice(text)]) }
         case .answered(let answer):
             unanswered -= 1
             take(answer)

@@ -187,18 +187,9 @@ struct ChirperPlay: AsyncParsableCommand {
             sourceName: source.name,
             trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         )
-        // MPRIS on the session bus; without one (SSH, a container), one line on a terminal and nothing in a pipe.
+        // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
         let desktopCommands = DesktopCommandRelay()
-        var mpris: MPRISServer?
-        var desktopLine: String?
-        if !noMpris {
-            do {
-                mpris = try MPRISServer.start { desktopCommands.send($0) }
-            } catch {
-                desktopLine =
-                    "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
-            }
-        }
+        let desktop = noMpris ? nil : DesktopRelay()
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: perPage),
@@ -217,23 +208,25 @@ struct ChirperPlay: AsyncParsableCommand {
             quiz: Self.quizKit(
                 source: source, perPage: perPage, saveDirectory: saveDirectory, cacheDirectory: cacheDirectory.path,
                 environment: environment),
-            desktop: mpris
+            desktop: desktop
         )
         desktopCommands.attach(repl)
+        if let desktop {
+            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, interactive: console.isInteractive)
+        }
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
         // (a session that does not end) leaves at once, still after those writes.
         let signals = Self.watchSignals(repl: repl, console: console) { cache?.flush() }
         let banner =
             console.isInteractive
-            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"]
-                + (desktopLine.map { [$0] } ?? []) : []
+            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
         // The sound server is connected now, once the session's threads exist: loading libpulse (28 libraries,
         // 2.7 ms) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
         // pipe reader's thread; 2 ms later to the first line in a cold start).
         player.warmUp()
         let status = await repl.run(banner: banner)
-        mpris?.stop()
+        desktop?.stop()
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()
@@ -282,6 +275,66 @@ struct ChirperPlay: AsyncParsableCommand {
     }
 
     /// Holds the play cache's notices until the REPL exists, then passes them on as events.
+    /// Starts the MPRIS server on a thread of its own, off the path to the first line and the first sound (it
+    /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) a terminal gets one
+    /// line; a pipe nothing.
+    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, interactive: Bool) {
+        let thread = Thread {
+            do {
+                desktop.attach(try MPRISServer.start { commands.send($0) })
+            } catch {
+                if interactive {
+                    repl.send(
+                        .desktopNotice(
+                            "no D-Bus session bus: media keys and playerctl do not see chirper-play"
+                                + " (--no-mpris hides this line)"))
+                }
+            }
+        }
+        thread.name = "chirper-mpris-start"
+        thread.start()
+    }
+
+    /// The desktop as the REPL sees it: each state goes to the MPRIS server once it has started (the last one
+    /// before that is shown to it at once).
+    final class DesktopRelay: DesktopPublishing {
+        private struct State {
+            var server: MPRISServer?
+            var last: DesktopState?
+            var stopped = false
+        }
+
+        private let state = Mutex(State())
+
+        func publish(_ desktop: DesktopState, seeked: Bool) {
+            let server = state.withLock { state -> MPRISServer? in
+                if state.server == nil { state.last = desktop }
+                return state.server
+            }
+            server?.publish(desktop, seeked: seeked)
+        }
+
+        func attach(_ server: MPRISServer) {
+            let (last, stopped) = state.withLock { state -> (DesktopState?, Bool) in
+                if !state.stopped { state.server = server }
+                return (state.last, state.stopped)
+            }
+            if stopped {
+                server.stop()
+            } else if let last {
+                server.publish(last, seeked: false)
+            }
+        }
+
+        func stop() {
+            let server = state.withLock { state -> MPRISServer? in
+                state.stopped = true
+                return state.server
+            }
+            server?.stop()
+        }
+    }
+
     /// Passes the desktop's commands to the REPL once it exists (none arrive before: the bus is served from
     /// the moment the server starts).
     final class DesktopCommandRelay: Sendable {

@@ -59,5 +59,3 @@ final class LazyQuizStore: QuizKeeping {
     func stats(at now: Date) throws -> QuizStats { try store.stats(at: now) }
     func exportRows() throws -> [[String]] { try store.exportRows() }
 }
-
-extension MPRISServer: DesktopPublishing {}

@@ -54,6 +54,13 @@ struct TerminalTests {
             let session = try startChirper(arguments, home: home.path, environment: noBus)
             defer { session.stop() }
             try await session.waitForPrompt()
+            if said {
+                try await session.waitFor("the line about the bus") { $0.transcript.contains { $0.contains("D-Bus") } }
+            } else {
+                // Help's answer comes after any start-up line would have.
+                session.type("help\r")
+                try await session.waitFor("the help text") { $0.transcript.contains { $0.contains(helpMarker) } }
+            }
             let lines = session.current.transcript.filter { $0.contains("D-Bus") }
             #expect(lines.count == (said ? 1 : 0), "\(arguments): \(lines)")
             if said { #expect(lines.first?.hasPrefix("no D-Bus session bus: media keys and playerctl") == true) }
