@@ -71,7 +71,19 @@ def main():
     options = help_text[help_text.index("OPTIONS:") + 1:] if "OPTIONS:" in help_text else []
     commands = run(binary, [], stdin="help\n").splitlines()
     names = [line.split()[0] for line in commands if line.startswith("  ") and line.split()]
-    details = {name: run(binary, [], stdin=f"help {name}\n").splitlines()[1:] for name in names}
+    # Every command's help from one session: each answer starts with the command's usage line.
+    answers = run(binary, [], stdin="".join(f"help {name}\n" for name in names)).splitlines()
+    details = {}
+    for name in names:
+        start = next((i for i, line in enumerate(answers) if line.startswith(name + " ") or line == name
+                      or line.startswith(name + ":")), None)
+        if start is None:
+            details[name] = []
+            continue
+        end = start + 1
+        while end < len(answers) and answers[end].startswith("  "):
+            end += 1
+        details[name] = answers[start + 1:end]
 
     out = [
         f'.TH CHIRPER\\-PLAY 1 "" "chirper-play {escape(version)}" "User Commands"',

@@ -35,7 +35,8 @@ public enum JSONLines {
             return encode([("type", .string(kind)), ("row", .string(String(rest)))])
         }
         var fields: [(String, Value)] = [("type", .string(kind))]
-        var names = positional[kind] ?? []
+        // A sonogram's annotation box line (`sono: box n=1 …`) names its first word `part`.
+        var names = kind == "sono" && rest.hasPrefix("box ") ? ["part"] : positional[kind] ?? []
         var extra: [Value] = []
         for token in tokens(String(rest)) {
             switch token {

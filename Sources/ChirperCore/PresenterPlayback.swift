@@ -82,7 +82,19 @@ extension Presenter {
     public func sonogram(
         _ sonogram: Sonogram, label: String, title: String?, boxes: [SonogramRaster.Box] = []
     ) -> [String] {
-        if isScript { return SonogramRenderer.scriptLines(sonogram, label: label) }
+        if isScript {
+            // The annotation boxes inside the window, one line each, after the picture's rows.
+            let shown = boxes.filter { $0.span.end > sonogram.startTime && $0.span.start < sonogram.endTime }
+            return SonogramRenderer.scriptLines(sonogram, label: label)
+                + shown.map { box in
+                    "sono: box n=\(box.number) begin=\(RavenSelectionTable.fixed(box.span.start, 3))"
+                        + " end=\(RavenSelectionTable.fixed(box.span.end, 3))"
+                        + (box.band.map {
+                            " low=\(Int($0.low.rounded()))" + ($0.high.map { " high=\(Int($0.rounded()))" } ?? "")
+                        }
+                            ?? "")
+                }
+        }
         return [sonogramHeader(sonogram, label: label, title: title)] + sonogramRenderer.terminalLines(sonogram)
             + SonogramRenderer.boxLine(sonogram, boxes: boxes).map { [dim($0)] }.orEmpty
     }

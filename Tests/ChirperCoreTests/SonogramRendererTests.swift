@@ -84,6 +84,14 @@ struct SonogramBoxLineTests {
         ]
         #expect(SonogramRenderer.boxLine(picture, boxes: boxes) == "           1━━━      2 2.0-5.0k")
         #expect(SonogramRenderer.boxLine(picture, boxes: [boxes[2]]) == nil, "a box outside the window draws nothing")
+        // In a pipe: one `sono: box` line per box in the window, after the picture's rows.
+        let script = Presenter(style: .script, sourceName: "test")
+        let lines = script.sonogram(picture, label: "XC1", title: nil, boxes: boxes)
+        #expect(
+            Array(lines.suffix(2)) == [
+                "sono: box n=1 begin=2.000 end=4.000", "sono: box n=2 begin=7.000 end=8.000 low=2000 high=5000",
+            ])
+        #expect(lines.count == 1 + 1 + 2)
     }
 }
 

@@ -122,7 +122,7 @@ struct ABListeningTests {
         // first began.
         await recorder.waitForMore(seconds: 7)
         try await session.run(["stop"], marker: "ab-mark-3")
-        try session.quit()
+        try await session.quit()
         let recording = await recorder.stop()
         await server.shutdown()
         await pulse.stop()

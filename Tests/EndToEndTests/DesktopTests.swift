@@ -150,7 +150,7 @@ struct DesktopTests {
         // Every change in order: playing, paused, playing (…), stopped.
         let changes = status.output.drop { $0 != "Playing" }
         #expect(Array(changes.prefix(3)) == ["Playing", "Paused", "Playing"])
-        try session.quit()
+        try await session.quit()
         await pulse.stop()
     }
 

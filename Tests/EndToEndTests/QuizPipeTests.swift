@@ -145,7 +145,7 @@ struct QuizPipeTests {
         let more = (1...40).map { String($0 % 4 + 1) + "\n" }.joined()
         try session.write(more)
         kill(session.pid, SIGKILL)
-        _ = session.waitForExitStatus()
+        _ = await session.waitForExitStatus()
         let printed = session.output.filter { $0.hasPrefix("quiz: answer ") }.count
         #expect(printed >= 60)
 

@@ -72,10 +72,10 @@ final class ChirperSession: Sendable {
     }
 
     /// Quits and waits for the exit.
-    func quit() throws {
+    func quit() async throws {
         try input.write(contentsOf: Data("quit\n".utf8))
         try input.close()
-        process.waitUntilExit()
+        _ = await waitForExitStatus()
     }
 
     /// Returns once `condition` holds for every line printed so far (lines read by `run` count too).
@@ -90,10 +90,16 @@ final class ChirperSession: Sendable {
         try input.write(contentsOf: Data(text.utf8))
     }
 
-    /// Waits for the child to end; its status.
-    func waitForExitStatus() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Waits for the child to end (on a GCD thread: a blocking wait must not hold a thread of the cooperative
+    /// pool, which the loopback servers and players of tests running beside it need); its status.
+    func waitForExitStatus() async -> Int32 {
+        let process = self.process
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
     }
 
     /// Kills the child if it still runs (after a failure).
@@ -188,7 +194,7 @@ private func soak(_ session: ChirperSession, output: String) async throws {
     let endFDs = try session.openDescriptors()
 
     let lines = session.output
-    try session.quit()
+    try await session.quit()
     let plays = lines.filter { $0.hasPrefix("playback: buffering") }.count
     let searches = lines.filter { $0.hasPrefix("list: loading query=") }.count
     let refused = lines.filter { $0 == #"error: "nothing is playing""# }.count
