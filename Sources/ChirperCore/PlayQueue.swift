@@ -68,7 +68,9 @@ public enum PlayQueueEvent: Sendable, Hashable {
 /// What the runner does.
 public enum PlayQueueAction: Sendable, Hashable {
     /// Start this item (1-based `position` of `count`, for the line `queue: 2/5 XC254462`).
-    case play(QueueItem, position: Int, count: Int)
+    /// `fresh`: the first item of a queue just made (its lines say what was queued); not when `prev` or
+    /// `GoTo` comes back to the first.
+    case play(QueueItem, position: Int, count: Int, fresh: Bool = false)
     /// The last item ended: print `queue: finished`.
     case finished
     /// Autoplay was set: print `queue: autoplay on|off`.
@@ -95,7 +97,7 @@ public struct PlayQueueMachine: Sendable {
         case .enqueue(let items):
             guard !items.isEmpty else { return .refuse("nothing to queue: the selection has no playable rows") }
             state.items = items
-            return start(0)
+            return start(0, fresh: true)
         case .started(let ticket):
             if case .playing = state.phase { state.ticket = ticket }
             return .none
@@ -159,9 +161,9 @@ public struct PlayQueueMachine: Sendable {
         }
     }
 
-    private mutating func start(_ index: Int) -> PlayQueueAction {
+    private mutating func start(_ index: Int, fresh: Bool = false) -> PlayQueueAction {
         state.phase = .playing(index: index)
         state.ticket = nil
-        return .play(state.items[index], position: index + 1, count: state.items.count)
+        return .play(state.items[index], position: index + 1, count: state.items.count, fresh: fresh)
     }
 }

@@ -62,8 +62,8 @@ extension Presenter {
     /// What a queue action shows; nil when it shows nothing.
     public func queue(_ action: PlayQueueAction, queued: [QueueItem]) -> [String] {
         switch (isScript, action) {
-        case (true, .play(let item, let position, let count)):
-            let added = position == 1 ? ["queue: queued \(queued.map(\.label).joined(separator: ","))"] : []
+        case (true, .play(let item, let position, let count, let fresh)):
+            let added = fresh ? ["queue: queued \(queued.map(\.label).joined(separator: ","))"] : []
             return added + ["queue: \(position)/\(count) \(item.label)"]
         case (true, .finished):
             return ["queue: finished"]
@@ -71,9 +71,9 @@ extension Presenter {
             return ["queue: autoplay \(on ? "on" : "off")"]
         case (true, .cleared):
             return ["queue: cleared"]
-        case (false, .play(let item, let position, let count)):
+        case (false, .play(let item, let position, let count, let fresh)):
             let added =
-                position == 1 && count > 1
+                fresh && count > 1
                 ? [dim("Queued \(count): \(queued.map(\.label).joined(separator: ", ")) · next, prev, autoplay on|off")]
                 : []
             return added + [dim("▷ \(position)/\(count) \(item.label)")]

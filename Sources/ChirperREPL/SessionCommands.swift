@@ -317,7 +317,7 @@ extension SessionMachine {
     mutating func run(_ action: PlayQueueAction) {
         say(presenter.queue(action, queued: queue.state.items))
         // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
-        if case .play(let queued, _, _) = action, let item = queued.recording.playItem {
+        if case .play(let queued, _, _, _) = action, let item = queued.recording.playItem {
             ask(.play(item, queued.recording, forQueue: true))
         }
     }

@@ -105,7 +105,7 @@ struct FieldKitTests {
     @Test("a queue of three plays in order with autoplay, then says finished")
     func queueInOrder() {
         var machine = PlayQueueMachine()
-        #expect(machine.handle(.enqueue(Self.three)) == .play(Self.three[0], position: 1, count: 3))
+        #expect(machine.handle(.enqueue(Self.three)) == .play(Self.three[0], position: 1, count: 3, fresh: true))
         #expect(machine.handle(.started(PlaybackTicket(1))) == .none)
         #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.handle(.started(PlaybackTicket(2))) == .none)
@@ -309,11 +309,17 @@ struct FieldKitNamingTests {
             QueueItem(row: 1, recording: Recording(id: "1")), QueueItem(row: 2, recording: Recording(id: "2")),
         ]
         #expect(
-            presenter.queue(.play(queued[0], position: 1, count: 2), queued: queued) == [
+            presenter.queue(.play(queued[0], position: 1, count: 2, fresh: true), queued: queued) == [
                 "Queued 2: XC1, XC2 · next, prev, autoplay on|off", "▷ 1/2 XC1",
             ])
         #expect(presenter.queue(.none, queued: queued).isEmpty)
         let script = Presenter(style: .script, sourceName: "xeno-canto")
+        // prev back to the first item is not a new queue: nothing says it was queued again.
+        #expect(script.queue(.play(queued[0], position: 1, count: 2), queued: queued) == ["queue: 1/2 XC1"])
+        #expect(
+            script.queue(.play(queued[0], position: 1, count: 2, fresh: true), queued: queued) == [
+                "queue: queued XC1,XC2", "queue: 1/2 XC1",
+            ])
         #expect(script.cacheNotice("index \"x\" rebuilt") == #"cache: message="index \"x\" rebuilt""#)
     }
 }
