@@ -87,7 +87,7 @@ public final class MPRISServer: Sendable {
 
     /// `DBUS_SESSION_BUS_ADDRESS` is set, or the user's bus socket (`$XDG_RUNTIME_DIR/bus`) exists: where
     /// `sd_bus_open_user` would look.
-    static func sessionBusMayExist(_ environment: [String: String]) -> Bool {
+    public static func sessionBusMayExist(_ environment: [String: String]) -> Bool {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return true }
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return false }
         return FileManager.default.fileExists(atPath: runtime + "/bus")

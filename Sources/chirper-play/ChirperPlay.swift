@@ -279,16 +279,18 @@ struct ChirperPlay: AsyncParsableCommand {
     /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) a terminal gets one
     /// line; a pipe nothing.
     static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, interactive: Bool) {
+        let missing =
+            "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
+        // No bus to be had: said at once, with no thread and no libsystemd.
+        guard MPRISServer.sessionBusMayExist(ProcessInfo.processInfo.environment) else {
+            if interactive { repl.send(.desktopNotice(missing)) }
+            return
+        }
         let thread = Thread {
             do {
                 desktop.attach(try MPRISServer.start { commands.send($0) })
             } catch {
-                if interactive {
-                    repl.send(
-                        .desktopNotice(
-                            "no D-Bus session bus: media keys and playerctl do not see chirper-play"
-                                + " (--no-mpris hides this line)"))
-                }
+                if interactive { repl.send(.desktopNotice(missing)) }
             }
         }
         thread.name = "chirper-mpris-start"
