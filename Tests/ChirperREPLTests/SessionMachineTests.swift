@@ -95,7 +95,7 @@ struct SessionMachineTests {
     func queueAdvances() {
         var machine = listedSession(script)
         let first = PlayQueueAction.play(
-            QueueItem(row: 1, recording: Fixture.wren), position: 1, count: 2)
+            QueueItem(row: 1, recording: Fixture.wren), position: 1, count: 2, fresh: true)
         let queued = [QueueItem(row: 1, recording: Fixture.wren), QueueItem(row: 2, recording: Fixture.robin)]
         #expect(
             machine.handle(typed("play 1-3")) == [

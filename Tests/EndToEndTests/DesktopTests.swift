@@ -140,7 +140,8 @@ struct DesktopTests {
 
         // A loop's wraps are seeks too.
         let before = seeked.output.filter { $0.contains("member=Seeked") }.count
-        try await session.run(["loop 0:00.5 0:01.2"], marker: "desk-mark-2")
+        // On the 30 s demo recording, so that the loop is set long before the track could end.
+        try await session.run(["search nr:DEMO-24", "play 1", "loop 0:01 0:02"], marker: "desk-mark-2")
         try await seeked.waitFor("Seeked at the loop's wraps") {
             $0.filter { $0.contains("member=Seeked") }.count >= before + 3
         }
