@@ -44,11 +44,6 @@ private func toneWAV(_ frequency: Double) -> [UInt8] {
         + Array("data".utf8) + le32(data.count) + data
 }
 
-/// The server's base URL, known once it has started.
-private final class ServerBase: @unchecked Sendable {
-    // @unchecked: written once before the server receives any request, then only read.
-    var value = ""
-}
 
 /// A stretch of sound at the sink: where it starts and ends (samples) and its pitch.
 private struct Heard: CustomStringConvertible {

@@ -70,14 +70,9 @@ struct DesktopTests {
             return String(decoding: result.output, as: UTF8.self)
         }
         func setRate(_ rate: String) async throws {
-            _ = try await Tool.run(
-                "/usr/bin/env",
-                [
-                    "DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "dbus-send", "--print-reply",
-                    "--dest=org.mpris.MediaPlayer2.chirper_play", "/org/mpris/MediaPlayer2",
-                    "org.freedesktop.DBus.Properties.Set", "string:org.mpris.MediaPlayer2.Player", "string:Rate",
-                    "variant:double:\(rate)",
-                ])
+            _ = try await dbusSend(
+                "org.freedesktop.DBus.Properties.Set", "string:org.mpris.MediaPlayer2.Player", "string:Rate",
+                "variant:double:\(rate)")
         }
 
         // Three rows of the demo catalog queued: the first plays.

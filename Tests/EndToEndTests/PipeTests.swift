@@ -64,7 +64,7 @@ private func runAgainstFake(
     extraArguments: [String] = [],
     output: String = "null"
 ) async throws -> ChirperRun {
-    let base = NIOLockedBase()
+    let base = ServerBase()
     let server = try await LoopbackServer.start { request in fakeXenoCanto(request, base: { base.value }) }
     base.value = server.baseURL
     defer { Task { await server.shutdown() } }
@@ -75,11 +75,6 @@ private func runAgainstFake(
     )
 }
 
-/// The server's base URL, known only once it has started.
-private final class NIOLockedBase: @unchecked Sendable {
-    // @unchecked: written once before the server receives any request, then only read.
-    var value = ""
-}
 
 @Suite("chirper-play in a pipe", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
 struct PipeTests {
@@ -220,7 +215,7 @@ struct PipeTests {
         let environment = [
             "XENO_CANTO_API_KEY": apiKey, "XDG_CACHE_HOME": home.path + "/cache", "XDG_DATA_HOME": home.path + "/data",
         ]
-        let base = NIOLockedBase()
+        let base = ServerBase()
         let server = try await LoopbackServer.start { request in fakeXenoCanto(request, base: { base.value }) }
         base.value = server.baseURL
         let run = try await runChirper(

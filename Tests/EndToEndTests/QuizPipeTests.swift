@@ -48,11 +48,6 @@ private func fakeXenoCanto(_ request: LoopbackRequest, base: String) -> Loopback
     return .text("not found", status: 404)
 }
 
-/// The server's base URL, known once it has started.
-private final class ServerBase: @unchecked Sendable {
-    // @unchecked: written once before the server receives any request, then only read.
-    var value = ""
-}
 
 /// A home of its own for a test (data and cache), removed at the end.
 private struct QuizHome {

@@ -24,26 +24,7 @@ final class ChirperSession: Sendable {
         try process.run()
         self.process = process
         self.input = stdin.fileHandleForWriting
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-        self.lines = stream
-        let seen = self.seen
-        // Read on a GCD thread: blocking reads must not hold a thread of the cooperative pool.
-        let reader = stdout.fileHandleForReading
-        DispatchQueue.global().async {
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: 0x0a) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    seen.append(line)
-                    continuation.yield(line)
-                }
-            }
-            continuation.finish()
-        }
+        self.lines = readLines(stdout.fileHandleForReading, into: seen)
     }
 
     /// Writes `commands` (one a line), then a marker command, and waits until the marker's answer is printed:

@@ -21,26 +21,7 @@ final class WatchedProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-        lines = stream
-        let seen = self.seen
-        let reader = stdout.fileHandleForReading
-        // A GCD thread: blocking reads must not hold a thread of the cooperative pool.
-        DispatchQueue.global().async {
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: 0x0a) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    seen.append(line)
-                    continuation.yield(line)
-                }
-            }
-            continuation.finish()
-        }
+        lines = readLines(stdout.fileHandleForReading, into: seen)
     }
 
     /// Returns once `condition` holds for the lines printed so far; throws after `deadline` (a hung helper).
@@ -55,6 +36,34 @@ final class WatchedProcess: Sendable {
     func stop() {
         kill(process.processIdentifier, SIGKILL)
     }
+}
+
+/// Reads `handle` line by line on a GCD thread (blocking reads must not hold a thread of the cooperative pool):
+/// each line goes into `seen`, then into the stream, which ends with the output.
+func readLines(_ handle: FileHandle, into seen: LockedStrings) -> AsyncStream<String> {
+    let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    DispatchQueue.global().async {
+        var pending = Data()
+        while true {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            pending.append(data)
+            while let newline = pending.firstIndex(of: 0x0a) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                seen.append(line)
+                continuation.yield(line)
+            }
+        }
+        continuation.finish()
+    }
+    return stream
+}
+
+/// A loopback server's base URL, known only once it has started (a handler made before reads it later).
+final class ServerBase: @unchecked Sendable {
+    // @unchecked: written once before the server receives any request, then only read.
+    var value = ""
 }
 
 /// Lines behind a lock, shared with a reading thread.
