@@ -58,15 +58,22 @@ public struct DesktopTrack: Sendable, Hashable {
     public var licence: String
     public var length: Double?
 
+    /// `recording` as track `id`; a masked one (a quiz question) shows only `label`.
+    init(id: String, recording: Recording?, label: String, length: Double?) {
+        self.id = id
+        title = recording.map { TerminalText.sanitize($0.englishName) } ?? label
+        artist = recording.map { TerminalText.sanitize($0.recordist) } ?? ""
+        album = recording.map { TerminalText.sanitize($0.scientificName) } ?? ""
+        url = recording?.pageURL ?? ""
+        licence = recording?.licenceName ?? ""
+        self.length = length
+    }
+
     /// The queue's `index`-th recording, in a queue named `generation`.
     init(_ recording: Recording, index: Int, generation: String) {
-        id = "/org/chirper_play/queue/g\(generation)/t\(index)"
-        title = TerminalText.sanitize(recording.englishName)
-        artist = TerminalText.sanitize(recording.recordist)
-        album = TerminalText.sanitize(recording.scientificName)
-        url = recording.pageURL
-        licence = recording.licenceName
-        length = recording.lengthSeconds
+        self.init(
+            id: "/org/chirper_play/queue/g\(generation)/t\(index)", recording: recording, label: recording.label,
+            length: recording.lengthSeconds)
     }
 }
 
@@ -80,21 +87,16 @@ public struct DesktopState: Sendable, Hashable {
     }
 
     public var status: Status
-    /// `/org/chirper_play/track/<ticket>`, or MPRIS's no-track path when nothing is loaded.
-    public var trackID: String
+    /// What plays (its metadata; nil when nothing is loaded). Its id is the queue's track while the queue plays
+    /// it, else `/org/chirper_play/track/<ticket>`; its length the decoder's figure.
+    public var track: DesktopTrack?
     /// Seconds of recording time heard, when the rendered state was taken.
     public var position: Double
-    public var length: Double?
     public var rate: Double
     /// 0…1.
     public var volume: Double
     /// An A–B loop is set (`LoopStatus` `Track`).
     public var looping: Bool
-    public var title: String
-    public var artist: String
-    public var album: String
-    public var url: String
-    public var licence: String
     public var canGoNext: Bool
     public var canGoPrevious: Bool
     /// The track's count of seeks, loops and speed changes (``PlaybackProgress/segment``).
@@ -104,24 +106,19 @@ public struct DesktopState: Sendable, Hashable {
 
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 
+    /// The loaded track's id, or MPRIS's no-track path.
+    public var trackID: String { track?.id ?? Self.noTrack }
+
     public init(
-        status: Status, trackID: String = DesktopState.noTrack, position: Double = 0, length: Double? = nil,
-        rate: Double = 1, volume: Double = 1, looping: Bool = false, title: String = "", artist: String = "",
-        album: String = "", url: String = "", licence: String = "", canGoNext: Bool = false,
-        canGoPrevious: Bool = false
+        status: Status, track: DesktopTrack? = nil, position: Double = 0, rate: Double = 1, volume: Double = 1,
+        looping: Bool = false, canGoNext: Bool = false, canGoPrevious: Bool = false
     ) {
         self.status = status
-        self.trackID = trackID
+        self.track = track
         self.position = position
-        self.length = length
         self.rate = rate
         self.volume = volume
         self.looping = looping
-        self.title = title
-        self.artist = artist
-        self.album = album
-        self.url = url
-        self.licence = licence
         self.canGoNext = canGoNext
         self.canGoPrevious = canGoPrevious
     }
@@ -148,13 +145,14 @@ public struct DesktopState: Sendable, Hashable {
             DesktopTrack($0.element.recording, index: $0.offset, generation: generation)
         }
         guard let progress else { return state }
-        state.trackID = "/org/chirper_play/track/\(progress.ticket.value)"
+        var id = "/org/chirper_play/track/\(progress.ticket.value)"
         if case .playing(let index) = queue.phase, queue.ticket == progress.ticket, state.tracks.indices.contains(index)
         {
-            state.trackID = state.tracks[index].id
+            id = state.tracks[index].id
         }
+        state.track = DesktopTrack(
+            id: id, recording: masked ? nil : recording, label: progress.item.label, length: progress.duration)
         state.position = progress.position
-        state.length = progress.duration
         state.rate = progress.settings.speed.factor
         state.volume = progress.settings.muted ? 0 : Double(progress.settings.volume) / 100
         state.looping = progress.loop != nil
@@ -163,15 +161,6 @@ public struct DesktopState: Sendable, Hashable {
             state.canGoNext = index + 1 < queue.items.count
             state.canGoPrevious = index > 0
         }
-        if let recording, !masked {
-            state.title = TerminalText.sanitize(recording.englishName)
-            state.artist = TerminalText.sanitize(recording.recordist)
-            state.album = TerminalText.sanitize(recording.scientificName)
-            state.url = recording.pageURL
-            state.licence = recording.licenceName
-        } else {
-            state.title = progress.item.label
-        }
         return state
     }
 
@@ -179,7 +168,7 @@ public struct DesktopState: Sendable, Hashable {
     public func position(after seconds: Double) -> Double {
         guard status == .playing else { return position }
         let moved = position + max(0, seconds) * rate
-        return length.map { min($0, moved) } ?? moved
+        return track?.length.map { min($0, moved) } ?? moved
     }
 
     /// The track moved other than by playing on since `old` (a seek, a loop set or wrapping back, a speed

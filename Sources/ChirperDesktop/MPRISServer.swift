@@ -212,16 +212,9 @@ private final class BusLoop {
         return Int64((state.position(after: seconds) * 1_000_000).rounded())
     }
 
+    /// The loaded track's metadata (MPRIS's no-track id alone when nothing is loaded).
     private var metadata: [String: DBusValue] {
-        var entries: [String: DBusValue] = ["mpris:trackid": .objectPath(state.trackID)]
-        guard state.trackID != DesktopState.noTrack else { return entries }
-        if let length = state.length { entries["mpris:length"] = .int64(Int64((length * 1_000_000).rounded())) }
-        entries["xesam:title"] = .string(state.title)
-        if !state.artist.isEmpty { entries["xesam:artist"] = .strings([state.artist]) }
-        if !state.album.isEmpty { entries["xesam:album"] = .string(state.album) }
-        if !state.url.isEmpty { entries["xesam:url"] = .string(state.url) }
-        if !state.licence.isEmpty { entries["xesam:comment"] = .strings([state.licence]) }
-        return entries
+        state.track.map(metadata(of:)) ?? ["mpris:trackid": .objectPath(DesktopState.noTrack)]
     }
 
     func properties(of interface: String) -> [String: DBusValue]? {
@@ -249,7 +242,7 @@ private final class BusLoop {
         }
     }
 
-    /// A track list entry's metadata.
+    /// A track's metadata (the one playing, or an entry of the track list).
     func metadata(of track: DesktopTrack) -> [String: DBusValue] {
         var entries: [String: DBusValue] = [
             "mpris:trackid": .objectPath(track.id), "xesam:title": .string(track.title),

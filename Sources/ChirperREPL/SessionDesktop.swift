@@ -32,7 +32,7 @@ extension SessionMachine {
             // MPRIS: a position for another track, or outside this one, is ignored.
             guard let shown = shownDesktop, track == shown.trackID, position >= 0 else { return }
             let seconds = Double(position) / 1_000_000
-            if let length = shown.length, seconds > length {
+            if let length = shown.track?.length, seconds > length {
                 refuse("the desktop asked for \(presenter.clock(seconds)), past the end; nothing changed")
                 return
             }

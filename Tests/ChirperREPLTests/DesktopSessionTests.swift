@@ -63,7 +63,9 @@ struct DesktopSessionTests {
         var machine = desktopSession()
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
         let first = published(machine.handle(.playback(playing(1))))
-        #expect(first.count == 1 && first[0].0.status == .playing && first[0].0.title == "Eurasian Wren" && !first[0].1)
+        #expect(
+            first.count == 1 && first[0].0.status == .playing && first[0].0.track?.title == "Eurasian Wren"
+                && !first[0].1)
         #expect(requests(machine.handle(.desktop(.playPause))) == [.control(.pause)])
         _ = machine.handle(.answered(.control(.pause, refusal: nil, settings: PlaybackSettings())))
         #expect(published(machine.handle(.playback(playing(1.1, paused: true)))).first?.0.status == .paused)

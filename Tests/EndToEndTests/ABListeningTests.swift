@@ -44,7 +44,6 @@ private func toneWAV(_ frequency: Double) -> [UInt8] {
         + Array("data".utf8) + le32(data.count) + data
 }
 
-
 /// A stretch of sound at the sink: where it starts and ends (samples) and its pitch.
 private struct Heard: CustomStringConvertible {
     var start: Int

@@ -75,7 +75,6 @@ private func runAgainstFake(
     )
 }
 
-
 @Suite("chirper-play in a pipe", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
 struct PipeTests {
     @Test("search, next-page, info, play and wait print one stable line per state change")

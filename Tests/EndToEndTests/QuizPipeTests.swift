@@ -48,7 +48,6 @@ private func fakeXenoCanto(_ request: LoopbackRequest, base: String) -> Loopback
     return .text("not found", status: 404)
 }
 
-
 /// A home of its own for a test (data and cache), removed at the end.
 private struct QuizHome {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-quiz-\(UUID())").path
