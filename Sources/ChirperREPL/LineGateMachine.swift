@@ -22,7 +22,7 @@ struct LineGateMachine: Sendable {
         /// Until the queue is no longer playing (its last item ended, or it was stopped).
         case queueEnds
         /// Until the quiz's deck is built (or could not be), or a sono-mode question's pictures are drawn.
-        case quizDeck
+        case quiz
     }
 
     enum Event: Sendable, Hashable {
@@ -43,7 +43,7 @@ struct LineGateMachine: Sendable {
         /// The save batch ended.
         case savingDone
         /// The quiz's deck was built, or refused; or its pictures were drawn.
-        case quizDeckDone
+        case quizReady
         /// Ctrl-C stopped playback: a `wait` for it is over.
         case playbackStopped
     }
@@ -88,8 +88,8 @@ struct LineGateMachine: Sendable {
             if blocker == .measurement { blocker = nil }
         case .savingDone:
             if blocker == .saving { blocker = nil }
-        case .quizDeckDone:
-            if blocker == .quizDeck { blocker = nil }
+        case .quizReady:
+            if blocker == .quiz { blocker = nil }
         case .playbackStopped:
             if case .playbackEnds = blocker { blocker = nil }
         }

@@ -36,7 +36,8 @@ struct QuizMachine: Sendable {
         /// The store is asked for the memories of the deck's cards.
         case loading
         /// `question` is open: its recording plays, an answer is awaited.
-        case asking(Question)
+        /// `starting`: its recording was asked to play and the request is not answered yet.
+        case asking(Question, starting: Bool)
         /// The answer to the question is being kept in the store.
         case keeping(Outcome)
     }
@@ -72,8 +73,6 @@ struct QuizMachine: Sendable {
     /// New cards in the order this session meets them.
     private var newOrder: [QuizCard] = []
     private var lastCard: QuizCard?
-    /// The open question's recording was asked to play; its request is not answered yet.
-    private var awaitingStart = false
     /// The store's refusal was said in this quiz.
     private var storeWarned = false
     /// Sono mode: the work drawing the open question's pictures.
@@ -83,7 +82,7 @@ struct QuizMachine: Sendable {
 
     /// The question open now, if one is.
     var openQuestion: Question? {
-        if case .asking(let question) = state { return question }
+        if case .asking(let question, _) = state { return question }
         return nil
     }
 
@@ -98,13 +97,13 @@ struct QuizMachine: Sendable {
 
     /// The open question's recording is asked to play (again).
     mutating func awaitStart() {
-        awaitingStart = openQuestion != nil
+        if case .asking(let question, _) = state { state = .asking(question, starting: true) }
     }
 
     /// A play request was answered: the open question, if it was its recording's.
     mutating func started() -> Question? {
-        guard awaitingStart, let question = openQuestion else { return nil }
-        awaitingStart = false
+        guard case .asking(let question, starting: true) = state else { return nil }
+        state = .asking(question, starting: false)
         return question
     }
 
@@ -181,7 +180,7 @@ struct QuizMachine: Sendable {
 
     /// An answer typed while `question` is open: nil `species` for `skip`.
     mutating func answer(_ species: String?) -> Action {
-        guard case .asking(let question) = state, let deck else { return .none }
+        guard case .asking(let question, _) = state, let deck else { return .none }
         let outcome = Outcome(question: question, answered: species)
         asked += 1
         if outcome.right {
@@ -192,7 +191,6 @@ struct QuizMachine: Sendable {
             if let species { confusions[question.card.species, default: [:]][species, default: 0] += 1 }
         }
         state = .keeping(outcome)
-        awaitingStart = false
         return .reveal(outcome, deck: deck.name)
     }
 
@@ -209,7 +207,6 @@ struct QuizMachine: Sendable {
         guard isOn else { return .refuse("no quiz is running; start one with quiz <query>, quiz saved or quiz cached") }
         let wasAsking = deck != nil
         state = .off
-        awaitingStart = false
         return wasAsking ? .finish(right: right, asked: asked) : .refuse("quiz stopped")
     }
 
@@ -240,7 +237,7 @@ struct QuizMachine: Sendable {
         let question = Question(
             number: asked + 1, card: card, recording: recording, choices: choices, pictures: pictures, start: start,
             end: end)
-        state = .asking(question)
+        state = .asking(question, starting: false)
         return .ask(question, total: settings.questions)
     }
 

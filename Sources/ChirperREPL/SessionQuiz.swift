@@ -71,10 +71,10 @@ extension SessionMachine {
             break
         case .buildDeck(let id, let origin):
             say([presenter.quizBuilding(origin)])
-            if !setup.interactive { hold(.quizDeck) }
+            if !setup.interactive { hold(.quiz) }
             emit(.buildQuizDeck(id: id, origin))
         case .loadProgress(let deck):
-            gate.handle(.quizDeckDone)
+            gate.handle(.quizReady)
             say([presenter.quizDeck(deck)])
             ask(.loadQuiz(deck))
         case .ask(let question, let total):
@@ -101,7 +101,7 @@ extension SessionMachine {
             say([presenter.quizScore(right: right, asked: asked)])
             ask(.stop(.quiet))
         case .refuse(let text):
-            gate.handle(.quizDeckDone)
+            gate.handle(.quizReady)
             refuse(text)
         }
     }
@@ -128,14 +128,14 @@ extension SessionMachine {
         }
         let id = nextWorkID()
         quizMachine.picturesAsked(id: id)
-        if !setup.interactive { hold(.quizDeck) }
+        if !setup.interactive { hold(.quiz) }
         emit(.drawQuizPictures(id: id, pictures))
     }
 
     /// Sono mode's pictures arrived (or why not).
     mutating func quizPicturesDrawn(id: Int, _ result: Result<[Sonogram], WorkFailure>) {
         guard quizMachine.picturesArrived(id: id) else { return }
-        gate.handle(.quizDeckDone)
+        gate.handle(.quizReady)
         guard quizMachine.openQuestion != nil else { return }
         switch result {
         case .success(let sonograms): say(presenter.quizPictures(sonograms))
