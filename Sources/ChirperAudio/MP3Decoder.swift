@@ -53,11 +53,23 @@ public final class MP3Decoder {
     private(set) public var samplesDecoded = 0
     /// Frames per channel that the Info/Xing header promises, when it has one.
     private var exactLength: Int?
+    /// After a seek libmpg123 could only estimate (beyond what was fed), the gapless cut it no longer makes.
+    private var trim: GaplessTrim?
+    /// The first frame decoded from the start: its number and the byte it starts at (counted as libmpg123
+    /// counts its input), the anchor of a CBR stream's frame grid.
+    private var anchor: CBRFrameGrid.Anchor?
+    /// The bit rates of the frames decoded from the start: a stream without an Info header is only known to be
+    /// CBR (and its frames on a grid) once many frames had one rate.
+    private var rates = BitRateTally()
+    /// After a seek by the frame grid: the first bytes fed from there, held until the frame's header is found
+    /// among them.
+    private var aligning: (grid: CBRFrameGrid, held: [UInt8])?
     /// Bytes of the whole stream (after any ID3v2 tag stripped by the caller), if known: lets libmpg123
     /// estimate the length of a stream without an Info/Xing header.
     private let streamLength: Int64?
 
     private static let libraryInitialised: Int32 = mpg123_init()
+    private static let preframes = 9
 
     /// - Parameters:
     ///   - streamLength: the number of MP3 bytes that will be fed, if known (for the duration estimate).
@@ -90,6 +102,10 @@ public final class MP3Decoder {
                     try check(mpg123_format(handle, rate, channels, encoding))
                 }
             }
+            // Frames decoded in advance of a seek's target, so that its bit reservoir is whole: a frame's data
+            // may begin up to 511 bytes back (255 for MPEG-2 and 2.5), that is 8 of the smallest frames; with
+            // libmpg123's default of 4, a seek in quiet low-rate VBR starts with a frame of silence.
+            try check(mpg123_param2(handle, Int32(MPG123_PREFRAMES.rawValue), Self.preframes, 0))
             try check(mpg123_open_feed(handle))
             try check(mpg123_replace_buffer(handle, parking, Self.frameRoom))
         } catch {
@@ -106,6 +122,16 @@ public final class MP3Decoder {
 
     /// Feeds the next bytes of the stream and returns what they decode to (possibly nothing yet).
     public func feed(_ bytes: UnsafeRawBufferPointer) throws(MP3DecoderError) -> [DecodedAudio] {
+        if let (grid, earlier) = aligning {
+            // After a seek by the frame grid: the header is among the first bytes; libmpg123 gets it first.
+            let held = earlier + bytes
+            guard let start = grid.headerStart(in: held) else {
+                aligning = (grid, held)
+                return []
+            }
+            aligning = nil
+            return try feed(Array(held[start...]))
+        }
         var output: [DecodedAudio] = []
         if let base = bytes.baseAddress, !bytes.isEmpty {
             let status = mpg123_feed(handle, base.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -147,9 +173,10 @@ public final class MP3Decoder {
             let samples = [Int16](unsafeUninitializedCapacity: Self.batchSamples) { buffer, initialized in
                 status = decodeFrames(into: UnsafeMutableRawBufferPointer(buffer), filled: &initialized)
             }
-            if !samples.isEmpty {
-                output.append(.samples(samples))
-                samplesDecoded += samples.count
+            let kept = trim == nil ? samples : trimmed(samples)
+            if !kept.isEmpty {
+                output.append(.samples(kept))
+                samplesDecoded += kept.count
             }
             switch status {
             case Int32(MPG123_OK.rawValue):
@@ -177,7 +204,19 @@ public final class MP3Decoder {
             guard status == Int32(MPG123_OK.rawValue) else { break }
             var audio: UnsafeMutablePointer<UInt8>?
             var count = 0
-            status = mpg123_decode_frame(handle, nil, &audio, &count)
+            var number: off_t = 0
+            status = mpg123_decode_frame(handle, &number, &audio, &count)
+            if status == Int32(MPG123_OK.rawValue) && rates.open {
+                if anchor == nil {
+                    var word: UInt = 0
+                    var body: UnsafeMutablePointer<UInt8>?
+                    var size = 0
+                    _ = mpg123_framedata(handle, &word, &body, &size)
+                    anchor = (Int(number), Int64(mpg123_framepos(handle)), UInt32(truncatingIfNeeded: word))
+                }
+                var info = mpg123_frameinfo2()
+                if mpg123_info2(handle, &info) == Int32(MPG123_OK.rawValue) { rates.add(Int(info.bitrate)) }
+            }
             if count > 0, let audio {
                 // A frame trimmed at its start (gapless, or a seek inside it) begins further in.
                 if UnsafeMutableRawPointer(audio) != target { target.copyMemory(from: audio, byteCount: count) }
@@ -257,12 +296,15 @@ extension MP3Decoder {
     ///
     /// Inside what was fed, libmpg123's frame index gives an exact byte and the position is sample-exact.
     /// Beyond it, the seek is fuzzy (`MPG123_FUZZY`): for VBR with a Xing TOC and a known stream length, from
-    /// the 100-entry table; otherwise from the mean frame size (a guess for VBR without a TOC). Measured
-    /// (SeekTests, first output vs target): CBR with or without an Info header within half a frame, VBR with a
-    /// TOC about 1.4 frames early; `accurate` is then false and `frame` is libmpg123's belief. The CBR guess
-    /// uses libmpg123's running mean frame size: seeking after only 2–3 frames were decoded lands ~1 frame
-    /// further off (measured); after ~16 frames (0.4 s) it is within one frame. After this call, feed the bytes from `inputOffset` on (if that is
-    /// where the fed bytes end, just keep feeding); the next samples out are at `frame`.
+    /// the 100-entry table; otherwise from the mean frame size. A fuzzy landing turns libmpg123's gapless cut
+    /// off (it neither skips to the sample inside the first frame nor drops the encoder's padding at the end),
+    /// so this decoder makes that cut itself (`GaplessTrim`) from the frame libmpg123 landed on.
+    ///
+    /// For CBR the mean frame size is exact, so that frame is the one asked for and the first sample out is
+    /// `frame`, exactly (SeekTests, 20 random targets per stream kind): `accurate` is true. For VBR the TOC
+    /// only places the frame near it (measured about 1.4 frames early): `accurate` is false and `frame` is
+    /// then an estimate. After this call, feed the bytes from `inputOffset` on (if that is where the fed bytes
+    /// end, just keep feeding).
     public func seek(toFrame frame: Int) throws(MP3DecoderError) -> MP3SeekPoint {
         try check(mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         var info = mpg123_frameinfo2()
@@ -275,22 +317,82 @@ extension MP3Decoder {
             // header) only has 1/256 steps of the stream. Length 0 turns the TOC off; the duration is known.
             try check(mpg123_set_filesize(handle, 0))
         }
+        let target = max(0, frame)
         var inputOffset: off_t = 0
         let seekSet: Int32 = 0  // SEEK_SET
-        let landed = mpg123_feedseek(handle, off_t(max(0, frame)), seekSet, &inputOffset)
+        let landed = mpg123_feedseek(handle, off_t(target), seekSet, &inputOffset)
         if landed < 0 { try check(Int32(truncatingIfNeeded: landed)) }
         var accurate = 0
         var unused = 0.0
         _ = mpg123_getstate2(handle, Int32(MPG123_ACCURATE.rawValue), &accurate, &unused)
-        let isAccurate = accurate != 0
-        if !isAccurate && !variable && exactLength != nil && inputOffset > 0 {
-            // A CBR guess is `audio_start + mean frame size × frame`, and `audio_start` is the Info header's
-            // frame, which holds no audio: the guess is one frame early (measured). One frame on, libmpg123
-            // resyncs to the frame it believes it is at.
-            inputOffset += off_t(info.framesize)
+        trim = nil
+        aligning = nil
+        var exact = accurate != 0
+        if !exact {
+            let cut = fuzzyTrim(target: target)
+            rates.open = false  // frames after a jump are not counted from the start
+            if !variable && !rates.varies, let anchor, let grid = CBRFrameGrid(info: info, anchor: anchor) {
+                // libmpg123 guessed the byte from a running mean of the frame sizes and resyncs to the next
+                // frame after it, believing it is the first frame it decodes in advance. The grid knows where
+                // that frame starts: feed from just before it, and the belief is the truth, if the stream is
+                // CBR (its Info header says so, or a second of frames had one rate).
+                inputOffset = off_t(grid.resyncByte(forFrame: primingFrame(for: cut)))
+                aligning = (grid, [])
+                exact = rates.constant(withInfoHeader: exactLength != nil)
+            } else if !variable && exactLength != nil && inputOffset > 0 {
+                // A CBR guess is `audio_start + mean frame size × frame`, and `audio_start` is the Info
+                // header's frame, which holds no audio: the guess is one frame early (measured). One frame
+                // on, libmpg123 resyncs to the frame it believes it is at.
+                inputOffset += off_t(info.framesize)
+            }
+            trim = cut
         }
         // The truncation check in `finish` counts output from the start: count the skipped part as played.
-        if let format { samplesDecoded = Int(landed) * format.channels }
-        return MP3SeekPoint(inputOffset: Int64(inputOffset), frame: Int(landed), accurate: isAccurate)
+        if let format { samplesDecoded = target * format.channels }
+        return MP3SeekPoint(inputOffset: Int64(inputOffset), frame: target, accurate: exact)
+    }
+
+    /// The frame libmpg123 believes it finds first after a seek that lands with `cut`: the frame that holds the
+    /// target, less the frames it decodes in advance to fill the bit reservoir (`ignoreframe` in frame.c).
+    private func primingFrame(for cut: GaplessTrim) -> Int {
+        let samplesPerFrame = max(1, Int(mpg123_spf(handle)))
+        var preframes = 0
+        var unused = 0.0
+        _ = mpg123_getparam2(handle, Int32(MPG123_PREFRAMES.rawValue), &preframes, &unused)
+        var info = mpg123_frameinfo2()
+        _ = mpg123_info2(handle, &info)
+        let preshift = info.layer == 3 ? max(1, preframes) : min(2, preframes)
+        return max(0, cut.landingFrame(samplesPerFrame: samplesPerFrame) - preshift)
+    }
+
+    /// The cut libmpg123 would make after an exact seek to `target`, for the frame it landed on now. Its
+    /// first output is the whole frame that holds the target (counted, as the library does, with the
+    /// encoder's delay and its own 529-sample decoder delay in front when the Info header gives them).
+    private func fuzzyTrim(target: Int) -> GaplessTrim {
+        let samplesPerFrame = max(1, Int(mpg123_spf(handle)))
+        var encoderDelay = 0
+        var unused = 0.0
+        _ = mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &encoderDelay, &unused)
+        let delay = exactLength != nil && encoderDelay >= 0 ? encoderDelay + GaplessTrim.decoderDelay : 0
+        let frames = Int(mpg123_framelength(handle))
+        return GaplessTrim(
+            position: (target + delay) / samplesPerFrame * samplesPerFrame - delay,
+            delay: delay,
+            start: target,
+            end: exactLength,
+            paddingEnd: exactLength != nil && frames > 0 ? frames * samplesPerFrame - delay : nil)
+    }
+
+    /// The samples of `batch` that `trim` keeps (the batch itself when it keeps them all).
+    private func trimmed(_ batch: [Int16]) -> [Int16] {
+        guard let format, format.channels > 0, var cut = trim else { return batch }
+        let kept = cut.keep(frames: batch.count / format.channels)
+        trim = cut
+        if kept.count == 1, kept[0] == 0..<(batch.count / format.channels) { return batch }
+        var samples: [Int16] = []
+        for range in kept {
+            samples += batch[(range.lowerBound * format.channels)..<(range.upperBound * format.channels)]
+        }
+        return samples
     }
 }

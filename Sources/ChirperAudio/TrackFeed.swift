@@ -399,7 +399,8 @@ final class TrackFeed {
         let ignored = reader?.rangeIgnored ?? false
         _ = send {
             $0.seekLanded(
-                at: landing.seconds, networkOffset: landing.request, rangeIgnored: ignored && landing.request != nil,
+                at: landing.seconds, landing: landing.exact ? .exact : .estimated, networkOffset: landing.request,
+                rangeIgnored: ignored && landing.request != nil,
                 ticket: ticket, segment: number)
         }
     }
@@ -407,16 +408,18 @@ final class TrackFeed {
     /// Points the decoder at recording time `seconds`: from the held bytes, by reading on, or with a new
     /// request. Returns where the audio will start and the offset of a new request; nil before the decoder
     /// can seek (its format is not known yet).
-    private func reposition(to seconds: Double) async throws -> (seconds: Double, request: Int64?)? {
+    private func reposition(to seconds: Double) async throws -> (seconds: Double, exact: Bool, request: Int64?)? {
         guard let format = machine.format else { return nil }
         let frame = SeekPlan(sampleRate: format.sampleRate).frame(atSeconds: seconds)
         let offset: Int64
         let landed: Int
-        // MP3: aim two frames early and drop up to the target, so a fuzzy landing (beyond what arrived) errs
-        // early, where dropping corrects it, rather than late, where nothing can.
-        if let point = try decoder.seekMP3(toFrame: max(0, frame - 2 * 1152)) {
+        var exact = true
+        // MP3: the decoder lands on the frame asked for (CBR, or inside what arrived), or near it (VBR beyond
+        // what arrived, by the Xing TOC), and says which.
+        if let point = try decoder.seekMP3(toFrame: frame) {
             offset = point.bodyOffset
             landed = point.frame
+            exact = point.accurate
         } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
             let fresh = StreamDecoder()
             // The header only announces the format, which is the one playing.
@@ -445,6 +448,6 @@ final class TrackFeed {
                 reader = nil
             }
         }
-        return (start, request)
+        return (start, exact, request)
     }
 }

@@ -109,6 +109,8 @@ public struct PlaybackProgress: Sendable, Hashable {
     /// The server answered the last seek's `Range` request with the whole file: the seek reads forward
     /// from the start and discards, which is slower.
     public var rangeIgnored: Bool
+    /// Whether `position` is exact, or an estimate since a seek that could only land near its target.
+    public var landing: Landing
     /// Counts the seeks, loops and speed changes of this track (a new one is a new place to show).
     public var segment: Int
 
@@ -121,6 +123,7 @@ public struct PlaybackProgress: Sendable, Hashable {
         settings: PlaybackSettings = PlaybackSettings(),
         loop: LoopSection? = nil,
         rangeIgnored: Bool = false,
+        landing: Landing = .exact,
         segment: Int = 0
     ) {
         self.item = item
@@ -131,6 +134,7 @@ public struct PlaybackProgress: Sendable, Hashable {
         self.settings = settings
         self.loop = loop
         self.rangeIgnored = rangeIgnored
+        self.landing = landing
         self.segment = segment
     }
 }
@@ -233,4 +237,12 @@ public struct BufferingPolicy: Sendable, Hashable {
     func reached(_ threshold: Double, buffered: Double, ahead: Double) -> Bool {
         buffered >= min(startFloor, threshold) && buffered + ahead >= threshold
     }
+}
+
+/// How a seek landed: on the sample asked for, or near it (a VBR MP3 beyond what arrived, placed by its Xing
+/// TOC, or a stream without a header whose frames were not yet seen to share one bit rate). The position shown
+/// is then recording time as the decoder reckons it, which may be off by a few MP3 frames.
+public enum Landing: Sendable, Hashable {
+    case exact
+    case estimated
 }

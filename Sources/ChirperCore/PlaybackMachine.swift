@@ -76,6 +76,8 @@ public struct PlaybackMachine: Sendable {
         var loop: LoopSection?
         /// The last seek's `Range` request was answered with the whole file.
         var rangeIgnored = false
+        /// How the last seek landed.
+        var landing = Landing.exact
         /// The sink has played everything and the pipeline is ending: nothing more can be changed.
         var finishing = false
         /// Counts signs of life for the stall watchdog: audio queued, the position moving, a new segment, a new
@@ -94,7 +96,8 @@ public struct PlaybackMachine: Sendable {
         func progress(_ settings: PlaybackSettings) -> PlaybackProgress {
             PlaybackProgress(
                 item: item, ticket: ticket, position: position, duration: knownDuration, buffered: buffered,
-                settings: settings, loop: loop, rangeIgnored: rangeIgnored, segment: segment)
+                settings: settings, loop: loop, rangeIgnored: rangeIgnored, landing: landing,
+                segment: segment)
         }
 
         func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {

@@ -49,10 +49,11 @@ extension PlaybackMachine {
         return .none
     }
 
-    /// The pipeline started a segment's audio at recording time `seconds` (a fuzzy MP3 seek lands near
-    /// its target) and, after a new request, reads the network from body byte `networkOffset`.
+    /// The pipeline started a segment's audio at recording time `seconds`, on the sample or (`estimated`) near
+    /// it, and, after a new request, reads the network from body byte `networkOffset`.
     public mutating func seekLanded(
-        at seconds: Double, networkOffset: Int64?, rangeIgnored: Bool, ticket: Ticket, segment: Int
+        at seconds: Double, landing: Landing = .exact, networkOffset: Int64?, rangeIgnored: Bool, ticket: Ticket,
+        segment: Int
     ) -> Action {
         let factor = settings.speed.factor
         update(ticket) { session in
@@ -60,6 +61,7 @@ extension PlaybackMachine {
             session.timeline.mark(atOutput: 0, recording: seconds, factor: factor)
             if let networkOffset { session.bytesReceived = networkOffset }
             session.rangeIgnored = rangeIgnored
+            session.landing = landing
         }
         return .none
     }

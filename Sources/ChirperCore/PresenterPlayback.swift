@@ -39,7 +39,7 @@ extension Presenter {
             (.paused(let x), .paused(let y)):
             // A seek, a loop or a new speed or volume is news too.
             return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
-                && x.rangeIgnored == y.rangeIgnored
+                && x.rangeIgnored == y.rangeIgnored && x.landing == y.landing
         case (.failed(let x), .failed(let y)): return x == y
         default: return false
         }
@@ -61,6 +61,7 @@ extension Presenter {
         if settings.volume != 100 { fields += " volume=\(settings.volume)" }
         if settings.muted { fields += " muted" }
         if progress.rangeIgnored { fields += " range=ignored" }
+        if progress.landing == .estimated { fields += " landing=estimated" }
         return fields
     }
 
@@ -196,7 +197,8 @@ extension Presenter {
         case .paused: (symbol, word) = ("‖", "paused")
         default: (symbol, word) = ("▶", "playing")
         }
-        var time = "\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
+        let approximately = progress.landing == .estimated ? "≈" : ""
+        var time = "\(approximately)\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"
         let settings = progress.settings
         if !settings.speed.isNormal { time += " \(PlaybackSpeed(factor: settings.speed.factor, mode: .tape))×" }
         if settings.speed.mode == .keep && !settings.speed.isNormal { time += " keep" }

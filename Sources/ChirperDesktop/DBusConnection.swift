@@ -17,7 +17,10 @@ final class DBusConnection {
     init() throws(DBusError) {
         var reason = [CChar](repeating: 0, count: 256)
         guard chirper_sdbus_load(&reason, reason.count) == 0 else {
-            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(String(cString: reason)))")
+            throw DBusError(
+                userMessage:
+                    "D-Bus: libsystemd cannot be loaded (\(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))"
+            )
         }
         var opened: OpaquePointer?
         let code = sd_bus_open_user(&opened)

@@ -44,14 +44,20 @@ struct ByteSourceTests {
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            let source = try HTTPByteSource(url: server.baseURL + "/a.mp3", client: client)
-            var stopped: (any ByteReader)? = try await source.open(from: 0)
-            _ = try await stopped?.read()
-            stopped = nil  // a stop: 92 KB left is read to the end, 992 KB is not worth it (the request is cancelled)
-            let next = try await source.open(from: 0)
-            #expect(try await readAll(next) == body)
-            #expect(server.requests.count == 2)
-            #expect(server.connectionsAccepted == connections)
+            do {
+                let source = try HTTPByteSource(url: server.baseURL + "/a.mp3", client: client)
+                var stopped: (any ByteReader)? = try await source.open(from: 0)
+                _ = try await stopped?.read()
+                stopped = nil  // a stop: 92 KB left is read to the end, 992 KB is not worth it (the request is cancelled)
+                let next = try await source.open(from: 0)
+                #expect(try await readAll(next) == body)
+                #expect(server.requests.count == 2)
+                #expect(server.connectionsAccepted == connections)
+            } catch {
+                // The client is shut down whatever failed: one left running ends the whole test process.
+                try await client.shutdown()
+                throw error
+            }
             try await client.shutdown()
         }
     }

@@ -152,3 +152,54 @@ struct PlayerWAVStudyTests {
         await player.shutdown()
     }
 }
+
+@Suite("Player: seeks land on the sample, to the recording's end")
+struct PlayerSeekToSampleTests {
+    @Test(
+        "--output wav from a slow server: seek 0:30 beyond what arrived, then 0:12.345; each part is mpg123 -s's decode from its target, to the last sample",
+        .enabled(if: StudySignals.hasLame && Fixtures.hasMPG123, StudySignals.noLame))
+    func seeksInACBRMP3() async throws {
+        let rate = 44100
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mp3 = try await StudySignals.encodeMP3(
+            StudySignals.steppedTone(seconds: 40, sampleRate: rate), sampleRate: rate, options: ["-b", "128"])
+        try Data(mp3).write(to: URL(fileURLWithPath: directory + "/in.mp3"))
+        let reference = try await Fixtures.referenceDecode(directory + "/in.mp3")
+        // 16 KiB every 100 ms: 30 s in is 3 s of network away when the seek comes.
+        let server = try await LoopbackServer.start { request in
+            .file(mp3, contentType: "audio/mpeg", for: request, chunkDelay: .milliseconds(100))
+        }
+        let path = directory + "/out.wav"
+        let player = Player(sink: WAVFileSink(path: path))
+        player.play(PlayItem(label: "XC-SEEK", location: .remote(server.baseURL + "/in.mp3")))
+        try await player.waitFor("playing") { ($0.progress?.position ?? 0) > 0.2 }
+        #expect(player.seek(.absolute(30)) == nil)
+        try await player.waitFor("past 32 s") { ($0.progress?.position ?? 0) > 32 }
+        #expect(player.seek(.absolute(12.345)) == nil)
+        let end = try await player.waitFor("the end") { $0.isIdle || $0.failureReason != nil }
+        #expect(end.failureReason == nil)
+        await player.shutdown()
+        await server.shutdown()
+
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let written = file.dropFirst(44).withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+        // The first part is the decode from the start, until the first seek.
+        let firstSeek = try #require(written.indices.first { $0 >= reference.count || written[$0] != reference[$0] })
+        // The last part is the decode from 12.345 s to the recording's very end (the encoder's padding cut).
+        let second = Int(12.345 * Double(rate))
+        let lastPart = reference.count - second
+        let secondSeek = written.count - lastPart
+        #expect(secondSeek > firstSeek, "\(written.count) samples written")
+        let closeEnough = { (a: ArraySlice<Int16>, b: ArraySlice<Int16>) in
+            a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
+        }
+        #expect(closeEnough(written[secondSeek...], reference[second...]), "the part after 0:12.345")
+        // Between them, the decode from 30.0 s on.
+        let middle = written[firstSeek..<secondSeek]
+        let first = 30 * rate
+        #expect(closeEnough(middle, reference[first..<(first + middle.count)]), "the part after 0:30")
+    }
+}

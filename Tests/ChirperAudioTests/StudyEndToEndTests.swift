@@ -98,7 +98,7 @@ struct StudyEndToEndTests {
     }
 
     @Test(
-        "seek 0:30.2 beyond what arrived: the sink's first new sound is the 30.2 s tone within one MP3 frame, after one Range request"
+        "seek 0:30.2 beyond what arrived: the sink's first new sound is the 30.2 s tone, on the sample, after one Range request"
     )
     func seekBeyondWhatArrived() async throws {
         let mp3 = try await Self.steppedMP3()
@@ -125,12 +125,16 @@ struct StudyEndToEndTests {
             before: tone60End, frequency: StudySignals.stepFrequency(60), in: recording.samples)
         let landed = 30.5 - Double(onset.index - start) / Double(Self.rate)
         print("seek to 30.2 s: the sink's first new sound is recording time \(landed) s; Range requests \(ranges)")
-        #expect(abs(landed - 30.2) <= 1152.0 / Double(Self.rate) + 0.006, "landed at \(landed) s")
+        // On the sample; the monitor shows a stream's start up to 6 ms late (the null sink's rewind), and
+        // the onsets are read in 10 ms windows.
+        #expect(abs(landed - 30.2) <= 0.012, "landed at \(landed) s")
         #expect(ranges.count == 1, "one Range request, got \(ranges)")
-        // The offset libmpg123's fuzzy seek named is where 30.2 s is in a CBR file (bytes ∝ time); it resyncs
-        // to the next frame from there.
+        // The offset is where a CBR file holds 30.2 s (bytes ∝ time), less the 9 frames (0.235 s) decoded in
+        // advance to fill the bit reservoir.
         let offset = try #require(ranges.first.flatMap { Int($0.dropFirst(6).dropLast()) })
-        #expect(abs(Double(offset) / Double(mp3.count) * 40 - 30.2) < 0.2, "Range from \(offset)")
+        let primed: Double = 30.2 - 9 * 1152 / Double(Self.rate)
+        let offsetSeconds = Double(offset) / Double(mp3.count) * 40
+        #expect(abs(offsetSeconds - primed) < 0.05, "Range from \(offset)")
     }
 
     @Test(
@@ -156,9 +160,9 @@ struct StudyEndToEndTests {
         let starts = Monitor.onsets(recording.samples).filter { abs($0.frequency - step24) / step24 < 0.01 }
             .map(\.index).dropFirst()
         #expect(starts.count >= 3, "the loop wrapped \(starts.count) times")
-        // One MP3 frame: a seek back inside what was fed is exact in libmpg123's frame index (measured: exact
-        // on most seams); a dropped 10 ms fragment at a loaded monitor shows as −441.
-        let tolerance = kind == "mp3" ? 1152 : 2
+        // MP3 and WAV alike: every pass starts on a's sample (a seek inside what arrived is exact in libmpg123's
+        // frame index, one beyond it by the CBR frame grid).
+        let tolerance = 2
         for (first, next) in zip(starts, starts.dropFirst()) {
             let frames = next - first
             print("\(kind) loop: one pass = \(frames) frames (1.5 s = \(Self.rate * 3 / 2))")

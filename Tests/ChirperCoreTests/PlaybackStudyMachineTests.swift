@@ -48,6 +48,29 @@ struct PlaybackStudyMachineTests {
         #expect(machine.playbackState.progress?.position == 19.98)
         #expect(machine.playbackState.progress?.rangeIgnored == true)
         #expect(machine.bytesReceived == 320_000, "a reconnect resumes from the new request's bytes")
+        #expect(machine.playbackState.progress?.landing == .exact)
+    }
+
+    @Test(
+        "a seek that could only land near its target says so, in the status and in pipe lines, until one lands exactly")
+    func estimatedLanding() throws {
+        var (machine, ticket) = playing()
+        _ = machine.seekRequested(seconds(20))
+        _ = machine.seekLanded(
+            at: 20, landing: .estimated, networkOffset: 320_000, rangeIgnored: false, ticket: ticket, segment: 1)
+        _ = machine.pcmQueued(seconds: 0.5, ticket: ticket, segment: 1)
+        let estimated = machine.playbackState
+        #expect(estimated.progress?.landing == .estimated)
+        let terminal = Presenter(style: .terminal(color: false), width: 100, sourceName: "x")
+        #expect(try #require(terminal.status(estimated)).contains("≈0:20 / 0:31"))
+        let script = Presenter(style: .script, sourceName: "x")
+        #expect(
+            try #require(script.line(playback: estimated, from: PlaybackState.idle(nil))).contains(" landing=estimated")
+        )
+        _ = machine.seekRequested(seconds(5))
+        _ = machine.seekLanded(at: 5, networkOffset: nil, rangeIgnored: false, ticket: ticket, segment: 2)
+        _ = machine.pcmQueued(seconds: 0.5, ticket: ticket, segment: 2)
+        #expect(try #require(terminal.status(machine.playbackState)).contains(" 0:05 / 0:31"))
     }
 
     @Test("relative seeks step from the position heard; back past the start lands on the start")
