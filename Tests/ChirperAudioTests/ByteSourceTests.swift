@@ -48,7 +48,8 @@ struct ByteSourceTests {
                 let source = try HTTPByteSource(url: server.baseURL + "/a.mp3", client: client)
                 var stopped: (any ByteReader)? = try await source.open(from: 0)
                 _ = try await stopped?.read()
-                stopped = nil  // a stop: 92 KB left is read to the end, 992 KB is not worth it (the request is cancelled)
+                // A stop: 92 KB left is read to the end, 992 KB is not worth it (the request is cancelled).
+                stopped = nil
                 let next = try await source.open(from: 0)
                 #expect(try await readAll(next) == body)
                 #expect(server.requests.count == 2)

@@ -183,23 +183,31 @@ struct PlayerSeekToSampleTests {
         await server.shutdown()
 
         let file = try Data(contentsOf: URL(fileURLWithPath: path))
-        let written = file.dropFirst(44).withUnsafeBytes { raw in
-            (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        // Compared off the cooperative pool: millions of samples in a debug build.
+        let parts = try await offThePool { () -> (firstSeek: Int?, secondSeek: Int, last: Bool, middle: Bool) in
+            let written = file.dropFirst(44).withUnsafeBytes { raw in
+                (0..<raw.count / 2).map {
+                    Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))
+                }
+            }
+            let closeEnough = { (a: ArraySlice<Int16>, b: ArraySlice<Int16>) in
+                a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
+            }
+            // The first part is the decode from the start, until the first seek.
+            let firstSeek = written.indices.first { $0 >= reference.count || written[$0] != reference[$0] }
+            // The last part is the decode from 12.345 s to the recording's very end (the encoder's padding cut).
+            let second = Int(12.345 * Double(rate))
+            let secondSeek = written.count - (reference.count - second)
+            let last = closeEnough(written[max(0, secondSeek)...], reference[second...])
+            // Between them, the decode from 30.0 s on.
+            let from = firstSeek ?? 0
+            let middle = written[from..<max(from, secondSeek)]
+            let first = 30 * rate
+            return (firstSeek, secondSeek, last, closeEnough(middle, reference[first..<(first + middle.count)]))
         }
-        // The first part is the decode from the start, until the first seek.
-        let firstSeek = try #require(written.indices.first { $0 >= reference.count || written[$0] != reference[$0] })
-        // The last part is the decode from 12.345 s to the recording's very end (the encoder's padding cut).
-        let second = Int(12.345 * Double(rate))
-        let lastPart = reference.count - second
-        let secondSeek = written.count - lastPart
-        #expect(secondSeek > firstSeek, "\(written.count) samples written")
-        let closeEnough = { (a: ArraySlice<Int16>, b: ArraySlice<Int16>) in
-            a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
-        }
-        #expect(closeEnough(written[secondSeek...], reference[second...]), "the part after 0:12.345")
-        // Between them, the decode from 30.0 s on.
-        let middle = written[firstSeek..<secondSeek]
-        let first = 30 * rate
-        #expect(closeEnough(middle, reference[first..<(first + middle.count)]), "the part after 0:30")
+        let firstSeek = try #require(parts.firstSeek, "the seek left no mark")
+        #expect(parts.secondSeek > firstSeek)
+        #expect(parts.last, "the part after 0:12.345 is not the recording's from there to its end")
+        #expect(parts.middle, "the part after 0:30 is not the recording's from there")
     }
 }

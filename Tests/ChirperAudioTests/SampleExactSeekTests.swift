@@ -70,12 +70,71 @@ struct SampleExactSeekTests {
     static func landing(of output: [Int16], in reference: [Int16], channels: Int, near target: Int) -> Int? {
         let probe = Array(output.prefix(4096 * channels))
         guard !probe.isEmpty else { return nil }
-        let candidates = (-46080...46080).sorted { abs($0) < abs($1) }
-        return candidates.first { offset in
+        return (0...46080).lazy.flatMap { [$0, -$0] }.first { offset in
             let start = (target + offset) * channels
             guard start >= 0, start + probe.count <= reference.count else { return false }
             return reference[start..<(start + probe.count)].elementsEqual(probe) { abs(Int($0) - Int($1)) <= 1 }
         }
+    }
+
+    /// What one seek gave.
+    struct Outcome: Sendable {
+        var what: String
+        var target: Int
+        /// The seek needed bytes that had not been fed (a new request, in the player).
+        var beyond: Bool
+        /// The stream was known to be CBR: by an Info header, or a second of frames at one rate.
+        var knownCBR: Bool
+        var point: StreamSeekPoint
+        /// Frames from the target to where the output really starts (nil: nowhere near).
+        var landing: Int?
+        var outputFrames: Int
+        /// The largest difference from the reference's samples from the target on (nil: lengths differ).
+        var worst: Int?
+        var finishError: String?
+    }
+
+    /// 20 seeks, each on a fresh decoder fed a random part of `mp3` first, in random pieces.
+    static func seeks(_ kind: Kind, mp3: [UInt8], reference: [Int16]) throws -> [Outcome] {
+        let channels = kind.channels
+        let total = reference.count / channels
+        let frameLength = kind.rate >= 32000 ? 1152 : 576
+        let hasInfoHeader = mp3.prefix(200).firstRange(of: Array("Info".utf8)) != nil
+        var random = SeededRandom(seed: UInt64(kind.rate * 31 + kind.options.count))
+        var outcomes: [Outcome] = []
+        for round in 0..<20 {
+            let target = Int.random(in: 0..<(total - 1), using: &random)
+            // Half the seeks go beyond what was fed, half inside it; some after only the first frames.
+            let fraction = round % 5 == 0 ? 0.004 : Double.random(in: 0.02...0.98, using: &random)
+            let decoder = StreamDecoder(expectedLength: Int64(mp3.count))
+            // The player seeks once the format is known: feed on until the first samples.
+            var fed = Int(Double(mp3.count) * fraction)
+            var before = try feed(decoder, mp3, from: 0, to: fed, random: &random)
+            while before.isEmpty && fed < mp3.count {
+                before += try feed(decoder, mp3, from: fed, to: min(mp3.count, fed + 512), random: &random)
+                fed = min(mp3.count, fed + 512)
+            }
+            guard let point = try decoder.seekMP3(toFrame: target) else { throw TestFailure("no MP3 decoder") }
+            let output = try feed(decoder, mp3, from: Int(point.bodyOffset), random: &random)
+            var finishError: String?
+            do { _ = try decoder.finish() } catch { finishError = "\(error)" }
+            let tail = reference[(target * channels)...]
+            outcomes.append(
+                Outcome(
+                    what: "\(kind.label): seek \(round) to frame \(target) of \(total) after \(fed) bytes",
+                    target: target,
+                    beyond: point.bodyOffset >= Int64(fed),
+                    // A stream without an Info header is taken for CBR once 38 frames (a second of MPEG-1) share
+                    // a rate.
+                    knownCBR: kind.exactBeyond && (hasInfoHeader || before.count / channels >= 38 * frameLength),
+                    point: point,
+                    landing: landing(of: output, in: reference, channels: channels, near: target),
+                    outputFrames: output.count / channels,
+                    worst: output.count == tail.count
+                        ? zip(output, tail).map { abs(Int($0) - Int($1)) }.max() ?? 0 : nil,
+                    finishError: finishError))
+        }
+        return outcomes
     }
 
     @Test(
@@ -90,55 +149,36 @@ struct SampleExactSeekTests {
         try await StreamFamily.run(
             "lame", ["--quiet"] + kind.options + [directory + "/in.wav", directory + "/out.mp3"])
         let mp3 = try StreamFamily.read(directory + "/out.mp3")
-        let frameLength = kind.rate >= 32000 ? 1152 : 576
-        let hasInfoHeader = mp3.prefix(200).firstRange(of: Array("Info".utf8)) != nil
         let reference = try await Fixtures.referenceDecode(directory + "/out.mp3")
-        let channels = kind.channels
-        let total = reference.count / channels
-        var random = SeededRandom(seed: UInt64(kind.rate * 31 + kind.options.count))
+        let total = reference.count / kind.channels
+        let frameLength = kind.rate >= 32000 ? 1152 : 576
+        let outcomes = try await offThePool { try Self.seeks(kind, mp3: mp3, reference: reference) }
         var errors: [Int] = []
-        for round in 0..<20 {
-            let target = Int.random(in: 0..<(total - 1), using: &random)
-            // Half the seeks go beyond what was fed, half inside it; some after only the first frames.
-            let fraction = round % 5 == 0 ? 0.004 : Double.random(in: 0.02...0.98, using: &random)
-            let decoder = StreamDecoder(expectedLength: Int64(mp3.count))
-            // The player seeks once the format is known: feed on until the first samples.
-            var fed = Int(Double(mp3.count) * fraction)
-            var before = try Self.feed(decoder, mp3, from: 0, to: fed, random: &random)
-            while before.isEmpty && fed < mp3.count {
-                before += try Self.feed(decoder, mp3, from: fed, to: min(mp3.count, fed + 512), random: &random)
-                fed = min(mp3.count, fed + 512)
+        for outcome in outcomes {
+            let what = outcome.what
+            #expect(outcome.finishError == nil, "\(what): \(outcome.finishError ?? "")")
+            if !outcome.beyond || outcome.knownCBR {
+                #expect(outcome.point.accurate, "\(what): said it was an estimate")
             }
-            let point = try #require(try decoder.seekMP3(toFrame: target))
-            let output = try Self.feed(decoder, mp3, from: Int(point.bodyOffset), random: &random)
-            do { _ = try decoder.finish() } catch {
-                Issue.record(
-                    "seek \(round) to \(target) accurate=\(point.accurate) offset=\(point.bodyOffset) fed=\(fed) out=\(output.count / channels): \(error)"
-                )
-            }
-            let beyond = point.bodyOffset >= Int64(fed)
-            let landing = Self.landing(of: output, in: reference, channels: channels, near: target)
-            let what =
-                "\(kind.label): seek \(round) to frame \(target) of \(total), beyond=\(beyond) after \(fed) bytes"
-            // A stream without an Info header is taken for CBR once 38 frames (a second of MPEG-1) shared a rate.
-            let knownCBR = kind.exactBeyond && (hasInfoHeader || before.count / channels >= 38 * frameLength)
-            if !beyond || knownCBR { #expect(point.accurate, "\(what): said it was an estimate") }
-            if point.accurate {
-                #expect(point.frame == target, "\(what): said it landed at \(point.frame)")
-                #expect(landing == 0, "\(what): landed \(landing.map(String.init) ?? "nowhere near") frames off")
-                let tail = reference[(target * channels)...]
+            if outcome.point.accurate {
+                #expect(outcome.point.frame == outcome.target, "\(what): said it landed at \(outcome.point.frame)")
                 #expect(
-                    output.count == tail.count,
-                    "\(what): \(output.count / channels) frames out, \(total - target) expected")
-                let worst = zip(output, tail).lazy.map { abs(Int($0) - Int($1)) }.max() ?? 0
-                #expect(worst <= 1, "\(what): a sample differs by \(worst)")
+                    outcome.landing == 0,
+                    "\(what): landed \(outcome.landing.map(String.init) ?? "nowhere near") frames off")
+                #expect(
+                    outcome.outputFrames == total - outcome.target,
+                    "\(what): \(outcome.outputFrames) frames out, \(total - outcome.target) expected")
+                #expect(
+                    outcome.worst.map { $0 <= 1 } ?? false,
+                    "\(what): a sample differs by \(outcome.worst.map(String.init) ?? "?")")
             } else {
                 // A VBR stream without a header gives nothing to place a frame by but the mean frame size of
                 // the first frames: no bound is promised, only that the position is said to be a guess.
                 guard kind.label != "VBR without any header" else { continue }
-                errors.append(try #require(landing, "\(what): landed nowhere near"))
+                let landing = try #require(outcome.landing, "\(what): landed nowhere near")
+                errors.append(landing)
                 // Wherever it landed, it plays on to the recording's end, without the encoder's padding.
-                #expect(output.count / channels == total - target - (landing ?? 0), "\(what): the end moved")
+                #expect(outcome.outputFrames == total - outcome.target - landing, "\(what): the end moved")
             }
         }
         if !errors.isEmpty {
