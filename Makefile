@@ -66,12 +66,9 @@ install:
 uninstall:
 	scripts/install.sh uninstall "$(PREFIX)"
 
-## Fuzz the page decoder, the command/query parsers and the sanitiser with libFuzzer for FUZZ_SECONDS.
+## Fuzz every reader of unchecked bytes (FuzzTarget.all) with libFuzzer, FUZZ_SECONDS each (FUZZ_TARGETS: some).
 FUZZ_SECONDS ?= 60
 fuzz: deps-run
 	$(SWIFT) build --scratch-path .build-fuzz --product chirper-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -D -Xswiftc CHIRPER_FUZZ
-	mkdir -p .build-fuzz/corpus
-	python3 scripts/fuzz-seeds.py .build-fuzz/corpus
-	.build-fuzz/debug/chirper-fuzz .build-fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-rss_limit_mb=4096 -print_final_stats=1
+	scripts/fuzz.sh .build-fuzz/debug/chirper-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -146,8 +146,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `make fuzz`: libFuzzer over the page decoder, the command and query parsers and the sanitiser.
-        .executableTarget(name: "chirper-fuzz", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
+        // `make fuzz`: libFuzzer over every reader of bytes nobody checked (`FuzzTarget.all`); `make test` replays
+        // the regression corpus through the same targets.
+        .target(
+            name: "ChirperFuzzTargets",
+            dependencies: ["ChirperCore", "ChirperAudio", "ChirperStore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "chirper-fuzz", dependencies: ["ChirperFuzzTargets"], swiftSettings: swiftSettings),
         // Test helpers: the loopback xeno-canto/audio server (HTTP, or HTTPS with a CA made per run), the private
         // PulseAudio harness.
         .target(
@@ -192,6 +198,12 @@ let package = Package(
         .testTarget(
             name: "ChirperREPLTests",
             dependencies: ["ChirperREPL", "ChirperCore", "ChirperCatalog"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperFuzzTargetsTests",
+            dependencies: ["ChirperFuzzTargets"],
+            exclude: ["Regressions"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,43 +1,25 @@
-import ChirperCore
+import ChirperFuzzTargets
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// One fuzzing input: the first byte picks the target, the rest is its input. Every target must return
-/// normally for every input; a crash, a trap or a sanitizer report is a finding.
-func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
-    guard let selector = bytes.first else { return }
-    let input = UnsafeBufferPointer(rebasing: bytes.dropFirst())
-    let text = String(decoding: input, as: UTF8.self)
-    switch selector % 4 {
-    case 0:
-        // The page decoder, and everything shown from what it decodes.
-        if let page = try? PageDecoder.decode(input) {
-            let presenter = Presenter(style: .terminal(color: true), width: 80, sourceName: "fuzz")
-            _ = presenter.rows(page.recordings, from: 0)
-            for (index, recording) in page.recordings.prefix(4).enumerated() {
-                _ = presenter.info(recording, row: index + 1)
-                _ = Presenter(style: .script, sourceName: "fuzz").attribution(recording)
-            }
-        }
-        _ = PageDecoder.errorMessage(input)
-    case 1:
-        _ = try? CommandParser.parse(text)
-        _ = Completion.candidates(lineBeforeCursor: text)
-    case 2:
-        if let query = try? SearchQuery.parse(text) { _ = query.text }
-    default:
-        _ = TerminalText.sanitize(text)
-        _ = PageDecoder.availability(ofFile: text)
+/// The target `CHIRPER_FUZZ_TARGET` names (`make fuzz` runs each in turn).
+let target: FuzzTarget = {
+    let name = getenv("CHIRPER_FUZZ_TARGET").map { String(cString: $0) } ?? ""
+    guard let found = FuzzTarget.named(name) else {
+        let names = FuzzTarget.all.map(\.name).joined(separator: " ")
+        print("set CHIRPER_FUZZ_TARGET to one of: \(names)")
+        exit(2)
     }
-}
+    return found
+}()
 
 #if CHIRPER_FUZZ
     /// The function libFuzzer calls with each input.
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-        fuzzOne(UnsafeBufferPointer(start: data, count: size))
+        target.run(UnsafeBufferPointer(start: data, count: size))
         return 0
     }
 
@@ -52,6 +34,7 @@ func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
 
     @_cdecl("chirper_fuzz_main")
     public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        _ = target
         var count = argc
         var arguments = argv
         return llvmFuzzerRunDriver(&count, &arguments, fuzzerTestOneInput)
@@ -75,10 +58,10 @@ func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
                     bytes += buffer[0..<read]
                 }
                 fclose(file)
-                bytes.withUnsafeBufferPointer(fuzzOne)
+                target(bytes)
                 count += 1
             }
-            print("replayed \(count) inputs without a crash")
+            print("\(target.name): replayed \(count) inputs without a crash")
         }
     }
 #endif
