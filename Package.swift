@@ -202,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperFuzzTargetsTests",
-            dependencies: ["ChirperFuzzTargets"],
+            dependencies: ["ChirperFuzzTargets", "ChirperStore", "ChirperCore"],
             exclude: ["Regressions"],
             swiftSettings: swiftSettings
         ),

@@ -51,12 +51,21 @@ extension FuzzTarget {
         },
         FuzzTarget(name: "quiz-store", summary: "a quiz.sqlite file a crash or a user left damaged") { input in
             let path = quizStorePath
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             guard FileManager.default.createFile(atPath: path, contents: Data(UnsafeRawBufferPointer(input))),
                 let store = try? QuizStore(path: path, busyTimeout: 0)
             else { return }
             let now = Date(timeIntervalSince1970: 1.8e9)
             _ = try? store.integrityCheck()
+            // Read a deck's cards and schedules, keep an answer (one transaction), and read it all back.
+            if let deck = quizDeck, let progress = try? store.load(deck, at: now), let card = deck.cards.first {
+                let answer = QuizAnswerRecord(
+                    deck: deck.name, card: card, recording: "DEMO-01", answered: card.species,
+                    previous: progress.memories[card])
+                _ = try? store.keep(answer, at: now)
+            }
             _ = try? store.stats(at: now)
             _ = try? store.exportRows()
         },
@@ -69,6 +78,19 @@ extension FuzzTarget {
         if let number = DesktopCommand.xenoCantoNumber(text) { precondition(number >= 0) }
     }
 
+    /// The demo catalog's birds, as a deck (the store's fuzzed file may hold its cards, or anything else).
+    static let quizDeck: QuizDeck? = {
+        let page = """
+            {"recordings":[
+            {"id":"DEMO-01","gen":"Synthetica","sp":"trillans","en":"Synthetic trill","type":"song",
+             "file":"https://example.org/1.mp3","lic":"//creativecommons.org/publicdomain/zero/1.0/"},
+            {"id":"DEMO-04","gen":"Synthetica","sp":"ascendens","en":"Synthetic rising sweep","type":"call",
+             "file":"https://example.org/4.mp3","lic":"//creativecommons.org/publicdomain/zero/1.0/"}]}
+            """
+        guard let recordings = try? PageDecoder.decode(Array(page.utf8)).recordings else { return nil }
+        return try? QuizDeck.make(name: "grp:birds", family: nil, recordings: recordings).get()
+    }()
+
     /// One file per fuzzing process, in the temporary folder.
-    static let quizStorePath = NSTemporaryDirectory() + "/chirper-fuzz-\(getpid())/quiz.sqlite"
+    public static let quizStorePath = NSTemporaryDirectory() + "/chirper-fuzz-\(getpid())/quiz.sqlite"
 }

@@ -1,4 +1,6 @@
+import ChirperCore
 import ChirperFuzzTargets
+import ChirperStore
 import Foundation
 import Testing
 
@@ -31,5 +33,15 @@ struct RegressionCorpusTests {
             print("replaying \(name)/\(url.lastPathComponent)")
             target(Array(try Data(contentsOf: url)))
         }
+    }
+
+    @Test("the quiz-store target reaches the store: a real store run through it keeps the answer it gives")
+    func quizStoreTargetReachesTheStore() throws {
+        let target = try #require(FuzzTarget.named("quiz-store"))
+        target(Array(try Data(contentsOf: Self.folder.appendingPathComponent("quiz-store/seed-real-store"))))
+        let stats = try QuizStore(path: FuzzTarget.quizStorePath).stats(at: Date(timeIntervalSince1970: 1.8e9))
+        // The seed holds 3 answers (1 right); the target keeps one more, right.
+        #expect(stats.answered == 4)
+        #expect(stats.right == 2)
     }
 }
