@@ -13,9 +13,11 @@ public protocol Console: AnyObject, Sendable {
     /// Prints whole lines. On a terminal they appear above the status line and the prompt, and what the user
     /// is typing is kept intact.
     func print(_ lines: [String])
-    /// Shows `text` as the live status line, replacing the previous one; nil removes it. Lines separated by
-    /// `\n` take a row each, above the prompt (the live sonogram strip). Ignored in a pipe.
-    func setStatus(_ text: String?)
+    /// Shows `rows` as the live status, replacing the previous one; none removes it. Each row (one line, no
+    /// `\n`) takes a row of the screen above the prompt: the live sonogram strip, then the status line. Handed
+    /// over as rows so that the rows that did not change (the strip's picture, between page turns) are the same
+    /// strings again, compared and skipped without splitting a long text ten times a second. Ignored in a pipe.
+    func setStatus(_ rows: [String])
     /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
     func interrupted()
     /// Restores the terminal and saves history; safe to call twice.
@@ -80,7 +82,7 @@ public final class PipeConsole: Console {
         try? handle.write(contentsOf: Data(text.utf8))
     }
 
-    public func setStatus(_ text: String?) {}
+    public func setStatus(_ rows: [String]) {}
     public func interrupted() {}
     public func close() {}
 }

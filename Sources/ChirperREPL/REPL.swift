@@ -119,7 +119,7 @@ public actor REPL {
             task?.cancel()
         }
         await player.shutdown()
-        console.setStatus(nil)
+        console.setStatus([])
         console.close()
         return status
     }
@@ -134,8 +134,8 @@ public actor REPL {
                 lines + [
                     pictures.escape(for: image, protocol: pixelProtocol, cellWidth: cellWidth, cellHeight: cellHeight)
                 ])
-        case .status(let text):
-            console.setStatus(text)
+        case .status(let rows):
+            console.setStatus(rows)
         case .markInterrupted:
             console.interrupted()
         case .request(let request):

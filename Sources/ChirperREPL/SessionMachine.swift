@@ -137,7 +137,7 @@ struct SessionMachine: Sendable {
         /// Print these lines, then `image` drawn with a terminal graphics protocol.
         case showPicture([String], RasterImage, PixelProtocol, cellWidth: Int, cellHeight: Int)
         /// Show this status line (nil: none). Only sent when it changes.
-        case status(String?)
+        case status([String])
         /// Ctrl-C arrived: a terminal drops the half-typed line.
         case markInterrupted
         case request(Request)
@@ -244,7 +244,7 @@ struct SessionMachine: Sendable {
     private(set) var ended = false
     /// The terminal's width when the running line was typed.
     private(set) var columns = 80
-    private var shownStatus: String?
+    private var shownStatus: [String] = []
     /// What the desktop was last shown.
     var shownDesktop: DesktopState?
     /// The live strip's picture lines of the page shown (drawn again only when the page turns).
@@ -456,12 +456,12 @@ struct SessionMachine: Sendable {
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
         let line = presenter.status(playback, title: recording.map { side + $0.englishName })
-        let lines = presenter.strip(strip, playback: playback, keeping: &stripLines) + (line.map { [$0] } ?? [])
-        let status = lines.isEmpty ? nil : lines.joined(separator: "\n")
-        // Compared byte for byte: the strip's rows are long and not ASCII.
-        if !TerminalLayout.same(status, shownStatus) {
-            shownStatus = status
-            emit(.status(status))
+        let rows = presenter.strip(strip, playback: playback, keeping: &stripLines) + (line.map { [$0] } ?? [])
+        // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
+        // between page turns, compared at once).
+        if !TerminalLayout.same(rows, shownStatus) {
+            shownStatus = rows
+            emit(.status(rows))
         }
     }
 

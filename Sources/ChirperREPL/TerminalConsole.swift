@@ -116,8 +116,8 @@ public final class TerminalConsole: Console {
         }
     }
 
-    public func setStatus(_ text: String?) {
-        _ = mailbox.post(.status(text))
+    public func setStatus(_ rows: [String]) {
+        _ = mailbox.post(.status(rows))
     }
 
     public func interrupted() {

@@ -55,12 +55,19 @@ enum TerminalLayout {
         return same(a.utf8, b.utf8)
     }
 
-    /// Equal byte for byte, with `memcmp` where both are contiguous (a native string always is).
+    /// Rows equal row for row, byte for byte.
+    static func same(_ a: [String], _ b: [String]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { same($0.utf8, $1.utf8) }
+    }
+
+    /// Equal byte for byte, with `memcmp` where both are contiguous (a native string always is); the same
+    /// storage (a row kept and handed over again) is equal at once.
     static func same(_ a: Substring.UTF8View, _ b: Substring.UTF8View) -> Bool {
         guard a.count == b.count else { return false }
         let compared = a.withContiguousStorageIfAvailable { left in
             b.withContiguousStorageIfAvailable { right in
-                left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                left.count == 0 || left.baseAddress == right.baseAddress
+                    || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
             }
         }
         return (compared ?? nil) ?? a.elementsEqual(b)

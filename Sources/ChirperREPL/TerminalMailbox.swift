@@ -9,7 +9,8 @@ import Foundation
 /// What other threads ask of the terminal thread.
 enum TerminalRequest: Sendable {
     case print([String])
-    case status(String?)
+    /// The status's rows (none: no status).
+    case status([String])
     case prompt(String)
     case interrupt
     case close

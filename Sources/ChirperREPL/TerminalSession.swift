@@ -34,11 +34,11 @@ final class TerminalSession {
     private var prompt: String
     private var promptCString: UnsafeMutablePointer<CChar>
     var columns: Int
-    /// The status line the app wants shown.
-    private var status: String?
-    /// The status line on the screen, directly above the prompt's first row (or above the cursor's row when no
-    /// prompt is shown); nil when none is.
-    private var statusOnScreen: String?
+    /// The status rows the app wants shown (none: no status).
+    private var status: [String] = []
+    /// The status rows on the screen, directly above the prompt's first row (or above the cursor's row when no
+    /// prompt is shown); nil when none are.
+    private var statusOnScreen: [String]?
     /// libedit is reading a line: the prompt and the line are on the screen and the terminal is in edit mode.
     private var editing = false
     /// Standard input has ended (Ctrl-D at an empty prompt, or a hang-up): no more keys are read.
@@ -206,8 +206,8 @@ final class TerminalSession {
         var newPrompt: String?
         var changed = false
         func redrawCollected() {
-            if changed, lines.isEmpty, newPrompt == nil, let status, let shown = statusOnScreen,
-                Self.rows(of: status) == Self.rows(of: shown), editing
+            if changed, lines.isEmpty, newPrompt == nil, !status.isEmpty, let shown = statusOnScreen,
+                status.count == shown.count, editing
             {
                 // Only the status changed, row for row: rewrite the rows that differ, nothing else.
                 updateStatus(status, over: shown)
@@ -223,9 +223,9 @@ final class TerminalSession {
             case .print(let more):
                 lines += more
                 changed = true
-            case .status(let text):
-                status = text
-                changed = changed || !TerminalLayout.same(text, statusOnScreen)
+            case .status(let rows):
+                status = rows
+                changed = changed || !TerminalLayout.same(rows, statusOnScreen ?? [])
             case .prompt(let text):
                 newPrompt = text
                 changed = true
@@ -266,7 +266,7 @@ final class TerminalSession {
         editing = false
         if let shown = statusOnScreen {
             let rows = TerminalLayout.row(after: TerminalLayout.visible(prompt) + line, columns: columns) + 1
-            write("\r\u{1B}[\(rows + Self.rows(of: shown))A\u{1B}[J")
+            write("\r\u{1B}[\(rows + shown.count)A\u{1B}[J")
             write(TerminalLayout.printable(prompt) + TerminalText.sanitize(line) + "\r\n")
             statusOnScreen = nil
         }
@@ -351,7 +351,7 @@ final class TerminalSession {
                 ?? TerminalLayout.row(
                     after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         }
-        if let shown = statusOnScreen { up += Self.rows(of: shown) }
+        if let shown = statusOnScreen { up += shown.count }
         write(up > 0 ? "\r\u{1B}[\(up)A\u{1B}[J" : "\r\u{1B}[J")
         statusOnScreen = nil
     }
@@ -378,12 +378,12 @@ final class TerminalSession {
         }
     }
 
-    /// The status may be several lines (the live sonogram strip above the status line): each is clipped to
-    /// one row, so the rows drawn are the lines.
+    /// The status may be several rows (the live sonogram strip above the status line): each is clipped to one
+    /// row of the screen.
     private func drawStatus() {
-        guard let status else { return }
-        for line in Self.rows(in: status) {
-            write(TerminalLayout.clip(String(line), columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
+        guard !status.isEmpty else { return }
+        for row in status {
+            write(TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
         }
         statusOnScreen = status
     }
@@ -391,31 +391,17 @@ final class TerminalSession {
     /// Rewrites, in place, the rows of the status on screen that differ in `new` (as many rows as `shown`): the
     /// cursor is saved, each changed row rewritten from its start, and the cursor put back. The live strip's
     /// picture lines change only when its page turns, so most updates rewrite the marker and status lines.
-    private func updateStatus(_ new: String, over shown: String) {
-        let newRows = Self.rows(in: new)
-        let shownRows = Self.rows(in: shown)
+    private func updateStatus(_ new: [String], over shown: [String]) {
         let toPrompt = TerminalLayout.row(
             after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         write("\u{1B}7")
-        for (index, (old, row)) in zip(shownRows, newRows).enumerated() where !TerminalLayout.same(old.utf8, row.utf8) {
-            let up = toPrompt + newRows.count - index
-            write(
-                "\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(String(row), columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
+        for (index, (old, row)) in zip(shown, new).enumerated() where !TerminalLayout.same(old.utf8, row.utf8) {
+            let up = toPrompt + new.count - index
+            write("\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
         }
         write("\u{1B}8")
         statusOnScreen = new
         flush()
-    }
-
-    /// Rows a status takes on the screen: one per line.
-    private static func rows(of status: String) -> Int {
-        status.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
-    }
-
-    /// The status's rows, split on its bytes: the live strip's rows are long and full of escapes, and run ten
-    /// times a second through here (splitting by characters cost most of the strip's CPU).
-    private static func rows(in status: String) -> [Substring] {
-        status.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// Shows what a key left to show: the screen cleared by Ctrl-L, a completion list, a warning.

@@ -11,7 +11,7 @@ final class ScriptedConsole: Console {
     let lines: AsyncStream<String>
     private let input: AsyncStream<String>.Continuation
     private let shown = Mutex<[String]>([])
-    private let statuses = Mutex<[String?]>([])
+    private let statuses = Mutex<[[String]]>([])
     private let closes = Mutex(0)
 
     /// `script` is typed at once; the input ends after it unless `keepOpen`.
@@ -29,11 +29,12 @@ final class ScriptedConsole: Console {
     func endInput() { input.finish() }
 
     var printed: [String] { shown.withLock { $0 } }
-    var statusLines: [String?] { statuses.withLock { $0 } }
+    /// Each status shown, its rows joined (nil: none).
+    var statusLines: [String?] { statuses.withLock { $0.map { $0.isEmpty ? nil : $0.joined(separator: "\n") } } }
     var closeCount: Int { closes.withLock { $0 } }
 
     func print(_ lines: [String]) { shown.withLock { $0 += lines } }
-    func setStatus(_ text: String?) { statuses.withLock { $0.append(text) } }
+    func setStatus(_ rows: [String]) { statuses.withLock { $0.append(rows) } }
     func interrupted() { shown.withLock { $0.append("<interrupted>") } }
     func close() { closes.withLock { $0 += 1 } }
 }
