@@ -38,22 +38,22 @@ extension FuzzTarget {
             }
         },
         FuzzTarget(name: "stream", summary: "any body (MP3, ID3, junk, WAV) through the stream decoder, with a seek") {
-            input in
-            var reader = FuzzInput(input)
-            let seed = reader.byte()
-            let seekAt = reader.int(in: 0...65535)
-            let frame = reader.integer(bytes: 3)
-            decodeStream(reader.rest(), seed: seed, seek: (afterBytes: seekAt, frame: frame))
+            decodeWithSeek($0) { $0.rest() }
         },
         FuzzTarget(name: "mp3-frames", summary: "valid MPEG frame headers with fuzzed bodies and sizes, with a seek") {
-            input in
-            var reader = FuzzInput(input)
-            let seed = reader.byte()
-            let seekAt = reader.int(in: 0...65535)
-            let frame = reader.integer(bytes: 3)
-            decodeStream(mp3Stream(&reader), seed: seed, seek: (afterBytes: seekAt, frame: frame))
+            decodeWithSeek($0) { mp3Stream(&$0) }
         },
     ]
+
+    /// Reads the piece-size seed, where to seek and to which frame, then the body `body` makes of the rest, and
+    /// decodes it (`decodeStream`).
+    static func decodeWithSeek(_ input: UnsafeBufferPointer<UInt8>, body: (inout FuzzInput) -> [UInt8]) {
+        var reader = FuzzInput(input)
+        let seed = reader.byte()
+        let seekAt = reader.int(in: 0...65535)
+        let frame = reader.integer(bytes: 3)
+        decodeStream(body(&reader), seed: seed, seek: (afterBytes: seekAt, frame: frame))
+    }
 
     /// Decodes `bytes` in random pieces; after `seek.afterBytes`, seeks to `seek.frame` and goes on from the byte
     /// the decoder names (as the player would from held bytes or a Range request). The timeline of the output
