@@ -7,7 +7,8 @@ import Testing
 /// What the fuzzer found stays found: every input kept in `Regressions/<target>/` (each one crashed a target
 /// once, or is a seed that reaches deep into it) is replayed through its target without libFuzzer. A target
 /// that crashes ends the test process: the crash names the file.
-@Suite("Fuzzing: the regression corpus replays without a crash")
+// Serialized: the quiz-store target keeps one file per process, which two tests at once would share.
+@Suite("Fuzzing: the regression corpus replays without a crash", .serialized)
 struct RegressionCorpusTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Regressions")
