@@ -287,7 +287,8 @@ public struct MP3SeekPoint: Sendable, Hashable {
     public var inputOffset: Int64
     /// The frame (sample per channel) the first output will be, as libmpg123 reckons it.
     public var frame: Int
-    /// False after a fuzzy seek (Xing TOC or mean frame size): `frame` is then an estimate.
+    /// False when `frame` is an estimate: a VBR stream beyond what was fed (placed by its Xing TOC or the mean
+    /// frame size), or a stream without an Info header not yet seen to be CBR.
     public var accurate: Bool
 }
 
@@ -300,11 +301,11 @@ extension MP3Decoder {
     /// off (it neither skips to the sample inside the first frame nor drops the encoder's padding at the end),
     /// so this decoder makes that cut itself (`GaplessTrim`) from the frame libmpg123 landed on.
     ///
-    /// For CBR the mean frame size is exact, so that frame is the one asked for and the first sample out is
-    /// `frame`, exactly (SeekTests, 20 random targets per stream kind): `accurate` is true. For VBR the TOC
-    /// only places the frame near it (measured about 1.4 frames early): `accurate` is false and `frame` is
-    /// then an estimate. After this call, feed the bytes from `inputOffset` on (if that is where the fed bytes
-    /// end, just keep feeding).
+    /// For CBR the frames lie on a grid (`CBRFrameGrid`), so the byte of the frame libmpg123 believes it lands
+    /// on is known and the first sample out is `frame`, exactly (`SampleExactSeekTests`, 20 random seeks per
+    /// kind of stream): `accurate` is true. For VBR the TOC only places the frame near it (measured 0 to 4
+    /// frames early): `accurate` is false and `frame` is then an estimate. After this call, feed the bytes from
+    /// `inputOffset` on (if that is where the fed bytes end, just keep feeding).
     public func seek(toFrame frame: Int) throws(MP3DecoderError) -> MP3SeekPoint {
         try check(mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         var info = mpg123_frameinfo2()
