@@ -279,6 +279,24 @@ extension Player {
     }
 }
 
+/// `work`'s result, or a failure after `seconds`: a wait on a sink or a stream (which a stuck or failed player
+/// would never end) fails its test instead of hanging the run. `work` must end when cancelled.
+func bounded<T: Sendable>(_ what: String, seconds: Double = 30, _ work: @escaping @Sendable () async -> T) async throws
+    -> T
+{
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await work() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        guard let result = first else { throw TestFailure("timed out after \(seconds) s waiting for \(what)") }
+        return result
+    }
+}
+
 extension PlaybackState {
     var isPlaying: Bool {
         if case .playing = self { return true }

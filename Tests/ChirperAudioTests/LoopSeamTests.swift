@@ -60,15 +60,20 @@ private final class FillingOutput: AudioOutput {
 
     var samples: [Int16] { state.withLockedValue { $0.samples } }
 
-    /// Returns once `limit` samples arrived (or the output was stopped).
+    /// Returns once `limit` samples arrived (or the output was stopped, or the waiting task cancelled: that
+    /// stops the output).
     func filled() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLockedValue { state in
-                let done = state.samples.count >= limit || state.stopped
-                if !done { state.full.append(continuation) }
-                return done
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLockedValue { state in
+                    let done = state.samples.count >= limit || state.stopped
+                    if !done { state.full.append(continuation) }
+                    return done
+                }
+                if done { continuation.resume() }
             }
-            if done { continuation.resume() }
+        } onCancel: {
+            stop()
         }
     }
 
@@ -127,10 +132,11 @@ struct LoopSeamTests {
         let sink = FillingSink(limit: passFrames * 3 + rate / 2)
         let player = Player(sink: sink)
         player.play(PlayItem(label: "XC-LOOP", location: .local(path: path)))
-        _ = await sink.output(1)
+        _ = try await bounded("the first output") { await sink.output(1) }
         #expect(player.loop(from: .absolute(12), to: .absolute(13.5)) == nil)
-        let output = try #require(await sink.output(2), "the loop opened no output")
-        await output.filled()
+        let output = try #require(
+            try await bounded("the loop's output") { await sink.output(2) }, "the loop opened no output")
+        try await bounded("three passes") { await output.filled() }
         await player.shutdown()
         return (output.samples, reference)
     }
