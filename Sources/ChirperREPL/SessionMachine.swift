@@ -136,7 +136,8 @@ struct SessionMachine: Sendable {
         case print([String])
         /// Print these lines, then `image` drawn with a terminal graphics protocol.
         case showPicture([String], RasterImage, PixelProtocol, cellWidth: Int, cellHeight: Int)
-        /// Show this status line (nil: none). Only sent when it changes.
+        /// Show these status rows (the live strip's, then the status line; none: no status). Only sent when they
+        /// change.
         case status([String])
         /// Ctrl-C arrived: a terminal drops the half-typed line.
         case markInterrupted

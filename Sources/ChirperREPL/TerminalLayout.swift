@@ -46,16 +46,9 @@ enum TerminalLayout {
         return value > 0xFFFF ? 8 : 7
     }
 
-    /// `text` cut to `columns` visible columns; SGR and other CSI sequences are kept (they take no room), other
-    /// control characters dropped.
-    /// Equal byte for byte: a `String` comparison of non-ASCII text also checks its normalisation, which
-    /// costs most of the time when the live strip's long rows are compared ten times a second.
-    static func same(_ a: String?, _ b: String?) -> Bool {
-        guard let a, let b else { return a == nil && b == nil }
-        return same(a.utf8, b.utf8)
-    }
-
-    /// Rows equal row for row, byte for byte.
+    /// Rows equal row for row, byte for byte: a `String` comparison of non-ASCII text also checks its
+    /// normalisation, which costs most of the time when the live strip's long rows are compared ten times a
+    /// second.
     static func same(_ a: [String], _ b: [String]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { same($0.utf8, $1.utf8) }
     }
@@ -77,6 +70,8 @@ enum TerminalLayout {
         same(Substring(String(a)).utf8, Substring(String(b)).utf8)
     }
 
+    /// `text` cut to `columns` visible columns; SGR and other CSI sequences are kept (they take no room), other
+    /// control characters dropped.
     static func clip(_ text: String, columns: Int) -> String {
         var output = String.UnicodeScalarView()
         var used = 0
