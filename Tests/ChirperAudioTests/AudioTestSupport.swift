@@ -260,30 +260,20 @@ extension Player {
         _ predicate: @escaping @Sendable (PlaybackState) -> Bool
     ) async throws -> PlaybackState {
         let updates = stateUpdates()
-        return try await withThrowingTaskGroup(of: PlaybackState?.self) { group in
-            group.addTask {
-                for await state in updates where predicate(state) { return state }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let state = first else {
-                throw TestFailure("timed out after \(seconds) s waiting for \(what); state is \(self.state)")
-            }
-            return state
+        let found = try await within(seconds: seconds) { () -> PlaybackState? in
+            for await state in updates where predicate(state) { return state }
+            return nil
         }
+        guard let state = found else {
+            throw TestFailure("timed out after \(seconds) s waiting for \(what); state is \(self.state)")
+        }
+        return state
     }
 }
 
-/// `work`'s result, or a failure after `seconds`: a wait on a sink or a stream (which a stuck or failed player
-/// would never end) fails its test instead of hanging the run. `work` must end when cancelled.
-func bounded<T: Sendable>(_ what: String, seconds: Double = 30, _ work: @escaping @Sendable () async -> T) async throws
-    -> T
-{
+/// `work`'s result, or nil if `seconds` pass first (or `work` gives nil): a deadline for a wait that a stuck or
+/// failed player would never end, not a synchronisation. `work` must end when cancelled.
+func within<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async -> T?) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { await work() }
         group.addTask {
@@ -292,9 +282,19 @@ func bounded<T: Sendable>(_ what: String, seconds: Double = 30, _ work: @escapin
         }
         let first = try await group.next() ?? nil
         group.cancelAll()
-        guard let result = first else { throw TestFailure("timed out after \(seconds) s waiting for \(what)") }
-        return result
+        return first
     }
+}
+
+/// `work`'s result, or a failure after `seconds`: a wait on a sink or a stream fails its test instead of hanging
+/// the run. `work` must end when cancelled.
+func bounded<T: Sendable>(_ what: String, seconds: Double = 30, _ work: @escaping @Sendable () async -> T) async throws
+    -> T
+{
+    guard let result = try await within(seconds: seconds, { () -> T? in await work() }) else {
+        throw TestFailure("timed out after \(seconds) s waiting for \(what)")
+    }
+    return result
 }
 
 extension PlaybackState {
