@@ -57,22 +57,36 @@ struct CBRFrameGrid {
     }
 }
 
-/// Whether the frames decoded so far had one bit rate, and how many there were.
-struct BitRateTally: Hashable {
+/// What the frames decoded in order from the start showed: where the first of them starts (a grid's anchor) and
+/// whether they shared one bit rate. Frames decoded after a jump are not counted.
+struct StreamSurvey {
     /// Frames without an Info header that must share one rate before the stream is taken for CBR (a VBR
     /// stream's rate moves within a second; a second of MPEG-1 audio is 38 frames).
     static let enough = 38
 
-    /// Still counting: frames are decoded in order from the start.
-    var open = true
+    /// Still counting: no fuzzy seek yet, so frames come in order from the start.
+    private(set) var counting = true
+    private(set) var anchor: CBRFrameGrid.Anchor?
     private var rate: Int?
     private var count = 0
-    private(set) var varies = false
+    private var varies = false
 
-    mutating func add(_ bitRate: Int) {
+    /// A frame was decoded; `anchor` is asked for the first one only.
+    mutating func frameDecoded(bitRate: Int, anchor first: () -> CBRFrameGrid.Anchor) {
+        guard counting else { return }
+        if anchor == nil { anchor = first() }
         count += 1
         if let rate, rate != bitRate { varies = true }
         rate = rate ?? bitRate
+    }
+
+    /// The decoder jumped: later frames are not in order from the start.
+    mutating func jumped() { counting = false }
+
+    /// The stream's frame grid, unless its frames were seen to change rate (or none was decoded).
+    func grid(_ info: mpg123_frameinfo2) -> CBRFrameGrid? {
+        guard !varies, let anchor else { return nil }
+        return CBRFrameGrid(info: info, anchor: anchor)
     }
 
     /// One rate so far, and either an Info header says the stream is CBR, or enough frames had that rate.

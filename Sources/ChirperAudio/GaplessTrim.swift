@@ -16,6 +16,7 @@ struct GaplessTrim: Hashable {
     /// The encoder's and the decoder's delay in front of the recording's first sample (0 without an Info
     /// header, as libmpg123 counts it).
     let delay: Int
+    let samplesPerFrame: Int
     /// The first frame to keep: the seek's target.
     let start: Int
     /// The recording's end (its gapless length), if known.
@@ -24,9 +25,7 @@ struct GaplessTrim: Hashable {
     let paddingEnd: Int?
 
     /// The MPEG frame (counted from the first frame of audio) whose first sample `position` is.
-    func landingFrame(samplesPerFrame: Int) -> Int {
-        (position + delay) / samplesPerFrame
-    }
+    var landingFrame: Int { (position + delay) / samplesPerFrame }
 
     /// Which of the next `frames` output frames to keep, as ranges of them (relative to the first); moves on.
     mutating func keep(frames: Int) -> [Range<Int>] {

@@ -55,12 +55,10 @@ public final class MP3Decoder {
     private var exactLength: Int?
     /// After a seek libmpg123 could only estimate (beyond what was fed), the gapless cut it no longer makes.
     private var trim: GaplessTrim?
-    /// The first frame decoded from the start: its number and the byte it starts at (counted as libmpg123
-    /// counts its input), the anchor of a CBR stream's frame grid.
-    private var anchor: CBRFrameGrid.Anchor?
-    /// The bit rates of the frames decoded from the start: a stream without an Info header is only known to be
-    /// CBR (and its frames on a grid) once many frames had one rate.
-    private var rates = BitRateTally()
+    /// The frames decoded from the start: where the first starts (a CBR grid's anchor, counted as libmpg123
+    /// counts its input) and their bit rates (a stream without an Info header is only known to be CBR once many
+    /// frames had one rate).
+    private var survey = StreamSurvey()
     /// After a seek by the frame grid: the first bytes fed from there, held until the frame's header is found
     /// among them.
     private var aligning: (grid: CBRFrameGrid, held: [UInt8])?
@@ -206,16 +204,17 @@ public final class MP3Decoder {
             var count = 0
             var number: off_t = 0
             status = mpg123_decode_frame(handle, &number, &audio, &count)
-            if status == Int32(MPG123_OK.rawValue) && rates.open {
-                if anchor == nil {
+            var info = mpg123_frameinfo2()
+            if status == Int32(MPG123_OK.rawValue), survey.counting,
+                mpg123_info2(handle, &info) == Int32(MPG123_OK.rawValue)
+            {
+                survey.frameDecoded(bitRate: Int(info.bitrate)) {
                     var word: UInt = 0
                     var body: UnsafeMutablePointer<UInt8>?
                     var size = 0
                     _ = mpg123_framedata(handle, &word, &body, &size)
-                    anchor = (Int(number), Int64(mpg123_framepos(handle)), UInt32(truncatingIfNeeded: word))
+                    return (Int(number), Int64(mpg123_framepos(handle)), UInt32(truncatingIfNeeded: word))
                 }
-                var info = mpg123_frameinfo2()
-                if mpg123_info2(handle, &info) == Int32(MPG123_OK.rawValue) { rates.add(Int(info.bitrate)) }
             }
             if count > 0, let audio {
                 // A frame trimmed at its start (gapless, or a seek inside it) begins further in.
@@ -331,15 +330,15 @@ extension MP3Decoder {
         var exact = accurate != 0
         if !exact {
             let cut = fuzzyTrim(target: target)
-            rates.open = false  // frames after a jump are not counted from the start
-            if !variable && !rates.varies, let anchor, let grid = CBRFrameGrid(info: info, anchor: anchor) {
+            survey.jumped()
+            if !variable, let grid = survey.grid(info) {
                 // libmpg123 guessed the byte from a running mean of the frame sizes and resyncs to the next
                 // frame after it, believing it is the first frame it decodes in advance. The grid knows where
                 // that frame starts: feed from just before it, and the belief is the truth, if the stream is
                 // CBR (its Info header says so, or a second of frames had one rate).
-                inputOffset = off_t(grid.resyncByte(forFrame: primingFrame(for: cut)))
+                inputOffset = off_t(grid.resyncByte(forFrame: primingFrame(for: cut, info: info)))
                 aligning = (grid, [])
-                exact = rates.constant(withInfoHeader: exactLength != nil)
+                exact = survey.constant(withInfoHeader: exactLength != nil)
             } else if !variable && exactLength != nil && inputOffset > 0 {
                 // A CBR guess is `audio_start + mean frame size × frame`, and `audio_start` is the Info
                 // header's frame, which holds no audio: the guess is one frame early (measured). One frame
@@ -355,15 +354,9 @@ extension MP3Decoder {
 
     /// The frame libmpg123 believes it finds first after a seek that lands with `cut`: the frame that holds the
     /// target, less the frames it decodes in advance to fill the bit reservoir (`ignoreframe` in frame.c).
-    private func primingFrame(for cut: GaplessTrim) -> Int {
-        let samplesPerFrame = max(1, Int(mpg123_spf(handle)))
-        var preframes = 0
-        var unused = 0.0
-        _ = mpg123_getparam2(handle, Int32(MPG123_PREFRAMES.rawValue), &preframes, &unused)
-        var info = mpg123_frameinfo2()
-        _ = mpg123_info2(handle, &info)
-        let preshift = info.layer == 3 ? max(1, preframes) : min(2, preframes)
-        return max(0, cut.landingFrame(samplesPerFrame: samplesPerFrame) - preshift)
+    private func primingFrame(for cut: GaplessTrim, info: mpg123_frameinfo2) -> Int {
+        let preshift = info.layer == 3 ? max(1, Self.preframes) : min(2, Self.preframes)
+        return max(0, cut.landingFrame - preshift)
     }
 
     /// The cut libmpg123 would make after an exact seek to `target`, for the frame it landed on now. Its
@@ -379,6 +372,7 @@ extension MP3Decoder {
         return GaplessTrim(
             position: (target + delay) / samplesPerFrame * samplesPerFrame - delay,
             delay: delay,
+            samplesPerFrame: samplesPerFrame,
             start: target,
             end: exactLength,
             paddingEnd: exactLength != nil && frames > 0 ? frames * samplesPerFrame - delay : nil)

@@ -399,7 +399,7 @@ final class TrackFeed {
         let ignored = reader?.rangeIgnored ?? false
         _ = send {
             $0.seekLanded(
-                at: landing.seconds, landing: landing.exact ? .exact : .estimated, networkOffset: landing.request,
+                at: landing.seconds, landing: landing.landing, networkOffset: landing.request,
                 rangeIgnored: ignored && landing.request != nil,
                 ticket: ticket, segment: number)
         }
@@ -408,18 +408,18 @@ final class TrackFeed {
     /// Points the decoder at recording time `seconds`: from the held bytes, by reading on, or with a new
     /// request. Returns where the audio will start and the offset of a new request; nil before the decoder
     /// can seek (its format is not known yet).
-    private func reposition(to seconds: Double) async throws -> (seconds: Double, exact: Bool, request: Int64?)? {
+    private func reposition(to seconds: Double) async throws -> (seconds: Double, landing: Landing, request: Int64?)? {
         guard let format = machine.format else { return nil }
         let frame = SeekPlan(sampleRate: format.sampleRate).frame(atSeconds: seconds)
         let offset: Int64
         let landed: Int
-        var exact = true
+        var landing = Landing.exact
         // MP3: the decoder lands on the frame asked for (CBR, or inside what arrived), or near it (VBR beyond
         // what arrived, by the Xing TOC), and says which.
         if let point = try decoder.seekMP3(toFrame: frame) {
             offset = point.bodyOffset
             landed = point.frame
-            exact = point.accurate
+            landing = point.accurate ? .exact : .estimated
         } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
             let fresh = StreamDecoder()
             // The header only announces the format, which is the one playing.
@@ -448,6 +448,6 @@ final class TrackFeed {
                 reader = nil
             }
         }
-        return (start, exact, request)
+        return (start, landing, request)
     }
 }
