@@ -1,6 +1,6 @@
 import CMPG123
 
-/// Where the frames of a constant-bit-rate MPEG stream start: frame k at `firstFrame + k × frameSize`, with a
+/// Where the frames of a constant-bit-rate MPEG stream start: frame k at `anchor + (k − anchor frame) × frameSize`, with a
 /// frame size that is not a whole number of bytes (417.96 at 128 kbit/s and 44.1 kHz), so that the encoder pads
 /// one frame in a few with a byte and the k-th frame starts within a byte of that line. The byte where a frame
 /// starts therefore names its number exactly.
