@@ -1,9 +1,9 @@
 import CMPG123
 
-/// Where the frames of a constant-bit-rate MPEG stream start: frame k at `anchor + (k − anchor frame) × frameSize`, with a
-/// frame size that is not a whole number of bytes (417.96 at 128 kbit/s and 44.1 kHz), so that the encoder pads
-/// one frame in a few with a byte and the k-th frame starts within a byte of that line. The byte where a frame
-/// starts therefore names its number exactly.
+/// Where the frames of a constant-bit-rate MPEG stream start: frame k at `anchor + (k − anchor frame) ×
+/// frameSize`, with a frame size that is not a whole number of bytes (417.96 at 128 kbit/s and 44.1 kHz), so that
+/// the encoder pads one frame in a few with a byte and the k-th frame starts within a byte of that line. The byte
+/// where a frame starts therefore names its number exactly.
 struct CBRFrameGrid {
     /// A frame whose start is known: its number (counted from the first frame of audio, after an Info
     /// header's frame), its byte, and its header (as one big-endian word).
