@@ -75,23 +75,24 @@ struct DesktopTests {
                 "variant:double:\(rate)")
         }
 
-        // Three rows of the demo catalog queued: the first plays.
-        try await session.run(["search nr:DEMO-24", "search grp:birds", "play 1-3"], marker: "desk-mark-1")
+        // Three rows of the demo catalog queued (25 s, 30 s and 8 s): the first plays, long enough that it cannot
+        // end before playerctl's commands arrive on a loaded machine (a 4 s track once did).
+        try await session.run(["search nr:DEMO-24", "search len:7-30", "play 2-4"], marker: "desk-mark-1")
         try await status.waitFor("playerctl sees it playing") { $0.last == "Playing" }
-        // Paused first: the 4 s track must not end while a loaded machine launches the metadata queries.
+        // Paused first: the track must not end while a loaded machine launches the metadata queries.
         _ = try await playerctl("pause")
-        try await session.waitFor("playback paused") { $0.contains { $0.hasPrefix("playback: paused DEMO-01") } }
+        try await session.waitFor("playback paused") { $0.contains { $0.hasPrefix("playback: paused DEMO-12") } }
         try await status.waitFor("playerctl sees it paused") { $0.last == "Paused" }
-        #expect(try await playerctl("metadata", "title") == "Synthetic trill")
+        #expect(try await playerctl("metadata", "title") == "Synthetic warbler-like song")
         #expect(try await playerctl("metadata", "artist") == "chirper-play demo generator")
-        #expect(try await playerctl("metadata", "xesam:album") == "Synthetica trillans")
+        #expect(try await playerctl("metadata", "xesam:album") == "Synthetica modulata")
         _ = try await playerctl("play-pause")
         try await status.waitFor("playerctl sees it playing again") { $0.last == "Playing" && $0.contains("Paused") }
 
         // position 2: the player seeks there, and Seeked is signalled.
         _ = try await playerctl("position", "2")
         try await session.waitFor("the seek to 0:02") {
-            $0.contains { $0.hasPrefix("playback: playing DEMO-01 position=2.0") }
+            $0.contains { $0.hasPrefix("playback: playing DEMO-12 position=2.0") }
         }
         try await seeked.waitFor("a Seeked signal") { $0.contains { $0.contains("member=Seeked") } }
 
@@ -110,9 +111,9 @@ struct DesktopTests {
         }
 
         _ = try await playerctl("next")
-        try await session.waitFor("the queue's next row") { $0.contains("queue: 2/3 DEMO-02") }
+        try await session.waitFor("the queue's next row") { $0.contains("queue: 2/3 DEMO-24") }
         _ = try await playerctl("previous")
-        try await session.waitFor("the queue's previous row") { $0.contains { $0.hasPrefix("queue: 1/3 DEMO-01") } }
+        try await session.waitFor("the queue's previous row") { $0.contains { $0.hasPrefix("queue: 1/3 DEMO-12") } }
 
         // The track list is the queue: three tracks, the first playing; GoTo plays the third.
         let tracks = try await dbusSend(
@@ -127,10 +128,10 @@ struct DesktopTests {
             "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata", "array:objpath:\(ids.joined(separator: ","))")
         #expect(listed.components(separatedBy: "xesam:title").count == 4, "\(listed)")
         _ = try await dbusSend("org.mpris.MediaPlayer2.TrackList.GoTo", "objpath:\(ids[2])")
-        try await session.waitFor("GoTo the third track") { $0.contains("queue: 3/3 DEMO-03") }
+        try await session.waitFor("GoTo the third track") { $0.contains("queue: 3/3 DEMO-30") }
         _ = try await playerctl("previous")
         try await session.waitFor("back to the second") {
-            $0.drop { !$0.hasPrefix("queue: 3/3") }.contains { $0.hasPrefix("queue: 2/3 DEMO-02") }
+            $0.drop { !$0.hasPrefix("queue: 3/3") }.contains { $0.hasPrefix("queue: 2/3 DEMO-24") }
         }
 
         // A loop's wraps are seeks too.
