@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ChirperAudio
 import ChirperTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 /// Reads everything a reader gives.
@@ -43,6 +44,11 @@ struct ByteSourceTests {
             // One connection at most: the second request waits for the first's connection, unless it closed.
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+            // The second request waits in the pool until the background read of the first body ends. That read is
+            // a task on the cooperative pool, which the whole parallel test run shares with tests that decode
+            // synchronously for seconds: in CI it once waited out the default 10 s. A wait that never ends
+            // still fails, after a minute.
+            configuration.timeout.connect = .seconds(60)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             do {
                 let source = try HTTPByteSource(url: server.baseURL + "/a.mp3", client: client)
