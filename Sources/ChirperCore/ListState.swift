@@ -50,9 +50,10 @@ public struct RetryNotice: Sendable, Hashable {
 }
 
 /// The rows of a listing, numbered across pages. Stored page by page, so that appending a page never copies
-/// the rows before it, even while an older state (held by whoever rendered it) still shares them.
+/// the rows before it, even while an older state (held by whoever rendered it) still shares them; each page
+/// packed (`PackedRows`), so that a long list holds its texts once, not a `Recording` per row.
 public struct RowList: RandomAccessCollection, Sendable, Hashable {
-    private var pages: [[Recording]] = []
+    private var pages: [PackedRows] = []
     /// Index of each page's first row.
     private var starts: [Int] = []
     public private(set) var count = 0
@@ -75,10 +76,14 @@ public struct RowList: RandomAccessCollection, Sendable, Hashable {
     }
 
     mutating func append(page rows: [Recording]) {
-        guard !rows.isEmpty else { return }
-        starts.append(count)
-        pages.append(rows)
-        count += rows.count
+        var from = 0
+        while from < rows.count {
+            let part = PackedRows(rows[from..<Swift.min(rows.count, from + PackedRows.capacity)])
+            starts.append(count)
+            pages.append(part)
+            count += part.count
+            from += part.count
+        }
     }
 }
 

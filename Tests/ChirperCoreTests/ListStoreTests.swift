@@ -258,6 +258,54 @@ struct RowListTests {
         #expect((0..<list.count).map { list[$0].id } == expected)
     }
 
+    @Test(
+        "every field of every row reads back as the page gave it: lists, each kind of audio, empty, non-ASCII and long texts"
+    )
+    func packedRowsKeepEverything() {
+        let box = Annotation(fields: ["annotation_id": "7", "start_time": "1.5", "sound_type": "song"])
+        let long = String(repeating: "très long remark ", count: 5_000)  // 85 KB: offsets past 16 bits
+        let rows = [
+            Recording(
+                id: "254462", genus: "Passerina", species: "amoena", subspecies: "", group: "birds",
+                englishName: "Lazuli Bunting", recordist: "Jürgen Müller", country: "United States",
+                locality: "Mount Diablo, Contra Costa County, California", latitude: "37.88", longitude: "-121.91",
+                altitude: "600", soundType: "song", sex: "male", stage: "adult", method: "field recording",
+                pageURL: "https://xeno-canto.org/254462", fileName: "XC254462-Lazuli.mp3",
+                licenceURL: "https://creativecommons.org/licenses/by-nc-sa/4.0/", quality: "A", length: "1:09",
+                date: "2015-05-10", time: "06:30", uploaded: "2015-06-01", background: ["Turdus migratorius"],
+                remarks: long, sampleRate: "44100", device: "Zoom H4n", microphone: "Telinga", animalSeen: "yes",
+                playbackUsed: "no", audio: .playable(.remote("https://xeno-canto.org/254462/download")),
+                annotations: [box]),
+            Recording(id: "DEMO-07", englishName: "鳥 🐦", audio: .playable(.local(path: "/demo/DEMO-07.mp3"))),
+            Recording(id: "3", audio: .restricted),
+            Recording(id: "4", remarks: "Lazuli Bunting", audio: .refused("the audio address uses ftp:")),
+            Recording(id: "254462", genus: "Passerina", annotations: [box, box]),
+        ]
+        var list = RowList()
+        list.append(page: rows)
+        #expect(Array(list) == rows)
+    }
+
+    @Test("a page larger than one pack is split, and its rows stay in order with every text")
+    func packsSplit() {
+        // Every text distinct, so that the packs' 16-bit indices are tried at their limit.
+        let rows = (0..<(PackedRows.capacity + 501)).map { n in
+            Recording(
+                id: "\(n)", genus: "g\(n)", species: "s\(n)", subspecies: "u\(n)", group: "r\(n)",
+                englishName: "e\(n)", recordist: "c\(n)", country: "k\(n)", locality: "l\(n)", latitude: "a\(n)",
+                longitude: "o\(n)", altitude: "t\(n)", soundType: "y\(n)", sex: "x\(n)", stage: "z\(n)",
+                method: "m\(n)", pageURL: "p\(n)", fileName: "f\(n)", licenceURL: "i\(n)", quality: "q\(n)",
+                length: "n\(n)", date: "d\(n)", time: "h\(n)", uploaded: "v\(n)", remarks: "w\(n)",
+                sampleRate: "b\(n)", device: "j\(n)", microphone: "M\(n)", animalSeen: "A\(n)",
+                playbackUsed: "B\(n)", audio: .refused("R\(n)"))
+        }
+        var list = RowList()
+        list.append(page: Array(rows.prefix(3)))
+        list.append(page: Array(rows.dropFirst(3)))
+        #expect(list.count == rows.count)
+        #expect(Array(list) == rows)
+    }
+
     @Test("a state kept by a renderer is not changed when the store appends the next page")
     func valueSemantics() {
         var store = ListStore()

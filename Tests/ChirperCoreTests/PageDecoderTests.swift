@@ -122,6 +122,20 @@ struct PageDecoderTests {
 @Suite(
     "Real xeno-canto replies", .enabled(if: SharedFixtures.available, "../shared/xeno-canto/api is absent: skipped"))
 struct RealRepliesTests {
+    @Test("every real reply's rows, kept in a list, read back whole")
+    func packedRealRows() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: SharedFixtures.apiFolder.path)
+        var checked = 0
+        for name in names where name.hasSuffix(".json") {
+            guard let page = try? PageDecoder.decode(try SharedFixtures.data(name)) else { continue }
+            var list = RowList()
+            list.append(page: page.recordings)
+            #expect(Array(list) == page.recordings, "\(name)")
+            checked += page.recordings.count
+        }
+        #expect(checked > 500)
+    }
+
     @Test("the 2026 multipage Sylviidae page decodes with its key fields")
     func sylviidae() throws {
         let page = try PageDecoder.decode(
