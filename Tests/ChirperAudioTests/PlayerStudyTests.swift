@@ -166,9 +166,11 @@ struct PlayerSeekToSampleTests {
             StudySignals.steppedTone(seconds: 40, sampleRate: rate), sampleRate: rate, options: ["-b", "128"])
         try Data(mp3).write(to: URL(fileURLWithPath: directory + "/in.mp3"))
         let reference = try await Fixtures.referenceDecode(directory + "/in.mp3")
-        // 16 KiB every 100 ms: 30 s in is 3 s of network away when the seek comes.
+        // 4 KiB every 100 ms (2.5 s of audio a second): 30 s in is 12 s of network away when the seek comes, and
+        // the 8 s after 0:32 take 3 s to arrive, time enough for the second seek on a loaded machine (at 16 KiB
+        // the track once ended before it).
         let server = try await LoopbackServer.start { request in
-            .file(mp3, contentType: "audio/mpeg", for: request, chunkDelay: .milliseconds(100))
+            .file(mp3, contentType: "audio/mpeg", for: request, chunkSize: 4 * 1024, chunkDelay: .milliseconds(100))
         }
         let path = directory + "/out.wav"
         let player = Player(sink: WAVFileSink(path: path))
