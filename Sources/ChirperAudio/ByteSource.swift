@@ -9,10 +9,14 @@ public protocol ByteSource: Sendable {
     /// Whether a read that ends early is worth resuming with `open(from:)` (a network source), or is
     /// simply the end (a local file).
     var canResume: Bool { get }
+    /// The path of a local file that holds the whole recording now (a local file, a recording in the cache),
+    /// which can be read in parallel pieces; nil while it must come over the network.
+    var wholeLocalFile: String? { get }
 }
 
 extension ByteSource {
     public var canResume: Bool { false }
+    public var wholeLocalFile: String? { nil }
 }
 
 /// One read of a source, in order, chunk by chunk. Used by one task; `read` gives back-pressure (nothing

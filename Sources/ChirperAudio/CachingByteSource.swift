@@ -19,6 +19,7 @@ public struct CachingByteSource: ByteSource {
     }
 
     public var canResume: Bool { base.canResume }
+    public var wholeLocalFile: String? { cache.cachedFile(id: id)?.path }
 
     public func open(from offset: Int64) async throws -> any ByteReader {
         if let file = cache.cachedFile(id: id) {

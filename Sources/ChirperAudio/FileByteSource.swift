@@ -10,6 +10,8 @@ public struct FileByteSource: ByteSource {
         self.chunkSize = max(1, chunkSize)
     }
 
+    public var wholeLocalFile: String? { path }
+
     public func open(from offset: Int64) async throws -> any ByteReader {
         try FileByteReader(path: path, offset: offset, chunkSize: chunkSize)
     }

@@ -164,6 +164,8 @@ public final class MP3Decoder {
     /// The recording's length in seconds, once the format is known (exact from an Info/Xing header, or
     /// estimated from `streamLength`).
     public private(set) var duration: Double?
+    /// Whether `duration` is the stream's own (its Info/Xing header's frame count), not an estimate.
+    public var durationIsExact: Bool { exactLength != nil }
 
     private func drain(into output: inout [DecodedAudio]) throws(MP3DecoderError) {
         while true {

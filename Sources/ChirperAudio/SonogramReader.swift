@@ -1,5 +1,6 @@
 import ChirperCore
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Why a sonogram could not be computed: one line naming the recording and what to do.
 public struct SonogramError: UserFacingError, Hashable {
@@ -30,23 +31,42 @@ public struct SonogramError: UserFacingError, Hashable {
 /// Decodes a recording without playing it and draws its sonogram: the same `ByteSources` and
 /// `StreamDecoder` the player uses, feeding a `SonogramAccumulator` instead of a sink.
 ///
-/// Memory is the picture's size plus one network chunk and one window. Cancelling the calling task stops it
-/// at the next chunk (`CancellationError`).
+/// Memory is the picture's size plus one network chunk and one window (per piece, when a long recording in a
+/// local file is decoded in parallel pieces: `SonogramPieces`). Cancelling the calling task stops it at the next
+/// chunk (`CancellationError`).
 public struct SonogramReader: Sendable {
     private let sources: ByteSources
     private let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
+    private let pieces: Int
 
+    /// - Parameter pieces: at most this many pieces of a long recording are decoded at once (1: never split).
     public init(
         sources: ByteSources = .live(),
-        makeTransform: @escaping @Sendable (Int) throws -> any PowerSpectrumTransform = { try RealFFT(size: $0) }
+        makeTransform: @escaping @Sendable (Int) throws -> any PowerSpectrumTransform = { try RealFFT(size: $0) },
+        pieces: Int = SonogramReader.cores
     ) {
         self.sources = sources
         self.makeTransform = makeTransform
+        self.pieces = max(1, pieces)
     }
+
+    /// The cores this process may use (its CPU affinity and cgroup quota, as NIO counts them).
+    public static var cores: Int { max(1, System.coreCount) }
 
     /// The sonogram of `item`, `shape.columns` wide (fewer if the length was unknown), `shape.rows` high.
     /// Throws `SonogramError` (one line, for the user) or `CancellationError`.
     public func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
+        if pieces > 1, let path = (try? sources.source(for: item.location))?.wholeLocalFile {
+            let split = SonogramPieces(
+                path: path, item: item, shape: shape, pieces: pieces, makeTransform: makeTransform)
+            do {
+                if let picture = try await split.sonogram() { return picture }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw SonogramError(label: item.label, secondsDecoded: 0, reason: Self.reason(error))
+            }
+        }
         var accumulator: SonogramAccumulator?
         do {
             var channels = 1
@@ -92,7 +112,7 @@ public struct SonogramReader: Sendable {
     }
 
     /// A band or window the recording does not have stops here, with one line.
-    private static func check(_ shape: SonogramShape, sampleRate: Int, duration: Double?) throws {
+    static func check(_ shape: SonogramShape, sampleRate: Int, duration: Double?) throws {
         let nyquist = Double(sampleRate) / 2
         if shape.minFrequency >= nyquist {
             throw SonogramStop.bandAboveNyquist(low: shape.minFrequency, nyquist: nyquist)
@@ -104,6 +124,7 @@ public struct SonogramReader: Sendable {
 
     private static func reason(_ error: any Error) -> String {
         if let stop = error as? SonogramStop { return stop.description }
+        if let error = error as? SonogramPiecesError { return error.description }
         return userMessage(for: error)
     }
 }

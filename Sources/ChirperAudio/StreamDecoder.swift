@@ -46,6 +46,15 @@ public final class StreamDecoder {
         }
     }
 
+    /// Whether `duration` is exact: a WAV's, or an MP3's from its Info/Xing header (not estimated).
+    public var durationIsExact: Bool {
+        switch stage {
+        case .mp3(let decoder): decoder.durationIsExact
+        case .wav: true
+        case .sniffing, .id3Header, .id3Skip: false
+        }
+    }
+
     /// Feeds the next bytes; returns the formats and samples they complete.
     public func feed(_ bytes: [UInt8]) throws -> [DecodedAudio] {
         try bytes.withUnsafeBytes { try feed($0) }

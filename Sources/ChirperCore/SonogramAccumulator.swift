@@ -42,6 +42,10 @@ public final class SonogramAccumulator {
     private var secondsPerColumn: Double
     private var framesDone = 0
     private var samplesSeen = 0
+    /// A part's end: the analysis frames from this one on are another part's (see `init(part:…)`); nil for the
+    /// last part, which goes on to the end.
+    private var framesEnd: Int?
+    private var isPart = false
     // dB of a full-scale sine's peak bin under a Hann window: (N/4)².
     private let referencePower: Float
 
@@ -102,14 +106,68 @@ public final class SonogramAccumulator {
         referencePower = Float(size) * Float(size) / 16
     }
 
+    /// One part of the picture of a long recording, decoded in parallel pieces: only the analysis frames
+    /// `frames` (up to `Int.max`: to the end), fed from the sample where the first of them starts
+    /// (`firstSample(ofFrame:)`). Merged (`merge`), the parts make the picture one accumulator fed the whole
+    /// recording makes, value for value (a cell is the max over its frames, whichever part analysed them), as
+    /// long as the audio does not run past the duration the columns are laid out over (`overflowed`).
+    public convenience init(
+        part frames: Range<Int>, shape: SonogramShape, sampleRate: Int, expectedDuration: Double,
+        transform: any PowerSpectrumTransform, windowLength: Int, hop: Int
+    ) {
+        self.init(
+            shape: shape, sampleRate: sampleRate, expectedDuration: expectedDuration, transform: transform,
+            windowLength: windowLength, hop: hop)
+        framesDone = frames.lowerBound
+        samplesSeen = firstSample + frames.lowerBound * self.hop
+        framesEnd = frames.upperBound == Int.max ? nil : frames.upperBound
+        isPart = true
+    }
+
+    /// The first sample of analysis frame `frame`'s window, and where the frames of a window (or of the whole
+    /// recording) start: the first frame's window starts half a window before the time window.
+    public func firstSample(ofFrame frame: Int) -> Int { firstSample + frame * hop }
+
+    /// At most as many analysis frames as a recording of `samples` samples gives the picture (a frame or two
+    /// fewer: where parts of it may begin).
+    public func framesAtMost(samples: Int) -> Int {
+        let end = lastSample.map { min($0, samples) } ?? samples
+        return max(0, (end - firstSample - size) / hop - 1)
+    }
+
+    /// A part found audio past the duration its columns were laid out over: a single accumulator would have
+    /// halved its columns, which parts cannot, so the parts do not make that picture (decode it in one piece).
+    public private(set) var overflowed = false
+
+    /// What a part computed, to hand to the accumulator that merges the parts.
+    public var part: SonogramPart {
+        SonogramPart(cells: cells, samplesSeen: samplesSeen, overflowed: overflowed)
+    }
+
+    /// Takes the analysis frames another part computed (max per cell), and counts the audio it was fed.
+    public func merge(_ part: SonogramPart) {
+        precondition(part.cells.count == cells.count, "a part of another picture")
+        for index in cells.indices {
+            let theirs = part.cells[index]
+            guard !theirs.isNaN else { continue }
+            let ours = cells[index]
+            cells[index] = ours.isNaN ? theirs : max(ours, theirs)
+        }
+        samplesSeen = max(samplesSeen, part.samplesSeen)
+        overflowed = overflowed || part.overflowed
+    }
+
     /// Floats held, all told: constant for a given shape and FFT size (the memory bound the tests check).
     public var storageCount: Int { cells.count + pending.count + frame.count + spectrum.count + window.count }
 
     /// Seconds of audio fed so far.
     public var secondsFed: Double { Double(samplesSeen) / Double(sampleRate) }
 
-    /// The time window is drawn: what follows need not be decoded.
-    public var isComplete: Bool { lastSample.map { samplesSeen >= $0 } ?? false }
+    /// The time window is drawn (or a part's frames): what follows need not be decoded.
+    public var isComplete: Bool {
+        if let framesEnd, framesDone >= framesEnd { return true }
+        return lastSample.map { samplesSeen >= $0 } ?? false
+    }
 
     /// Seconds of the picture that hold audio.
     private var secondsDrawn: Double {
@@ -213,6 +271,10 @@ public final class SonogramAccumulator {
         framesDone += 1
         if let window = shape.window, centre < 0 || centre >= window.duration { return }
         var column = Int(centre / secondsPerColumn)
+        if isPart, column >= shape.columns {
+            overflowed = true
+            return
+        }
         while column >= shape.columns {
             mergeColumnsPairwise()
             column = Int(centre / secondsPerColumn)
@@ -241,4 +303,12 @@ public final class SonogramAccumulator {
         }
         secondsPerColumn *= 2
     }
+}
+
+/// The cells a part of a picture computed (`SonogramAccumulator.part`), handed from the task that decoded its
+/// piece to the one that merges them.
+public struct SonogramPart: Sendable {
+    fileprivate var cells: [Float]
+    fileprivate var samplesSeen: Int
+    fileprivate var overflowed: Bool
 }

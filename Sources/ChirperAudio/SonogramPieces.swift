@@ -1,0 +1,180 @@
+import ChirperCore
+
+/// Draws the sonogram of a long recording from pieces decoded in parallel, one per core (issue 30: a
+/// 30-minute soundscape on every core, not one).
+///
+/// Only a whole local file (the offline catalog's, or a recording in the cache) is split, so that no piece
+/// downloads what another downloads. Each piece is a decoder of its own, fed the file's first bytes (its
+/// format and Info header) and then seeked, as a seek in the player is, to the first sample of the piece's first
+/// analysis frame; libmpg123 decodes the frames before it to fill the bit reservoir and the synthesis filters,
+/// and its first sample out is that sample, exactly (its value to within one step: see `decoder`). Each piece
+/// analyses its own frames (`SonogramAccumulator(part:…)`), and the parts' maxima merge into the picture a single
+/// decoder makes (`SonogramPiecesTests`).
+///
+/// The split is made only where the seek is known to be exact: an MP3 with an Info header (an exact length,
+/// which lays the columns out) and a constant bit rate (the frame grid). A VBR stream's seek lands on an
+/// estimate, a WAV needs no help: those, and short recordings, are decoded in one piece.
+struct SonogramPieces {
+    /// Seconds of audio a piece has at least: below that, the extra decoder's start costs more than it saves.
+    static let shortestPiece = 30.0
+    /// The file's first bytes, fed to every piece's decoder before its seek: the Info header and enough frames
+    /// of one rate (`StreamSurvey.enough`) for a stream without one.
+    static let headBytes = 64 * 1024
+    /// A piece that starts before this sample is decoded from the start (16 frames of 1,152 samples).
+    static let decodedFromTheStart = 16 * 1152
+
+    let path: String
+    let item: PlayItem
+    let shape: SonogramShape
+    let pieces: Int
+    let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
+
+    /// What the pieces share: the file's head, the recording's format and the analysis.
+    private struct Plan: Sendable {
+        var head: [UInt8]
+        var fileLength: Int64?
+        var sampleRate: Int
+        var duration: Double
+        var fft: (size: Int, hop: Int, dft: Int)
+        /// Analysis frames of each piece: piece i makes frames `starts[i]..<starts[i + 1]` (the last to the end).
+        var starts: [Int]
+    }
+
+    /// The picture, or nil when the recording is not split (decode it in one piece). Throws what a decoder or
+    /// the file throws, the reader's checks of the shape, or `CancellationError`.
+    func sonogram() async throws -> Sonogram? {
+        guard pieces > 1, let plan = try await plan() else { return nil }
+        let first = try accumulator(plan, piece: 0)
+        let parts = try await withThrowingTaskGroup(of: SonogramPart.self) { group in
+            for piece in 1..<plan.starts.count {
+                group.addTask {
+                    let part = try accumulator(plan, piece: piece)
+                    try await decode(plan, piece: piece, into: part)
+                    return part.part
+                }
+            }
+            try await decode(plan, piece: 0, into: first)
+            var parts: [SonogramPart] = []
+            for try await part in group { parts.append(part) }
+            return parts
+        }
+        for part in parts { first.merge(part) }
+        // Audio past the Info header's length: a picture only one decoder can make.
+        return first.overflowed ? nil : first.picture()
+    }
+
+    /// Reads the head and decides the split; nil when the recording is not split.
+    private func plan() async throws -> Plan? {
+        let reader = try await FileByteSource(path: path).open(from: 0)
+        var head: [UInt8] = []
+        while head.count < Self.headBytes, let chunk = try await reader.read() { head += chunk }
+        let probe = StreamDecoder(expectedLength: reader.totalLength, mixToMono: true)
+        var format: PCMFormat?
+        var duration: Double?
+        for case .format(let found, let length) in try probe.feed(head) where format == nil {
+            (format, duration) = (found, length)
+        }
+        guard let format, let duration, probe.durationIsExact, !probe.isWAV else { return nil }
+        try SonogramReader.check(shape, sampleRate: format.sampleRate, duration: duration)
+        let drawn = shape.window.map { min($0.end, duration) - $0.start } ?? duration
+        let count = min(pieces, Int(drawn / Self.shortestPiece))
+        guard count > 1 else { return nil }
+        let fft = shape.fftPlan(sampleRate: format.sampleRate, duration: shape.window?.duration ?? duration)
+        var plan = Plan(
+            head: head, fileLength: reader.totalLength, sampleRate: format.sampleRate, duration: duration, fft: fft,
+            starts: [0])
+        let frames = try accumulator(plan, piece: 0).framesAtMost(samples: Int(duration * Double(format.sampleRate)))
+        plan.starts = (0..<count).map { frames * $0 / count }
+        // A seek to the middle piece's start tells whether every seek of this stream lands exactly (CBR).
+        let middle = try accumulator(plan, piece: count / 2).firstSample(ofFrame: plan.starts[count / 2])
+        guard let point = try probe.seekMP3(toFrame: middle), point.accurate else { return nil }
+        return plan
+    }
+
+    /// The accumulator of one piece's frames.
+    private func accumulator(_ plan: Plan, piece: Int) throws -> SonogramAccumulator {
+        let end = piece + 1 < plan.starts.count ? plan.starts[piece + 1] : Int.max
+        return SonogramAccumulator(
+            part: plan.starts[piece]..<end, shape: shape, sampleRate: plan.sampleRate,
+            expectedDuration: plan.duration, transform: try makeTransform(plan.fft.dft), windowLength: plan.fft.size,
+            hop: plan.fft.hop)
+    }
+
+    /// Decodes piece `piece` from the first sample of its first frame (by a seek, unless that is the recording's
+    /// first) until its frames are analysed.
+    private func decode(_ plan: Plan, piece: Int, into part: SonogramAccumulator) async throws {
+        let start = part.firstSample(ofFrame: plan.starts[piece])
+        let decoder = try Self.decoder(head: plan.head, fileLength: plan.fileLength, from: start)
+        let reader = try await FileByteSource(path: path, chunkSize: Self.headBytes).open(from: decoder.offset)
+        while !part.isComplete, let chunk = try await reader.read() {
+            try Task.checkCancellation()
+            part.feed(try decoder.feed(chunk), channels: 1)
+        }
+        if !part.isComplete { part.feed(try decoder.finish(), channels: 1) }
+    }
+}
+
+extension SonogramPieces {
+    /// A mono decoder whose first sample out is sample `start` of the stream that `head` opens, and the byte of
+    /// the file to feed it from: fed the head (the format and the Info header; its samples are not the piece's),
+    /// then seeked, unless `start` is 0. Throws if that seek is not exact.
+    ///
+    /// What it decodes is the decoding from the start to within one step of 16 bits, not bit for bit: libmpg123's
+    /// synthesis filter bank turns its buffer by one of 16 places every 32 samples, and its rounding depends on
+    /// the place, which a seek leaves where the decoding of the head left it (`frame_buffers_reset` in frame.c
+    /// resets the buffer, not `bo`). About one sample in 3,000 differs, by one (`SonogramPiecesTests`).
+    static func decoder(head: [UInt8], fileLength: Int64?, from start: Int) throws -> PieceDecoder {
+        let decoder = StreamDecoder(expectedLength: fileLength, mixToMono: true)
+        // Within the first frames (those a seek decodes in advance reach before the first), libmpg123's seek
+        // into an MPEG-2.5 stream came out wrong (`SonogramPiecesTests`): decode those from the start.
+        guard start > Self.decodedFromTheStart else { return PieceDecoder(decoder: decoder, offset: 0, drop: start) }
+        _ = try decoder.feed(head)
+        guard let point = try decoder.seekMP3(toFrame: start), point.accurate else {
+            throw SonogramPiecesError.seekNotExact(start)
+        }
+        return PieceDecoder(decoder: decoder, offset: point.bodyOffset, drop: 0)
+    }
+}
+
+/// A decoder for one piece: feed it the file from `offset`, and drop its first `drop` samples (per channel).
+final class PieceDecoder {
+    let decoder: StreamDecoder
+    let offset: Int64
+    private var drop: Int
+
+    init(decoder: StreamDecoder, offset: Int64, drop: Int) {
+        self.decoder = decoder
+        self.offset = offset
+        self.drop = drop
+    }
+
+    /// The samples `bytes` complete, from the piece's first on (one channel: the decoder mixes to mono).
+    func feed(_ bytes: [UInt8]) throws -> [Int16] { kept(try decoder.feed(bytes)) }
+
+    func finish() throws -> [Int16] { kept(try decoder.finish()) }
+
+    private func kept(_ outputs: [DecodedAudio]) -> [Int16] {
+        var samples: [Int16] = []
+        for case .samples(let batch) in outputs {
+            if drop >= batch.count {
+                drop -= batch.count
+                continue
+            }
+            samples += drop == 0 ? batch : Array(batch[drop...])
+            drop = 0
+        }
+        return samples
+    }
+}
+
+/// A piece's seek landed on an estimate although the probe's landed exactly: not expected (the stream is
+/// CBR); the sonogram fails with this rather than draw a picture that is not the recording's.
+enum SonogramPiecesError: Error, CustomStringConvertible {
+    case seekNotExact(Int)
+
+    var description: String {
+        switch self {
+        case .seekNotExact(let sample): "a piece's seek to sample \(sample) was not exact"
+        }
+    }
+}
