@@ -66,10 +66,11 @@ let package = Package(
             name: "CSonic",
             providers: [.apt(["libsonic-dev"])]
         ),
-        // kissfft (BSD-3-Clause), float build: the real FFT of the sonogram (`sono`).
+        // FFTW 3 (GPL-2.0-or-later), single precision: the real FFT of the sonogram and the measurements.
         .systemLibrary(
-            name: "CKissFFT",
-            providers: [.apt(["libkissfft-dev"])]
+            name: "CFFTW",
+            pkgConfig: "fftw3f",
+            providers: [.apt(["libfftw3-dev"])]
         ),
         // glibc's malloc.h (mallopt), for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
@@ -82,7 +83,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "ChirperHTTP", "CKissFFT", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -192,6 +192,11 @@ public final class SonogramAccumulator {
                 // Fill the window as far as this chunk goes, then analyse it if it is full.
                 let take = min(size - pendingCount, frames - frame)
                 pending.withUnsafeMutableBufferPointer { pending in
+                    if channels == 1 {
+                        // Mono (what the decoder gives for analysis): a loop the compiler vectorises.
+                        for offset in 0..<take { pending[pendingCount + offset] = Float(input[frame + offset]) * scale }
+                        return
+                    }
                     for offset in 0..<take {
                         let base = (frame + offset) * channels
                         var sum: Int32 = 0
