@@ -1,4 +1,6 @@
 import ChirperCore
+import Foundation
+import NIOConcurrencyHelpers
 
 /// Draws the sonogram of a long recording from pieces decoded in parallel, one per core (issue 30: a
 /// 30-minute soundscape on every core, not one).
@@ -44,23 +46,32 @@ struct SonogramPieces {
     /// the file throws, the reader's checks of the shape, or `CancellationError`.
     func sonogram() async throws -> Sonogram? {
         guard pieces > 1, let plan = try await plan() else { return nil }
-        let first = try accumulator(plan, piece: 0)
-        let parts = try await withThrowingTaskGroup(of: SonogramPart.self) { group in
-            for piece in 1..<plan.starts.count {
-                group.addTask {
-                    let part = try accumulator(plan, piece: piece)
-                    try await decode(plan, piece: piece, into: part)
-                    return part.part
+        // Each piece decodes on a thread of its own: seconds of decoding on the cooperative pool would hold its
+        // threads (one per core) from the player's tasks, and the sound would stutter.
+        let stop = NIOLockedValueBox(false)
+        let parts = try await withTaskCancellationHandler {
+            try await withThrowingTaskGroup(of: (Int, SonogramPart).self) { group in
+                for piece in plan.starts.indices {
+                    group.addTask {
+                        try await onOwnThread {
+                            let part = try accumulator(plan, piece: piece)
+                            try decode(plan, piece: piece, into: part) { stop.withLockedValue { $0 } }
+                            return (piece, part.part)
+                        }
+                    }
                 }
+                var parts: [(Int, SonogramPart)] = []
+                for try await part in group { parts.append(part) }
+                return parts.sorted { $0.0 < $1.0 }.map(\.1)
             }
-            try await decode(plan, piece: 0, into: first)
-            var parts: [SonogramPart] = []
-            for try await part in group { parts.append(part) }
-            return parts
+        } onCancel: {
+            stop.withLockedValue { $0 = true }
         }
-        for part in parts { first.merge(part) }
+        try Task.checkCancellation()
+        let picture = try accumulator(plan, piece: 0)
+        for part in parts { picture.merge(part) }
         // Audio past the Info header's length: a picture only one decoder can make.
-        return first.overflowed ? nil : first.picture()
+        return picture.overflowed ? nil : picture.picture()
     }
 
     /// Reads the head and decides the split; nil when the recording is not split.
@@ -102,15 +113,55 @@ struct SonogramPieces {
 
     /// Decodes piece `piece` from the first sample of its first frame (by a seek, unless that is the recording's
     /// first) until its frames are analysed.
-    private func decode(_ plan: Plan, piece: Int, into part: SonogramAccumulator) async throws {
+    private func decode(
+        _ plan: Plan, piece: Int, into part: SonogramAccumulator, stopped: () -> Bool
+    ) throws {
         let start = part.firstSample(ofFrame: plan.starts[piece])
         let decoder = try Self.decoder(head: plan.head, fileLength: plan.fileLength, from: start)
-        let reader = try await FileByteSource(path: path, chunkSize: Self.headBytes).open(from: decoder.offset)
-        while !part.isComplete, let chunk = try await reader.read() {
-            try Task.checkCancellation()
+        let file = try PieceFile(path: path, from: decoder.offset)
+        while !part.isComplete, let chunk = try file.read(Self.headBytes) {
+            if stopped() { throw CancellationError() }
             part.feed(try decoder.feed(chunk), channels: 1)
         }
         if !part.isComplete { part.feed(try decoder.finish(), channels: 1) }
+    }
+}
+
+/// Runs `work` on a thread of its own, outside the cooperative pool, and gives its result.
+private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// A piece's file, read in order from an offset with plain reads (on the piece's own thread).
+private final class PieceFile {
+    private let handle: FileHandle
+    private let path: String
+
+    init(path: String, from offset: Int64) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ByteSourceError.file(path: path, reason: "it cannot be opened")
+        }
+        self.handle = handle
+        self.path = path
+        do {
+            try handle.seek(toOffset: UInt64(max(0, offset)))
+        } catch {
+            throw ByteSourceError.file(path: path, reason: "\(error)")
+        }
+    }
+
+    deinit { try? handle.close() }
+
+    /// Up to `count` bytes, or nil at the end.
+    func read(_ count: Int) throws -> [UInt8]? {
+        do {
+            guard let data = try handle.read(upToCount: count), !data.isEmpty else { return nil }
+            return [UInt8](data)
+        } catch {
+            throw ByteSourceError.file(path: path, reason: "\(error)")
+        }
     }
 }
 
@@ -125,8 +176,9 @@ extension SonogramPieces {
     /// resets the buffer, not `bo`). About one sample in 3,000 differs, by one (`SonogramPiecesTests`).
     static func decoder(head: [UInt8], fileLength: Int64?, from start: Int) throws -> PieceDecoder {
         let decoder = StreamDecoder(expectedLength: fileLength, mixToMono: true)
-        // Within the first frames (those a seek decodes in advance reach before the first), libmpg123's seek
-        // into an MPEG-2.5 stream came out wrong (`SonogramPiecesTests`): decode those from the start.
+        // Within the first frames of a stream without an Info header, libmpg123's seek gives the first thousand
+        // samples otherwise than the decoding from the start (not its decoder's start-up silence, measured on
+        // three such streams): decode those from the start.
         guard start > Self.decodedFromTheStart else { return PieceDecoder(decoder: decoder, offset: 0, drop: start) }
         _ = try decoder.feed(head)
         guard let point = try decoder.seekMP3(toFrame: start), point.accurate else {

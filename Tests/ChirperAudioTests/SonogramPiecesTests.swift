@@ -77,7 +77,11 @@ private enum LongFixtures {
     ]
 }
 
-@Suite("A long recording decoded in parallel pieces", .enabled(if: LongFixtures.hasTools, LongFixtures.noTools))
+// Serialized: each case decodes minutes of audio on several threads at once, and a run of them together held the
+// machine from the player tests beside them for 20 s.
+@Suite(
+    "A long recording decoded in parallel pieces", .serialized,
+    .enabled(if: LongFixtures.hasTools, LongFixtures.noTools))
 struct SonogramPiecesTests {
     @Test(
         "pieces that start anywhere (inside a frame, at a frame, after the head) join into the whole decoding, every sample in place (within one step)",
@@ -89,28 +93,34 @@ struct SonogramPiecesTests {
         let path = try await LongFixtures.make(
             fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-        let whole = try LongFixtures.wholeDecoding(bytes)
-        let head = Array(bytes.prefix(SonogramPieces.headBytes))
-        var random = SeededGenerator(seed: UInt64(kind) + 31)
-        let chosen =
-            [1, 575, 576, 1151, 1152, 1153, 20_000]
-            + (0..<9).map { _ in Int.random(in: 30_000..<whole.count, using: &random) }
-        let starts = [0] + Set(chosen).sorted()
-        var joined: [Int16] = []
-        for (index, start) in starts.enumerated() {
-            let end = index + 1 < starts.count ? starts[index + 1] : whole.count
-            let decoder = try SonogramPieces.decoder(head: head, fileLength: Int64(bytes.count), from: start)
-            var piece: [Int16] = []
-            var at = Int(decoder.offset)
-            while piece.count < end - start, at < bytes.count {
-                let chunk = Array(bytes[at..<min(bytes.count, at + 8192)])
-                piece += try decoder.feed(chunk)
-                at += chunk.count
+        // Decoded off the cooperative pool: minutes of audio in a debug build.
+        let (whole, joined, short) = try await offThePool { () -> ([Int16], [Int16], [Int]) in
+            let whole = try LongFixtures.wholeDecoding(bytes)
+            let head = Array(bytes.prefix(SonogramPieces.headBytes))
+            var random = SeededGenerator(seed: UInt64(kind) + 31)
+            let chosen =
+                [1, 575, 576, 1151, 1152, 1153, 20_000]
+                + (0..<9).map { _ in Int.random(in: 30_000..<whole.count, using: &random) }
+            let starts = [0] + Set(chosen).sorted()
+            var joined: [Int16] = []
+            var short: [Int] = []
+            for (index, start) in starts.enumerated() {
+                let end = index + 1 < starts.count ? starts[index + 1] : whole.count
+                let decoder = try SonogramPieces.decoder(head: head, fileLength: Int64(bytes.count), from: start)
+                var piece: [Int16] = []
+                var at = Int(decoder.offset)
+                while piece.count < end - start, at < bytes.count {
+                    let chunk = Array(bytes[at..<min(bytes.count, at + 8192)])
+                    piece += try decoder.feed(chunk)
+                    at += chunk.count
+                }
+                if piece.count < end - start { piece += try decoder.finish() }
+                if piece.count < end - start { short.append(start) }
+                joined += piece.prefix(end - start)
             }
-            if piece.count < end - start { piece += try decoder.finish() }
-            #expect(piece.count >= end - start, "piece from \(start) ends early")
-            joined += piece.prefix(end - start)
+            return (whole, joined, short)
         }
+        #expect(short.isEmpty, "pieces from \(short) end early")
         // Every sample in place, within one step of libmpg123's rounding (see `SonogramPieces.decoder`).
         #expect(joined.count == whole.count)
         let differing = joined.indices.filter { $0 < whole.count && joined[$0] != whole[$0] }
@@ -129,6 +139,21 @@ struct SonogramPiecesTests {
         let path = try await LongFixtures.make(
             fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
         try await expectSamePictures(path: path, split: kind < LongFixtures.kinds.count - 1)
+    }
+
+    @Test("cancelled while its pieces decode, the sonogram stops with CancellationError")
+    func cancelled() async throws {
+        let fixture = LongFixtures.kinds[0]
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try await LongFixtures.make(
+            fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
+        let pieces = SonogramPieces(
+            path: path, item: PlayItem(label: "T", location: .local(path: path)), shape: LongFixtures.shapes[0],
+            pieces: 4, makeTransform: { try RealFFT(size: $0) })
+        let drawing = Task { try await pieces.sonogram() }
+        drawing.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await drawing.value }
     }
 
     @Test("a VBR recording is not split (its seeks land on estimates), and its picture is the one-piece one")
