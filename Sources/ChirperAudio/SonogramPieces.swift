@@ -26,7 +26,6 @@ struct SonogramPieces {
     static let decodedFromTheStart = 16 * 1152
 
     let path: String
-    let item: PlayItem
     let shape: SonogramShape
     let pieces: Int
     let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform

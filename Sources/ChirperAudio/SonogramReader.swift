@@ -58,7 +58,7 @@ public struct SonogramReader: Sendable {
     public func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
         if pieces > 1, let path = (try? sources.source(for: item.location))?.wholeLocalFile {
             let split = SonogramPieces(
-                path: path, item: item, shape: shape, pieces: pieces, makeTransform: makeTransform)
+                path: path, shape: shape, pieces: pieces, makeTransform: makeTransform)
             do {
                 if let picture = try await split.sonogram() { return picture }
             } catch is CancellationError {

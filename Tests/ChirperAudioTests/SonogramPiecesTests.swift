@@ -149,8 +149,7 @@ struct SonogramPiecesTests {
         let path = try await LongFixtures.make(
             fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
         let pieces = SonogramPieces(
-            path: path, item: PlayItem(label: "T", location: .local(path: path)), shape: LongFixtures.shapes[0],
-            pieces: 4, makeTransform: { try RealFFT(size: $0) })
+            path: path, shape: LongFixtures.shapes[0], pieces: 4, makeTransform: { try RealFFT(size: $0) })
         let drawing = Task { try await pieces.sonogram() }
         drawing.cancel()
         await #expect(throws: CancellationError.self) { _ = try await drawing.value }
@@ -185,7 +184,7 @@ struct SonogramPiecesTests {
         for shape in shapes {
             let one = try await SonogramReader(sources: sources, pieces: 1).sonogram(of: item, shape: shape)
             let pieces = SonogramPieces(
-                path: path, item: item, shape: shape, pieces: 4, makeTransform: { try RealFFT(size: $0) })
+                path: path, shape: shape, pieces: 4, makeTransform: { try RealFFT(size: $0) })
             let drawn = try await pieces.sonogram()
             #expect((drawn != nil) == split, "split: \(drawn != nil)")
             let viaReader = try await SonogramReader(sources: sources, pieces: 4).sonogram(of: item, shape: shape)
