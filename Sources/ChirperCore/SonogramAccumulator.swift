@@ -42,10 +42,9 @@ public final class SonogramAccumulator {
     private var secondsPerColumn: Double
     private var framesDone = 0
     private var samplesSeen = 0
-    /// A part's end: the analysis frames from this one on are another part's (see `init(part:…)`); nil for the
-    /// last part, which goes on to the end.
-    private var framesEnd: Int?
-    private var isPart = false
+    /// The analysis frames a part makes (see `init(part:…)`; the last part's go to `Int.max`); nil for a whole
+    /// picture.
+    private var partFrames: Range<Int>?
     // dB of a full-scale sine's peak bin under a Hann window: (N/4)².
     private let referencePower: Float
 
@@ -120,8 +119,7 @@ public final class SonogramAccumulator {
             windowLength: windowLength, hop: hop)
         framesDone = frames.lowerBound
         samplesSeen = firstSample + frames.lowerBound * self.hop
-        framesEnd = frames.upperBound == Int.max ? nil : frames.upperBound
-        isPart = true
+        partFrames = frames
     }
 
     /// The first sample of analysis frame `frame`'s window, and where the frames of a window (or of the whole
@@ -147,12 +145,7 @@ public final class SonogramAccumulator {
     /// Takes the analysis frames another part computed (max per cell), and counts the audio it was fed.
     public func merge(_ part: SonogramPart) {
         precondition(part.cells.count == cells.count, "a part of another picture")
-        for index in cells.indices {
-            let theirs = part.cells[index]
-            guard !theirs.isNaN else { continue }
-            let ours = cells[index]
-            cells[index] = ours.isNaN ? theirs : max(ours, theirs)
-        }
+        for index in cells.indices { cells[index] = Self.louder(cells[index], part.cells[index]) }
         samplesSeen = max(samplesSeen, part.samplesSeen)
         overflowed = overflowed || part.overflowed
     }
@@ -165,7 +158,7 @@ public final class SonogramAccumulator {
 
     /// The time window is drawn (or a part's frames): what follows need not be decoded.
     public var isComplete: Bool {
-        if let framesEnd, framesDone >= framesEnd { return true }
+        if let partFrames, framesDone >= partFrames.upperBound { return true }
         return lastSample.map { samplesSeen >= $0 } ?? false
     }
 
@@ -276,7 +269,7 @@ public final class SonogramAccumulator {
         framesDone += 1
         if let window = shape.window, centre < 0 || centre >= window.duration { return }
         var column = Int(centre / secondsPerColumn)
-        if isPart, column >= shape.columns {
+        if partFrames != nil, column >= shape.columns {
             overflowed = true
             return
         }
@@ -290,9 +283,13 @@ public final class SonogramAccumulator {
             for bin in rowBins[row] where spectrum[bin] > peak { peak = spectrum[bin] }
             let db = peak > 0 ? 10 * log10(peak / referencePower) : -Float.infinity
             let cell = column * rows + row
-            let old = cells[cell]
-            cells[cell] = old.isNaN ? db : max(old, db)
+            cells[cell] = Self.louder(cells[cell], db)
         }
+    }
+
+    /// The louder of two cells' dB, where NaN is a cell no frame has landed in.
+    private static func louder(_ a: Float, _ b: Float) -> Float {
+        a.isNaN ? b : (b.isNaN ? a : max(a, b))
     }
 
     // Halves the time resolution: column i becomes the max of columns 2i and 2i+1.
@@ -303,7 +300,7 @@ public final class SonogramAccumulator {
             for row in 0..<rows {
                 let left = 2 * target < columns ? cells[2 * target * rows + row] : .nan
                 let right = 2 * target + 1 < columns ? cells[(2 * target + 1) * rows + row] : .nan
-                cells[target * rows + row] = left.isNaN ? right : (right.isNaN ? left : max(left, right))
+                cells[target * rows + row] = Self.louder(left, right)
             }
         }
         secondsPerColumn *= 2
