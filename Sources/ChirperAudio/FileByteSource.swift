@@ -50,6 +50,13 @@ final class FileByteReader: ByteReader {
     func read() async throws -> [UInt8]? {
         guard descriptor >= 0 else { return nil }
         try Task.checkCancellation()
+        return try readNow()
+    }
+
+    /// The next chunk, or nil at the end, read on the caller's thread (a plain `read`, which is all `read()`
+    /// does too: for a thread of its own, as `SonogramPieces`' pieces have).
+    func readNow() throws -> [UInt8]? {
+        guard descriptor >= 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

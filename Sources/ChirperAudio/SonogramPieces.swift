@@ -117,8 +117,8 @@ struct SonogramPieces {
     ) throws {
         let start = part.firstSample(ofFrame: plan.starts[piece])
         let decoder = try Self.decoder(head: plan.head, fileLength: plan.fileLength, from: start)
-        let file = try PieceFile(path: path, from: decoder.offset)
-        while !part.isComplete, let chunk = try file.read(Self.headBytes) {
+        let file = try FileByteReader(path: path, offset: decoder.offset, chunkSize: Self.headBytes)
+        while !part.isComplete, let chunk = try file.readNow() {
             if stopped() { throw CancellationError() }
             part.feed(try decoder.feed(chunk), channels: 1)
         }
@@ -130,37 +130,6 @@ struct SonogramPieces {
 private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
-/// A piece's file, read in order from an offset with plain reads (on the piece's own thread).
-private final class PieceFile {
-    private let handle: FileHandle
-    private let path: String
-
-    init(path: String, from offset: Int64) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ByteSourceError.file(path: path, reason: "it cannot be opened")
-        }
-        self.handle = handle
-        self.path = path
-        do {
-            try handle.seek(toOffset: UInt64(max(0, offset)))
-        } catch {
-            throw ByteSourceError.file(path: path, reason: "\(error)")
-        }
-    }
-
-    deinit { try? handle.close() }
-
-    /// Up to `count` bytes, or nil at the end.
-    func read(_ count: Int) throws -> [UInt8]? {
-        do {
-            guard let data = try handle.read(upToCount: count), !data.isEmpty else { return nil }
-            return [UInt8](data)
-        } catch {
-            throw ByteSourceError.file(path: path, reason: "\(error)")
-        }
     }
 }
 
