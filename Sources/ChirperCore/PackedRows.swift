@@ -33,7 +33,8 @@ struct PackedRows: Sendable, Hashable {
         audioKinds.reserveCapacity(rows.count)
         for (row, recording) in rows.enumerated() {
             let (kind, audioText) = AudioKind.split(recording.audio)
-            for text in Self.texts(of: recording, audio: audioText) {
+            for slot in Slot.allCases {
+                let text = slot.text(of: recording, audio: audioText)
                 if let known = index[text] {
                     slots.append(known)
                     continue
@@ -75,23 +76,50 @@ struct PackedRows: Sendable, Hashable {
             audio: audioKinds[row].joined(with: text(.audio)), annotations: annotations[row] ?? [])
     }
 
-    /// The texts of a row, in `Slot` order.
-    private static func texts(of r: Recording, audio: String) -> [String] {
-        [
-            r.id, r.genus, r.species, r.subspecies, r.group, r.englishName, r.recordist, r.country, r.locality,
-            r.latitude, r.longitude, r.altitude, r.soundType, r.sex, r.stage, r.method, r.pageURL, r.fileName,
-            r.licenceURL, r.quality, r.length, r.date, r.time, r.uploaded, r.remarks, r.sampleRate, r.device,
-            r.microphone, r.animalSeen, r.playbackUsed, audio,
-        ]
-    }
-
-    /// A row's texts, in the order `texts(of:audio:)` lists them.
+    /// A row's texts, in the order the table keeps them.
     private enum Slot: Int, CaseIterable {
         case id, genus, species, subspecies, group, englishName, recordist, country, locality, latitude
         case longitude, altitude, soundType, sex, stage, method, pageURL, fileName, licenceURL, quality, length
         case date, time, uploaded, remarks, sampleRate, device, microphone, animalSeen, playbackUsed, audio
 
         static let count = allCases.count
+
+        /// This slot's text of `r` (`audio`: the text of its `AudioAvailability`).
+        func text(of r: Recording, audio: String) -> String {
+            switch self {
+            case .id: r.id
+            case .genus: r.genus
+            case .species: r.species
+            case .subspecies: r.subspecies
+            case .group: r.group
+            case .englishName: r.englishName
+            case .recordist: r.recordist
+            case .country: r.country
+            case .locality: r.locality
+            case .latitude: r.latitude
+            case .longitude: r.longitude
+            case .altitude: r.altitude
+            case .soundType: r.soundType
+            case .sex: r.sex
+            case .stage: r.stage
+            case .method: r.method
+            case .pageURL: r.pageURL
+            case .fileName: r.fileName
+            case .licenceURL: r.licenceURL
+            case .quality: r.quality
+            case .length: r.length
+            case .date: r.date
+            case .time: r.time
+            case .uploaded: r.uploaded
+            case .remarks: r.remarks
+            case .sampleRate: r.sampleRate
+            case .device: r.device
+            case .microphone: r.microphone
+            case .animalSeen: r.animalSeen
+            case .playbackUsed: r.playbackUsed
+            case .audio: audio
+            }
+        }
     }
 
     /// `AudioAvailability` without its text.
