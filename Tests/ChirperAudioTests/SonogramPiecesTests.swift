@@ -27,7 +27,9 @@ private enum LongFixtures {
 
     /// The kinds of stream: sox's synth effects (one per channel), rate, channels and lame's options. The last
     /// has no Info header (lame writes none in a frame of 144 bytes): its length is an estimate, so it is not split.
-    static let kinds: [(name: String, synth: String, rate: Int, channels: Int, lame: String)] = [
+    typealias Kind = (name: String, synth: String, rate: Int, channels: Int, lame: String)
+
+    static let kinds: [Kind] = [
         (
             "CBR 128, 44.1 kHz stereo, sweep and pink noise", "synth 150 sine 200-12000 pinknoise vol 0.4", 44_100, 2,
             "-b 128"
@@ -41,19 +43,21 @@ private enum LongFixtures {
         ("CBR 16, MPEG-2.5 8 kHz mono, sweep", "synth 200 sine 100-3900 vol 0.5", 8000, 1, "-b 16"),
     ]
 
-    static let vbr = (synth: "synth 130 sine 200-12000 pinknoise vol 0.4", rate: 44_100, channels: 2, lame: "-V 5")
+    static let vbr: Kind = ("VBR, 44.1 kHz stereo", "synth 130 sine 200-12000 pinknoise vol 0.4", 44_100, 2, "-V 5")
 
-    static func make(
-        _ synth: String, rate: Int, channels: Int, lame: String, in directory: String
-    ) async throws -> String {
+    /// `body` given the path of a file of `kind`, made in a temporary folder that is removed after it.
+    static func withFile<T>(_ kind: Kind, _ body: (String) async throws -> T) async throws -> T {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let wav = directory + "/long.wav"
         let path = directory + "/long.mp3"
         for command in [
-            "sox -q -D -r \(rate) -c \(channels) -n -b 16 \(wav) \(synth)", "lame --quiet \(lame) \(wav) \(path)",
+            "sox -q -D -r \(kind.rate) -c \(kind.channels) -n -b 16 \(wav) \(kind.synth)",
+            "lame --quiet \(kind.lame) \(wav) \(path)",
         ] {
             guard try await Tool.shell(command).status == 0 else { throw TestFailure("failed: \(command)") }
         }
-        return path
+        return try await body(path)
     }
 
     /// The whole file decoded in one piece, mixed to mono, as the sonogram decodes it.
@@ -87,12 +91,9 @@ struct SonogramPiecesTests {
         "pieces that start anywhere (inside a frame, at a frame, after the head) join into the whole decoding, every sample in place (within one step)",
         arguments: LongFixtures.kinds.indices)
     func joinedPiecesEqualTheWhole(kind: Int) async throws {
-        let fixture = LongFixtures.kinds[kind]
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await LongFixtures.make(
-            fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let bytes = try await LongFixtures.withFile(LongFixtures.kinds[kind]) { path in
+            try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        }
         // Decoded off the cooperative pool: minutes of audio in a debug build.
         let (whole, joined, short) = try await offThePool { () -> ([Int16], [Int16], [Int]) in
             let whole = try LongFixtures.wholeDecoding(bytes)
@@ -133,36 +134,27 @@ struct SonogramPiecesTests {
         "the sonogram drawn from parallel pieces is the one drawn in one piece (whole, and a zoomed window)",
         arguments: LongFixtures.kinds.indices)
     func piecesDrawTheSamePicture(kind: Int) async throws {
-        let fixture = LongFixtures.kinds[kind]
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await LongFixtures.make(
-            fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
-        try await expectSamePictures(path: path, split: kind < LongFixtures.kinds.count - 1)
+        try await LongFixtures.withFile(LongFixtures.kinds[kind]) { path in
+            try await expectSamePictures(path: path, split: kind < LongFixtures.kinds.count - 1)
+        }
     }
 
     @Test("cancelled while its pieces decode, the sonogram stops with CancellationError")
     func cancelled() async throws {
-        let fixture = LongFixtures.kinds[0]
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await LongFixtures.make(
-            fixture.synth, rate: fixture.rate, channels: fixture.channels, lame: fixture.lame, in: directory)
-        let pieces = SonogramPieces(
-            path: path, shape: LongFixtures.shapes[0], pieces: 4, makeTransform: { try RealFFT(size: $0) })
-        let drawing = Task { try await pieces.sonogram() }
-        drawing.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await drawing.value }
+        try await LongFixtures.withFile(LongFixtures.kinds[0]) { path in
+            let pieces = SonogramPieces(
+                path: path, shape: LongFixtures.shapes[0], pieces: 4, makeTransform: { try RealFFT(size: $0) })
+            let drawing = Task { try await pieces.sonogram() }
+            drawing.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await drawing.value }
+        }
     }
 
     @Test("a VBR recording is not split (its seeks land on estimates), and its picture is the one-piece one")
     func variableBitRateIsNotSplit() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let vbr = LongFixtures.vbr
-        let path = try await LongFixtures.make(
-            vbr.synth, rate: vbr.rate, channels: vbr.channels, lame: vbr.lame, in: directory)
-        try await expectSamePictures(path: path, split: false)
+        try await LongFixtures.withFile(LongFixtures.vbr) { path in
+            try await expectSamePictures(path: path, split: false)
+        }
     }
 
     @Test(
