@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ChirperCore", "ChirperStore", "ChirperTestSupport"],
+            dependencies: ["ChirperCore", "ChirperGraphics", "ChirperStore", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -130,43 +130,65 @@ extension Presenter {
     }
 
     /// The shape of the live strip's picture for a recording of `duration` seconds: ten columns a second (the
-    /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings).
+    /// marker moves in 0.1 s steps), at most 20 000 (memory stays bounded for long recordings); in real pixels,
+    /// a cell's pixels for each of them.
     public func stripShape(duration: Double?, strip: SonogramStripMachine) -> SonogramShape {
-        let columns = min(20_000, max(100, Int(((duration ?? 60) * 10).rounded(.up))))
-        return SonogramShape(
-            columns: columns, rows: strip.lines * sonogramRenderer.rowsPerLine, maxFrequency: strip.band.high,
+        let cells = SonogramRenderer.stripCells(duration: duration)
+        var shape = SonogramShape(
+            columns: cells, rows: strip.lines * sonogramRenderer.rowsPerLine, maxFrequency: strip.band.high,
             minFrequency: strip.band.low)
+        if let canvas = strip.canvas {
+            (shape.columns, shape.rows) = SonogramRenderer.stripPixelShape(
+                cells: cells, lines: strip.lines, canvas: canvas)
+        }
+        return shape
     }
 
     /// The live strip's lines for what is playing, above the status line; none when it is off or nothing plays.
     /// `keeping` holds the picture lines of the page drawn last: they are drawn again only when the page turns
-    /// (drawing them is most of the strip's cost; the marker line moves ten times a second).
+    /// (drawing them is most of the strip's cost; the marker line moves ten times a second). In real pixels the
+    /// picture lines keep only their gutter, and the page is an image drawn over them.
     public func strip(
         _ strip: SonogramStripMachine, playback: PlaybackState, keeping kept: inout StripPictureLines?
-    ) -> [String] {
-        guard !isScript, let progress = playback.progress else { return [] }
+    ) -> StripView {
+        guard !isScript, let progress = playback.progress else { return StripView() }
         if let picture = strip.picture(for: playback) {
             let renderer = sonogramRenderer
-            let page = renderer.stripPage(picture, position: progress.position, width: width - 1, lines: strip.lines)
-            let key = StripPictureLines.Key(ticket: progress.ticket, band: strip.band, page: page)
+            let canvas = strip.canvas
+            // Pages and the marker are laid out in text columns, also over a picture in pixels.
+            let grid = canvas == nil ? picture : SonogramRenderer.stripGrid(picture)
+            let page = renderer.stripPage(grid, position: progress.position, width: width - 1, lines: strip.lines)
+            let key = StripPictureLines.Key(ticket: progress.ticket, band: strip.band, canvas: canvas, page: page)
             if kept?.key != key {
-                kept = StripPictureLines(key: key, lines: renderer.stripPicture(picture, page: page))
+                if let canvas {
+                    let image = SonogramRenderer.stripImage(picture, page: page, cells: grid.columns, canvas: canvas)
+                    kept = StripPictureLines(
+                        key: key,
+                        lines: (0..<page.lines).map { renderer.stripGutter(grid, line: $0, lines: page.lines) },
+                        image: StripImage(
+                            key: key, canvas: canvas, image: image, column: SonogramRenderer.gutterWidth,
+                            lines: page.lines))
+                } else {
+                    kept = StripPictureLines(key: key, lines: renderer.stripPicture(picture, page: page))
+                }
             }
-            return (kept?.lines ?? [])
-                + [renderer.stripMarker(picture, page: page, position: progress.position, loop: progress.loop)]
+            return StripView(
+                rows: (kept?.lines ?? [])
+                    + [renderer.stripMarker(grid, page: page, position: progress.position, loop: progress.loop)],
+                picture: kept?.image)
         }
         switch strip.state {
         case .loading(let ticket) where ticket == progress.ticket:
-            return [dim("sonogram of \(progress.item.label): computing …")]
+            return StripView(rows: [dim("sonogram of \(progress.item.label): computing …")])
         case .failed(let ticket, let reason) where ticket == progress.ticket:
-            return [warn(clean(reason))]
+            return StripView(rows: [warn(clean(reason))])
         default:
-            return []
+            return StripView()
         }
     }
 
     /// The live strip's lines for what is playing (drawn afresh).
-    public func strip(_ strip: SonogramStripMachine, playback: PlaybackState) -> [String] {
+    public func strip(_ strip: SonogramStripMachine, playback: PlaybackState) -> StripView {
         var none: StripPictureLines?
         return self.strip(strip, playback: playback, keeping: &none)
     }
@@ -251,11 +273,14 @@ public struct StripPictureLines: Sendable, Hashable {
     public struct Key: Sendable, Hashable {
         var ticket: PlaybackTicket
         var band: FrequencyBand
+        var canvas: PixelCanvas?
         var page: SonogramRenderer.StripPage
     }
 
     var key: Key
     var lines: [String]
+    /// The page in real pixels, drawn over `lines` (which then hold only the gutter).
+    var image: StripImage?
 }
 
 extension Optional where Wrapped == [String] {

@@ -188,16 +188,19 @@ public struct SonogramRenderer: Sendable {
             rows: rows, columns: visible, levels: levels, maxFrequency: sonogram.maxFrequency,
             minFrequency: sonogram.minFrequency, duration: Double(visible) * perColumn, sampleRate: sonogram.sampleRate)
         return (0..<lines).map { line in
-            let gutter: String
-            if line == 0 {
-                gutter = Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
-            } else if line == lines - 1 {
-                gutter = Self.kHz(sonogram.minFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┘"
-            } else {
-                gutter = String(repeating: " ", count: Self.gutterWidth - 1) + "│"
-            }
-            return gutter + pictureLine(picture, bottomRow: (lines - 1 - line) * rowsPerLine)
+            stripGutter(sonogram, line: line, lines: lines)
+                + pictureLine(picture, bottomRow: (lines - 1 - line) * rowsPerLine)
         }
+    }
+
+    /// The strip's gutter on picture line `line` of `lines`: the band's top on the first, its bottom on the last.
+    func stripGutter(_ sonogram: Sonogram, line: Int, lines: Int) -> String {
+        if line == 0 {
+            return Self.kHz(sonogram.maxFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┐"
+        } else if line == lines - 1 {
+            return Self.kHz(sonogram.minFrequency).leftPadded(to: Self.gutterWidth - 2) + "k┘"
+        }
+        return String(repeating: " ", count: Self.gutterWidth - 1) + "│"
     }
 
     /// The marker line under `page`: its start time, the loop's section and the position.

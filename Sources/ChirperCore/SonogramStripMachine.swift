@@ -32,6 +32,8 @@ public struct SonogramStripMachine: Sendable {
     public private(set) var lines = SonogramStripMachine.defaultLines
     /// The band it shows (the top is cut to the recording's Nyquist frequency).
     public private(set) var band = SonogramStripMachine.defaultBand
+    /// Real pixels where the terminal draws them (nil: half-blocks).
+    public private(set) var canvas: PixelCanvas?
 
     public init() {}
 
@@ -40,16 +42,28 @@ public struct SonogramStripMachine: Sendable {
     /// 0-12 kHz: the band of most birds' songs.
     public static let defaultBand = FrequencyBand(low: 0, high: 12_000)
 
-    /// `sono on [lines] [lo-hi]`, given what is playing now (the owner passes the rendered state). On again
-    /// with other lines or another band redraws what plays.
-    public mutating func turnOn(playing: PlaybackState, lines: Int? = nil, band: FrequencyBand? = nil) -> Action {
+    /// `sono on [lines] [lo-hi]`, given what is playing now (the owner passes the rendered state) and where
+    /// pictures are drawn (`canvas`: real pixels; nil: half-blocks). On again with other lines or another band
+    /// redraws what plays.
+    public mutating func turnOn(
+        playing: PlaybackState, lines: Int? = nil, band: FrequencyBand? = nil, canvas: PixelCanvas? = nil
+    ) -> Action {
         let lines = lines ?? (state == .off ? Self.defaultLines : self.lines)
         let band = band ?? (state == .off ? Self.defaultBand : self.band)
-        guard state == .off || lines != self.lines || band != self.band else {
+        guard state == .off || lines != self.lines || band != self.band || canvas != self.canvas else {
             return .refuse("the live strip is already on; sono off hides it")
         }
         self.lines = lines
         self.band = band
+        self.canvas = canvas
+        state = .waiting
+        return follow(playing)
+    }
+
+    /// `graphics <mode>` chose where pictures are drawn: a strip that is on is computed again for it.
+    public mutating func canvasChanged(_ canvas: PixelCanvas?, playing: PlaybackState) -> Action {
+        guard state != .off, canvas != self.canvas else { return .none }
+        self.canvas = canvas
         state = .waiting
         return follow(playing)
     }

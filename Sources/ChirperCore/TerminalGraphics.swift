@@ -18,6 +18,19 @@ public enum PixelProtocol: String, Sendable, Hashable {
     case sixel
 }
 
+/// Where pictures are drawn in real pixels: the protocol, and the size of a character cell in pixels.
+public struct PixelCanvas: Sendable, Hashable {
+    public var pixelProtocol: PixelProtocol
+    public var cellWidth: Int
+    public var cellHeight: Int
+
+    public init(_ pixelProtocol: PixelProtocol, cellWidth: Int, cellHeight: Int) {
+        self.pixelProtocol = pixelProtocol
+        self.cellWidth = max(1, cellWidth)
+        self.cellHeight = max(1, cellHeight)
+    }
+}
+
 /// What the terminal said it can draw, and the size of its character cells in pixels.
 public struct TerminalGraphicsSupport: Sendable, Hashable {
     public var kitty: Bool

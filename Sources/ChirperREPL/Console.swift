@@ -16,8 +16,9 @@ public protocol Console: AnyObject, Sendable {
     /// Shows `rows` as the live status, replacing the previous one; none removes it. Each row (one line, no
     /// `\n`) takes a row of the screen above the prompt: the live sonogram strip, then the status line. Handed
     /// over as rows so that the rows that did not change (the strip's picture, between page turns) are the same
-    /// strings again, compared and skipped without splitting a long text ten times a second. Ignored in a pipe.
-    func setStatus(_ rows: [String])
+    /// strings again, compared and skipped without splitting a long text ten times a second. `picture` is drawn
+    /// over the first rows (the strip's page in real pixels). Ignored in a pipe.
+    func setStatus(_ rows: [String], picture: StatusPicture?)
     /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
     func interrupted()
     /// Restores the terminal and saves history; safe to call twice.
@@ -28,6 +29,9 @@ public protocol Console: AnyObject, Sendable {
 
 extension Console {
     public var graphics: TerminalGraphicsSupport { .none }
+
+    /// Shows `rows` as the live status, with no picture.
+    public func setStatus(_ rows: [String]) { setStatus(rows, picture: nil) }
 }
 
 /// Commands from standard input, lines to standard output: no prompt, no colours, no escape codes.
@@ -82,7 +86,7 @@ public final class PipeConsole: Console {
         try? handle.write(contentsOf: Data(text.utf8))
     }
 
-    public func setStatus(_ rows: [String]) {}
+    public func setStatus(_ rows: [String], picture: StatusPicture?) {}
     public func interrupted() {}
     public func close() {}
 }

@@ -48,8 +48,8 @@ enum Help {
             "  long view. Grey levels run from the picture's 20th to its 99.9th percentile dB (--contrast fixed:",
             "  -90 to -10 dB). Where the terminal speaks kitty graphics or sixel, sono draws real pixels (see",
             "  graphics). --png FILE also writes the picture as a PNG with its axes. sono on [lines] [lo-hi] shows",
-            "  a live strip above the status line (default 8 lines, 0-12 kHz). In a pipe: sono: lines (see the",
-            "  README). Ctrl-C stops a sonogram being drawn.",
+            "  a live strip above the status line (default 8 lines, 0-12 kHz; real pixels where sono draws them).",
+            "  In a pipe: sono: lines (see the README). Ctrl-C stops a sonogram being drawn.",
         ],
         "measure": [
             "  measure n a-b [lo-hi] measures a time section and band of row n (times as seek takes them, the band",

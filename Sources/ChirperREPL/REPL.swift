@@ -45,6 +45,8 @@ public actor REPL {
     private let desktop: (any DesktopPublishing)?
     /// Times A/B listening's gaps.
     private let clock: any Clock<Duration>
+    /// The live strip's last page in real pixels, encoded (once a page).
+    private var stripPicture: (image: StripImage, picture: StatusPicture)?
 
     public init(
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
@@ -124,6 +126,20 @@ public actor REPL {
         return status
     }
 
+    /// The live strip's page as the terminal draws it: encoded when the page is new, each page under a new id.
+    private func statusPicture(_ image: StripImage) -> StatusPicture {
+        if let kept = stripPicture, kept.image == image { return kept.picture }
+        let canvas = image.canvas
+        let escape = pictures.escape(
+            for: image.image, protocol: canvas.pixelProtocol, cellWidth: canvas.cellWidth,
+            cellHeight: canvas.cellHeight)
+        let id = (stripPicture?.picture.id ?? StatusPicture.firstID - 1) &+ 1
+        let picture = StatusPicture(
+            escape: escape, protocol: canvas.pixelProtocol, id: id, lines: image.lines, column: image.column)
+        stripPicture = (image, picture)
+        return picture
+    }
+
     /// Does one thing the session decided; a request returns its answer.
     private func perform(_ action: SessionMachine.Action) async -> SessionMachine.Answer? {
         switch action {
@@ -134,8 +150,8 @@ public actor REPL {
                 lines + [
                     pictures.escape(for: image, protocol: pixelProtocol, cellWidth: cellWidth, cellHeight: cellHeight)
                 ])
-        case .status(let rows):
-            console.setStatus(rows)
+        case .status(let rows, let image):
+            console.setStatus(rows, picture: image.map(statusPicture))
         case .markInterrupted:
             console.interrupted()
         case .request(let request):

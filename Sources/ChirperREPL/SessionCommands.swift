@@ -114,7 +114,10 @@ extension SessionMachine {
                 refuse("the live strip needs a terminal; sono <n> prints the picture")
                 break
             }
-            run(on ? strip.turnOn(playing: playback, lines: lines, band: band) : strip.turnOff())
+            run(
+                on
+                    ? strip.turnOn(playing: playback, lines: lines, band: band, canvas: pixelCanvas())
+                    : strip.turnOff())
             refreshStatus()
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
@@ -183,8 +186,8 @@ extension SessionMachine {
         if setup.interactive, let pixels = pixelProtocol() {
             // The terminal's width in pixels; a height in proportion (200-400 px), in whole cells so chafa draws
             // pixel for pixel, and for sixels in whole bands of 6 rows (chafa scales onto whole bands).
-            let cellWidth = setup.terminal.cellWidth ?? 10
-            let cellHeight = setup.terminal.cellHeight ?? 20
+            let cellWidth = setup.terminal.cellWidth ?? Self.cellWidth
+            let cellHeight = setup.terminal.cellHeight ?? Self.cellHeight
             let imageWidth = (width - 1) * cellWidth
             let step = pixels == .sixel ? 6 / Self.gcd(cellHeight, 6) : 1
             let cells = max(step, min(400, max(200, imageWidth / 4)) / cellHeight / step * step)
@@ -229,6 +232,19 @@ extension SessionMachine {
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, a) : gcd(b, a % b) }
 
+    /// A character cell's pixels where the terminal did not say (a common 10 × 20).
+    static let cellWidth = 10
+    static let cellHeight = 20
+
+    /// Where the live strip draws now: real pixels where the graphics mode gives a protocol (nil: half-blocks).
+    private mutating func pixelCanvas() -> PixelCanvas? {
+        pixelProtocol().map {
+            PixelCanvas(
+                $0, cellWidth: setup.terminal.cellWidth ?? Self.cellWidth,
+                cellHeight: setup.terminal.cellHeight ?? Self.cellHeight)
+        }
+    }
+
     /// The pixel protocol `sono` draws with now, if any; says once why the mode asked for cannot be had.
     private mutating func pixelProtocol() -> PixelProtocol? {
         let (pixels, notice) = setup.terminal.resolve(graphics)
@@ -244,6 +260,10 @@ extension SessionMachine {
         if let mode {
             graphics = mode
             graphicsNoticeSaid = nil
+            if setup.interactive, strip.state != .off {
+                run(strip.canvasChanged(pixelCanvas(), playing: playback))
+                refreshStatus()
+            }
         }
         guard setup.interactive else {
             say([presenter.graphics(graphics, drawing: nil, terminal: setup.terminal)])

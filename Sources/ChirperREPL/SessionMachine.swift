@@ -136,9 +136,9 @@ struct SessionMachine: Sendable {
         case print([String])
         /// Print these lines, then `image` drawn with a terminal graphics protocol.
         case showPicture([String], RasterImage, PixelProtocol, cellWidth: Int, cellHeight: Int)
-        /// Show these status rows (the live strip's, then the status line; none: no status). Only sent when they
-        /// change.
-        case status([String])
+        /// Show these status rows (the live strip's, then the status line; none: no status), with the strip's
+        /// image in real pixels over its first rows when it has one. Only sent when they change.
+        case status([String], StripImage?)
         /// Ctrl-C arrived: a terminal drops the half-typed line.
         case markInterrupted
         case request(Request)
@@ -246,6 +246,7 @@ struct SessionMachine: Sendable {
     /// The terminal's width when the running line was typed.
     private(set) var columns = 80
     private var shownStatus: [String] = []
+    private var shownStripImage: StripImage?
     /// What the desktop was last shown.
     var shownDesktop: DesktopState?
     /// The live strip's picture lines of the page shown (drawn again only when the page turns).
@@ -457,12 +458,14 @@ struct SessionMachine: Sendable {
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
         let line = presenter.status(playback, title: recording.map { side + $0.englishName })
-        let rows = presenter.strip(strip, playback: playback, keeping: &stripLines) + (line.map { [$0] } ?? [])
+        let view = presenter.strip(strip, playback: playback, keeping: &stripLines)
+        let rows = view.rows + (line.map { [$0] } ?? [])
         // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
-        // between page turns, compared at once).
-        if !TerminalLayout.same(rows, shownStatus) {
+        // between page turns, compared at once). An image is compared by the page it shows.
+        if !TerminalLayout.same(rows, shownStatus) || view.picture != shownStripImage {
             shownStatus = rows
-            emit(.status(rows))
+            shownStripImage = view.picture
+            emit(.status(rows, view.picture))
         }
     }
 

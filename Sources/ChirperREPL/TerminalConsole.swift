@@ -116,8 +116,8 @@ public final class TerminalConsole: Console {
         }
     }
 
-    public func setStatus(_ rows: [String]) {
-        _ = mailbox.post(.status(rows))
+    public func setStatus(_ rows: [String], picture: StatusPicture?) {
+        _ = mailbox.post(.status(rows, picture))
     }
 
     public func interrupted() {

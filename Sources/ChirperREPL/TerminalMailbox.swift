@@ -9,8 +9,8 @@ import Foundation
 /// What other threads ask of the terminal thread.
 enum TerminalRequest: Sendable {
     case print([String])
-    /// The status's rows (none: no status).
-    case status([String])
+    /// The status's rows (none: no status), and an image over its first rows.
+    case status([String], StatusPicture?)
     case prompt(String)
     case interrupt
     case close

@@ -39,6 +39,12 @@ final class TerminalSession {
     /// The status rows on the screen, directly above the prompt's first row (or above the cursor's row when no
     /// prompt is shown); nil when none are.
     private var statusOnScreen: [String]?
+    /// The image the app wants over the status's first rows (the live strip in real pixels).
+    private var picture: StatusPicture?
+    /// The image on the screen, over the first rows of `statusOnScreen`.
+    private var pictureOnScreen: StatusPicture?
+    /// The image last sent whole: the terminal may keep its pixels (kitty), to draw it again or to free.
+    private var pictureSent: StatusPicture?
     /// libedit is reading a line: the prompt and the line are on the screen and the terminal is in edit mode.
     private var editing = false
     /// Standard input has ended (Ctrl-D at an empty prompt, or a hang-up): no more keys are read.
@@ -223,9 +229,11 @@ final class TerminalSession {
             case .print(let more):
                 lines += more
                 changed = true
-            case .status(let rows):
+            case .status(let rows, let image):
                 status = rows
-                changed = changed || !TerminalLayout.same(rows, statusOnScreen ?? [])
+                picture = image
+                changed =
+                    changed || !TerminalLayout.same(rows, statusOnScreen ?? []) || image?.id != pictureOnScreen?.id
             case .prompt(let text):
                 newPrompt = text
                 changed = true
@@ -266,6 +274,7 @@ final class TerminalSession {
         editing = false
         if let shown = statusOnScreen {
             let rows = TerminalLayout.row(after: TerminalLayout.visible(prompt) + line, columns: columns) + 1
+            takePictureOff()
             write("\r\u{1B}[\(rows + shown.count)A\u{1B}[J")
             write(TerminalLayout.printable(prompt) + TerminalText.sanitize(line) + "\r\n")
             statusOnScreen = nil
@@ -311,6 +320,9 @@ final class TerminalSession {
     private func shutdown() {
         mailbox.refuse()
         erase()
+        // The pixels the terminal keeps of the last image go too.
+        if let sent = pictureSent { write(sent.forget) }
+        pictureSent = nil
         flush()
         if editing {
             atRunTime(chirper_el_set_unbuffered(editLine, 0), "to leave edit mode")
@@ -352,8 +364,15 @@ final class TerminalSession {
                     after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         }
         if let shown = statusOnScreen { up += shown.count }
+        takePictureOff()
         write(up > 0 ? "\r\u{1B}[\(up)A\u{1B}[J" : "\r\u{1B}[J")
         statusOnScreen = nil
+    }
+
+    /// Takes the status's image off the screen (erasing its rows' text does not take a kitty image away).
+    private func takePictureOff() {
+        if let shown = pictureOnScreen { write(shown.remove) }
+        pictureOnScreen = nil
     }
 
     /// libedit's calls while the session runs: a refusal is said once, above the prompt, and the session goes
@@ -379,13 +398,30 @@ final class TerminalSession {
     }
 
     /// The status may be several rows (the live sonogram strip above the status line): each is clipped to one
-    /// row of the screen.
+    /// row of the screen. The image over its first rows is drawn after them, and the cursor put back below.
     private func drawStatus() {
-        guard !status.isEmpty else { return }
         for row in status {
             write(TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
         }
-        statusOnScreen = status
+        statusOnScreen = status.isEmpty ? nil : status
+        writePicture(top: "\u{1B}7\u{1B}[\(status.count)A\r", back: "\u{1B}8")
+    }
+
+    /// Brings the status's image on the screen up to date: the one shown is taken off, the pixels of one no
+    /// longer wanted are freed, and the one wanted is drawn at its place (`top` moves the cursor to the start of
+    /// the status's first row; `back` follows the image). A terminal moves the cursor after a sixel image as it
+    /// likes, so the cursor is put where it must be, not moved from where the image left it.
+    private func writePicture(top: String, back: String) {
+        takePictureOff()
+        if let sent = pictureSent, sent.id != picture?.id {
+            write(sent.forget)
+            pictureSent = nil
+        }
+        guard let picture, picture.lines < status.count else { return }
+        let right = picture.column > 0 ? "\u{1B}[\(picture.column)C" : ""
+        write(top + right + (pictureSent?.id == picture.id ? picture.redraw : picture.draw) + back)
+        pictureSent = picture
+        pictureOnScreen = picture
     }
 
     /// Rewrites, in place, the rows of the status on screen that differ in `new` (as many rows as `shown`): the
@@ -395,9 +431,15 @@ final class TerminalSession {
         let toPrompt = TerminalLayout.row(
             after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
         write("\u{1B}7")
+        var underPicture = false
         for (index, (old, row)) in zip(shown, new).enumerated() where !TerminalLayout.same(old.utf8, row.utf8) {
             let up = toPrompt + new.count - index
             write("\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
+            underPicture = underPicture || index < (pictureOnScreen?.lines ?? 0)
+        }
+        // A new page, or a row under the image rewritten (erasing a row erases a sixel's pixels there).
+        if underPicture || picture?.id != pictureOnScreen?.id {
+            writePicture(top: "\u{1B}8\u{1B}[\(toPrompt + new.count)A\r", back: "")
         }
         write("\u{1B}8")
         statusOnScreen = new
@@ -408,6 +450,7 @@ final class TerminalSession {
     private func showPending() {
         if clearRequested {
             clearRequested = false
+            takePictureOff()
             write("\u{1B}[H\u{1B}[2J")
             statusOnScreen = nil
             draw()

@@ -4,8 +4,8 @@ import Testing
 private let wren = PlayItem(label: "XC254462", location: .remote("https://xeno-canto.org/254462/download"))
 private let robin = PlayItem(label: "XC5168", location: .remote("https://xeno-canto.org/5168/download"))
 
-private func playing(_ item: PlayItem, _ ticket: UInt64) -> PlaybackState {
-    .playing(PlaybackProgress(item: item, ticket: PlaybackTicket(ticket), position: 1, duration: 10))
+private func playing(_ item: PlayItem, _ ticket: UInt64, at position: Double = 1) -> PlaybackState {
+    .playing(PlaybackProgress(item: item, ticket: PlaybackTicket(ticket), position: position, duration: 10))
 }
 
 private let picture = Sonogram(
@@ -68,7 +68,7 @@ struct LiveStripTests {
         _ = strip.turnOn(playing: playing(wren, 1))
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
-        let early = presenter.strip(strip, playback: playing(wren, 1))
+        let early = presenter.strip(strip, playback: playing(wren, 1)).rows
         #expect(early.count == SonogramStripMachine.defaultLines + 1, "the picture's lines and the marker line")
         #expect(early.allSatisfy { $0.count <= 59 })
         #expect(early.last!.contains("▲"), "the position marked below the picture")
@@ -77,11 +77,74 @@ struct LiveStripTests {
         let markerEarly = early.last!.firstIndex(of: "▲").map {
             early.last!.distance(from: early.last!.startIndex, to: $0)
         }
-        let lateLines = presenter.strip(strip, playback: late)
+        let lateLines = presenter.strip(strip, playback: late).rows
         let markerLate = lateLines.last!.firstIndex(of: "▲").map {
             lateLines.last!.distance(from: lateLines.last!.startIndex, to: $0)
         }
         #expect(markerLate! > markerEarly!, "on the last page the marker is further right")
-        #expect(Presenter(style: .script, sourceName: "test").strip(strip, playback: playing(wren, 1)).isEmpty)
+        #expect(Presenter(style: .script, sourceName: "test").strip(strip, playback: playing(wren, 1)).rows.isEmpty)
     }
+
+    @Test("in real pixels: a cell's pixels a text column; the page is an image over the gutter, the tone darkest")
+    func pixelStrip() throws {
+        let canvas = PixelCanvas(.kitty, cellWidth: 10, cellHeight: 20)
+        var strip = SonogramStripMachine()
+        #expect(strip.turnOn(playing: playing(wren, 1), canvas: canvas) == .compute(wren, PlaybackTicket(1)))
+        let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
+        let shape = presenter.stripShape(duration: 10, strip: strip)
+        #expect(shape.columns == 100 * 10 && shape.rows == 8 * 20, "10 s: 100 text columns of 10 pixels, 8 lines of 20")
+        _ = strip.ready(climbingTone(columns: shape.columns, rows: shape.rows), ticket: PlaybackTicket(1))
+
+        let view = presenter.strip(strip, playback: playing(wren, 1))
+        #expect(view.rows.count == 9, "8 picture lines and the marker line")
+        #expect(view.rows[0].hasSuffix("12.0k┐") && view.rows[7].hasSuffix("0.0k┘"), "\(view.rows)")
+        #expect(view.rows.dropLast().allSatisfy { $0.count == SonogramRenderer.gutterWidth }, "only the gutter")
+        let picture = try #require(view.picture)
+        // 59 columns less the gutter: a page of 52 text columns (5.2 s), from the start.
+        #expect(picture.image.width == 52 * 10 && picture.image.height == 8 * 20)
+        #expect(picture.column == SonogramRenderer.gutterWidth && picture.lines == 8)
+        for x in stride(from: 0, to: picture.image.width, by: 13) {
+            #expect(darkestY(picture.image, x: x) == 159 - toneRow(x, rows: 160), "x \(x)")
+        }
+        let marker = view.rows.last!
+        #expect(marker.firstIndex(of: "▲").map { marker.distance(from: marker.startIndex, to: $0) } == 7 + 10)
+
+        #expect(presenter.strip(strip, playback: playing(wren, 1, at: 5)).picture == picture, "the same page")
+        let turned = try #require(presenter.strip(strip, playback: playing(wren, 1, at: 6)).picture)
+        #expect(turned != picture, "the page turned at 5.2 s")
+        // The last page: text columns 48-99 of 100, so its first pixel column is the tone's 480th.
+        #expect(darkestY(turned.image, x: 0) == 159 - toneRow(480, rows: 160))
+        #expect(Presenter(style: .script, sourceName: "test").strip(strip, playback: playing(wren, 1)).picture == nil)
+    }
+
+    @Test(
+        "graphics changed while the strip is on: it is computed again for the new canvas; the same one changes nothing")
+    func canvasChanges() {
+        var strip = SonogramStripMachine()
+        let kitty = PixelCanvas(.kitty, cellWidth: 10, cellHeight: 20)
+        _ = strip.turnOn(playing: playing(wren, 1), canvas: kitty)
+        _ = strip.ready(picture, ticket: PlaybackTicket(1))
+        #expect(strip.canvasChanged(kitty, playing: playing(wren, 1)) == .none)
+        #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
+        #expect(strip.canvas == nil && strip.picture(for: playing(wren, 1)) == nil)
+        #expect(
+            strip.turnOn(playing: playing(wren, 1), canvas: kitty) == .compute(wren, PlaybackTicket(1)),
+            "on again with pixels")
+        _ = strip.turnOff()
+        #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .none, "off: nothing is computed")
+    }
+}
+
+/// A tone climbing from row 10 to row 150 of 160 over the picture's columns, on silence.
+private func climbingTone(columns: Int, rows: Int) -> Sonogram {
+    var levels = [Float](repeating: 0, count: rows * columns)
+    for column in 0..<columns { levels[toneRow(column, rows: rows) * columns + column] = 1 }
+    return Sonogram(
+        rows: rows, columns: columns, levels: levels, maxFrequency: 12_000, duration: 10, sampleRate: 44_100)
+}
+
+private func toneRow(_ column: Int, rows: Int) -> Int { 10 + column * (rows - 20) / 1000 }
+
+private func darkestY(_ image: RasterImage, x: Int) -> Int {
+    (0..<image.height).min { image.grey(x: x, y: $0) < image.grey(x: x, y: $1) } ?? -1
 }

@@ -12,6 +12,7 @@ final class ScriptedConsole: Console {
     private let input: AsyncStream<String>.Continuation
     private let shown = Mutex<[String]>([])
     private let statuses = Mutex<[[String]]>([])
+    private let pictures = Mutex<[StatusPicture?]>([])
     private let closes = Mutex(0)
 
     /// `script` is typed at once; the input ends after it unless `keepOpen`.
@@ -31,10 +32,15 @@ final class ScriptedConsole: Console {
     var printed: [String] { shown.withLock { $0 } }
     /// Each status shown, its rows joined (nil: none).
     var statusLines: [String?] { statuses.withLock { $0.map { $0.isEmpty ? nil : $0.joined(separator: "\n") } } }
+    /// The picture of each status shown (nil: none).
+    var statusPictures: [StatusPicture?] { pictures.withLock { $0 } }
     var closeCount: Int { closes.withLock { $0 } }
 
     func print(_ lines: [String]) { shown.withLock { $0 += lines } }
-    func setStatus(_ rows: [String]) { statuses.withLock { $0.append(rows) } }
+    func setStatus(_ rows: [String], picture: StatusPicture?) {
+        statuses.withLock { $0.append(rows) }
+        pictures.withLock { $0.append(picture) }
+    }
     func interrupted() { shown.withLock { $0.append("<interrupted>") } }
     func close() { closes.withLock { $0 += 1 } }
 }

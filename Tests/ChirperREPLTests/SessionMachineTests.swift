@@ -263,6 +263,39 @@ struct SessionMachineTests {
         #expect(shape.rows == 12 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
     }
 
+    @Test("sono on with kitty: the strip in pixels; its image rides on the status, the same while its page holds")
+    func pixelStrip() throws {
+        let kitty = TerminalGraphicsSupport(kitty: true, cellWidth: 10, cellHeight: 20, answered: true)
+        var machine = listedSession(terminal, terminal: kitty)
+        _ = machine.handle(typed("play 1"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 1))))
+        let computing = machine.handle(typed("sono on")).compactMap { action -> SonogramShape? in
+            if case .computeStrip(.of(Fixture.wren), PlaybackTicket(1), let shape) = action { return shape }
+            return nil
+        }
+        // 12 s: 120 text columns of 10 pixels; 8 lines of 20.
+        #expect(computing.map { [$0.columns, $0.rows] } == [[1200, 160]])
+        let picture = Sonogram(
+            rows: 160, columns: 1200, levels: [Float](repeating: 0.5, count: 160 * 1200), maxFrequency: 12_000,
+            duration: 12, sampleRate: 44_100)
+        func images(_ actions: [SessionMachine.Action]) -> [StripImage?] {
+            actions.compactMap { if case .status(_, let image) = $0 { return image } else { return nil } }
+        }
+        let shown = images(machine.handle(.stripPicture(PlaybackTicket(1), .success(picture))))
+        let image = try #require(shown.first ?? nil)
+        // 99 columns less the gutter: a page of 92 text columns.
+        #expect(image.image.width == 920 && image.image.height == 160 && image.lines == 8)
+        #expect(
+            images(machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))) == [image],
+            "the marker moved; the image is the same page")
+        let recomputed = machine.handle(typed("graphics blocks")).compactMap { action -> SonogramShape? in
+            if case .computeStrip(_, _, let shape) = action { return shape }
+            return nil
+        }
+        #expect(recomputed.map { [$0.columns, $0.rows] } == [[120, 8]], "half-blocks: 8 lines of 1 shade row")
+    }
+
     @Test("measure: a script waits for the measurement, the table grows, and measure save writes it for Raven")
     func measureAndSave() {
         var machine = listedSession(script)

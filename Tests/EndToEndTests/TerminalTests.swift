@@ -1,3 +1,5 @@
+import ChirperCore
+import ChirperGraphics
 import ChirperTestSupport
 import Foundation
 import Testing
@@ -167,7 +169,8 @@ struct TerminalTests {
         .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
     )
     func liveStrip() async throws {
-        let terminal = try await PlayingTerminal.start()
+        // A terminal that answers the graphics query with no graphics: the strip is drawn in half-blocks.
+        let terminal = try await PlayingTerminal.start(graphicsReply: "\u{1B}[?62;22c")
         defer { terminal.leave() }
         let (pulse, session) = (terminal.pulse, terminal.session)
         // Everything on the screen and above it, less the status line (its time moves) and the empty prompt.
@@ -202,6 +205,58 @@ struct TerminalTests {
         // What was printed before stays as it was; the only new lines are the two commands; no strip row was
         // left behind anywhere.
         #expect(kept(session.current) == before + ["chirper> sono on", "chirper> sono off"])
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+        await pulse.stop()
+    }
+
+    @Test(
+        "sono on in real pixels: one image a page over the strip's gutter, not sent again as the marker moves; sono off takes it away",
+        .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sixel2png"),
+            "skipped: sixel2png (libsixel-bin) is not installed"),
+        arguments: [
+            ("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;22c", PixelProtocol.kitty),
+            ("\u{1B}_Gi=31;ENOTSUPPORTED\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;4;22c", PixelProtocol.sixel),
+        ])
+    func pixelStrip(reply: String, pixels: PixelProtocol) async throws {
+        let terminal = try await PlayingTerminal.start(graphicsReply: reply)
+        defer { terminal.leave() }
+        let (pulse, session) = (terminal.pulse, terminal.session)
+        let start = session.outputCount
+        session.type("sono on\r")
+        // The picture lines keep only their gutter (the image is drawn over them); the marker line below.
+        try await session.waitFor("the strip's gutter and marker above the status line") { screen in
+            let rows = screen.lines
+            let row = screen.cursorRow
+            return row >= 10 && rows[row - 10].hasSuffix("k┐") && rows[row - 3].hasSuffix("k┘")
+                && rows[row - 2].contains("▲") && rows[row - 1].contains(" / 0:30")
+        }
+        let mark = session.outputCount
+        try await session.waitFor("the marker redrawn ten times (a second)") { _ in
+            session.output(after: mark).components(separatedBy: "▲").count - 1 >= 10
+        }
+        // A page is 92 text columns (9.2 s): in that second the image was sent at most once more.
+        let sent = session.output(after: start)
+        let drawing = pixels == .kitty ? "\u{1B}_Gi=" : "\u{1B}P"
+        #expect(session.output(after: mark).components(separatedBy: drawing).count - 1 <= 1)
+        // The first image, decoded: 92 cells of 10 × 20 pixels wide, 8 lines high, with a sound drawn dark.
+        let image = try #require(sent.range(of: drawing).map { sent[$0.lowerBound...] })
+        let decoded = try await decode(String(image), as: pixels)
+        #expect(decoded.width == 92 * 10, "\(decoded.width) × \(decoded.height)")
+        #expect(abs(decoded.height - 8 * 20) <= 4, "whole sixel bands of 6 rows: \(decoded.height)")
+        #expect(decoded.darkest < 128, "the sound is drawn")
+
+        let before = session.outputCount
+        session.type("sono off\r")
+        try await session.waitFor("the strip gone, the status line right above the prompt") { screen in
+            !screen.lines.contains { $0.contains("k┐") || $0.contains("k┘") }
+                && screen.lineAboveCursor.contains(" / 0:30") && screen.cursorLine == "chirper>"
+        }
+        if pixels == .kitty {
+            #expect(session.output(after: before).contains("a=d,d=I,i="), "kitty frees the image it kept")
+        }
         session.type("quit\r")
         #expect(try await session.waitForExit() == 0)
         await pulse.stop()
@@ -272,11 +327,13 @@ private struct PlayingTerminal {
     let home: TemporaryFolder
     let session: PTYSession
 
-    static func start() async throws -> PlayingTerminal {
+    /// `graphicsReply`: what the terminal answers to the graphics query at start-up (typed ahead).
+    static func start(graphicsReply: String = "") async throws -> PlayingTerminal {
         let pulse = try PulseHarness()
         try await pulse.start()
         let home = try TemporaryFolder()
         let session = try startChirper(["--output", "pulse"], home: home.path, environment: pulseEnvironment(pulse))
+        if !graphicsReply.isEmpty { session.type(graphicsReply) }
         let terminal = PlayingTerminal(pulse: pulse, home: home, session: session)
         do {
             try await session.waitForPrompt()
@@ -356,5 +413,43 @@ private struct TemporaryFolder {
 
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// The size of an image drawn with a terminal graphics protocol, and its darkest grey: a kitty image from its
+/// base64 payload, a sixel image through libsixel's `sixel2png`.
+private func decode(_ escape: String, as pixels: PixelProtocol) async throws -> (width: Int, height: Int, darkest: Int)
+{
+    switch pixels {
+    case .kitty:
+        var keys: [String: String] = [:]
+        var bytes = Data()
+        for chunk in escape.components(separatedBy: "\u{1B}_G").dropFirst() {
+            guard let end = chunk.range(of: "\u{1B}\\") else { continue }
+            let parts = chunk[..<end.lowerBound].split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+            for pair in parts[0].split(separator: ",") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                if kv.count == 2, keys[String(kv[0])] == nil { keys[String(kv[0])] = String(kv[1]) }
+            }
+            if parts.count == 2 { bytes += try #require(Data(base64Encoded: String(parts[1]))) }
+            if parts[0].contains("m=0") { break }
+        }
+        let width = try #require(keys["s"].flatMap { Int($0) })
+        let height = try #require(keys["v"].flatMap { Int($0) })
+        let channels = keys["f"] == "24" ? 3 : 4
+        #expect(bytes.count == width * height * channels)
+        let darkest = stride(from: 0, to: bytes.count, by: channels).map { Int(bytes[bytes.startIndex + $0]) }.min()
+        return (width, height, darkest ?? 255)
+    case .sixel:
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let end = try #require(escape.range(of: "\u{1B}\\"))
+        try Data(escape[..<end.upperBound].utf8).write(to: URL(fileURLWithPath: folder.path + "/strip.six"))
+        let decoding = try await Tool.run(
+            "/usr/bin/sixel2png", ["-i", folder.path + "/strip.six", "-o", folder.path + "/strip.png"])
+        #expect(decoding.status == 0)
+        let png = try PNGFile.read(folder.path + "/strip.png")
+        let darkest = (0..<png.height).flatMap { y in (0..<png.width).map { Int(png.grey(x: $0, y: y)) } }.min()
+        return (png.width, png.height, darkest ?? 255)
     }
 }
