@@ -4,7 +4,7 @@ it is as true as they are:
 
     scripts/make-manpage.py BINARY README.md > chirper-play.1
 
-The options come from `BINARY --help` (swift-argument-parser), the commands and their details from the REPL's
+The options come from `BINARY --help` (LaunchHelp), the commands and their details from the REPL's
 `help` (run in a pipe on the demo catalog), and the pipe protocol and the quiz from the README's sections.
 """
 

@@ -7,7 +7,7 @@ import NIOHTTP1
 
 /// Settings for the xeno-canto v3 client.
 public struct XenoCantoConfiguration: Sendable {
-    public static let defaultAPIURL = "https://xeno-canto.org/api/3/recordings"
+    public static let defaultAPIURL = XenoCantoDefaults.apiURL
 
     public var apiURL: String
     /// Never printed: every message and log goes through ``redact(_:)``.

@@ -1,4 +1,3 @@
-import ArgumentParser
 import AsyncHTTPClient
 import ChirperAudio
 import ChirperCatalog
@@ -17,118 +16,86 @@ import Synchronization
 #endif
 
 @main
-struct ChirperPlay: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "chirper-play",
-        abstract: "Search xeno-canto's bird and wildlife recordings and listen to them from the terminal.",
-        discussion: """
-            With no API key, chirper-play uses its offline demo catalog of synthetic sounds. Give a key with \
-            --api-key or XENO_CANTO_API_KEY (get one at https://xeno-canto.org/account) to search xeno-canto. \
-            Type help at the prompt for the commands. In a pipe it reads commands from standard input and \
-            writes one stable line per state change (see the README).
-            """,
-        version: ChirperVersion.current
-    )
+struct ChirperPlay {
+    let options: LaunchOptions
 
-    @Option(name: .long, help: ArgumentHelp("xeno-canto API key (default: $XENO_CANTO_API_KEY).", valueName: "key"))
-    var apiKey: String?
-
-    @Option(name: .long, help: ArgumentHelp("xeno-canto API address (mirrors, tests).", valueName: "url"))
-    var apiURL: String = XenoCantoConfiguration.defaultAPIURL
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Use the offline catalog in this folder instead of xeno-canto.", valueName: "dir"))
-    var catalog: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Where sound goes: pulse, null (decode only) or wav:PATH.", valueName: "output"))
-    var output: String = "pulse"
-
-    @Option(name: .long, help: ArgumentHelp("Recordings per page (xeno-canto: 50-500).", valueName: "n"))
-    var perPage: Int?
-
-    @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
-    var noColor = false
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Bound of the play cache in $XDG_CACHE_HOME/chirper-play, e.g. 500MB, 2G; 0 turns it off.",
-            valueName: "size"))
-    var cacheSize: String = "500MB"
-
-    @Flag(
-        name: .long,
-        help: "Print the pipe protocol as JSON lines (one object a line; errors on standard error), even on a terminal."
-    )
-    var json = false
-
-    @Flag(name: .long, help: "Do not offer chirper-play to the desktop (MPRIS: media keys, playerctl).")
-    var noMpris = false
-
-    @Flag(name: .long, help: "Search only the saved and cached recordings (no network).")
-    var offline = false
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Also trust the CA certificates in this PEM file for HTTPS (a proxy's CA); may be repeated.",
-            valueName: "file"))
-    var caFile: [String] = []
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Sonogram contrast: auto (from each picture's own levels) or fixed (-90 to -10 dB).", valueName: "mode"))
-    var contrast: String = "auto"
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "How sono draws: auto (ask the terminal), kitty, sixel or blocks (half-blocks).", valueName: "mode"))
-    var graphics: String = "auto"
-
-    func validate() throws {
-        if GraphicsMode(rawValue: graphics) == nil {
-            throw ValidationError("--graphics takes auto, kitty, sixel or blocks")
-        }
-        if !["auto", "fixed"].contains(contrast) {
-            throw ValidationError("--contrast takes auto or fixed")
-        }
-        if let perPage, !(1...500).contains(perPage) {
-            throw ValidationError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
-        }
+    static func main() async {
+        let request: LaunchRequest
         do {
-            _ = try OutputChoice(parsing: output)
+            request = try LaunchOptions.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            throw ValidationError("\(error)")
+            fail(error)
         }
-        if CacheIndex.parseSize(cacheSize) == nil {
-            throw ValidationError("--cache-size takes a size such as 500MB, 2G or 800k (0 turns the cache off)")
-        }
-        if offline && catalog != nil {
-            throw ValidationError("--offline and --catalog both choose what to search; give one")
-        }
-        let scheme = URLComponents(string: apiURL)?.scheme?.lowercased()
-        if scheme != "http" && scheme != "https" {
-            throw ValidationError("--api-url must be an http(s) URL")
-        }
-        do {
-            _ = try TLSTrust.resolve(environment: [:], caFiles: caFile)
-        } catch {
-            throw ValidationError(error.description)
+        switch request {
+        case .help:
+            print(LaunchHelp.text, terminator: "")
+        case .version:
+            print(ChirperVersion.current)
+        case .completionScript(let shell):
+            print(LaunchHelp.completionScript(for: shell), terminator: "")
+        case .run(let options):
+            let program = ChirperPlay(options: options)
+            do {
+                try program.validate()
+                exit(try await program.run())
+            } catch {
+                fail(error)
+            }
         }
     }
 
-    func run() async throws {
+    /// A command line that cannot be run: its one line and the usage on standard error, status 64 (EX_USAGE).
+    static func fail(_ error: LaunchError) -> Never {
+        FileHandle.standardError.write(Data(LaunchHelp.failure(error).utf8))
+        exit(64)
+    }
+
+    func validate() throws(LaunchError) {
+        if GraphicsMode(rawValue: options.graphics) == nil {
+            throw LaunchError("--graphics takes auto, kitty, sixel or blocks")
+        }
+        if !["auto", "fixed"].contains(options.contrast) {
+            throw LaunchError("--contrast takes auto or fixed")
+        }
+        if let perPage = options.perPage, !(1...500).contains(perPage) {
+            throw LaunchError("--per-page must be between 1 and 500 (xeno-canto serves 50 to 500)")
+        }
+        do {
+            _ = try OutputChoice(parsing: options.output)
+        } catch {
+            throw LaunchError("\(error)")
+        }
+        if CacheIndex.parseSize(options.cacheSize) == nil {
+            throw LaunchError("--cache-size takes a size such as 500MB, 2G or 800k (0 turns the cache off)")
+        }
+        if options.offline && options.catalog != nil {
+            throw LaunchError("--offline and --catalog both choose what to search; give one")
+        }
+        let scheme = URLComponents(string: options.apiURL)?.scheme?.lowercased()
+        if scheme != "http" && scheme != "https" {
+            throw LaunchError("--api-url must be an http(s) URL")
+        }
+        do {
+            _ = try TLSTrust.resolve(environment: [:], caFiles: options.caFiles)
+        } catch {
+            throw LaunchError(error.description)
+        }
+    }
+
+    /// Runs the session; returns the exit status.
+    func run() async throws(LaunchError) -> Int32 {
         AllocatorTuning.keepFreedMemory()
         let environment = ProcessInfo.processInfo.environment
-        let key = (apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
-        let interactive = !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let key = (options.apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
+        let interactive = !options.json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // Checked in `validate`; SSL_CERT_FILE / SSL_CERT_DIR naming nothing usable is said once, on stderr.
-        let (trust, trustNotices) = try TLSTrust.resolve(environment: environment, caFiles: caFile)
+        let trust: TLSTrust
+        let trustNotices: [String]
+        do {
+            (trust, trustNotices) = try TLSTrust.resolve(environment: environment, caFiles: options.caFiles)
+        } catch {
+            throw LaunchError(error.description)
+        }
         for notice in trustNotices {
             FileHandle.standardError.write(Data("chirper-play: \(notice)\n".utf8))
         }
@@ -137,27 +104,34 @@ struct ChirperPlay: AsyncParsableCommand {
         let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
         let source: any RecordingSource
         let sourceLine: String
-        if offline {
+        if options.offline {
             let kit = OfflineCatalog(sidecarsIn: [saveDirectory, cacheDirectory.path])
             let skipped = kit.skippedSidecars > 0 ? ", \(kit.skippedSidecars) unreadable sidecars skipped" : ""
             (source, sourceLine) = (kit, "offline: \(kit.recordings.count) saved and cached recordings\(skipped)")
         } else {
             do {
-                (source, sourceLine) = try Self.source(key: key, apiURL: apiURL, catalog: catalog, http: http)
+                (source, sourceLine) = try Self.source(
+                    key: key, apiURL: options.apiURL, catalog: options.catalog, http: http)
             } catch {
                 try? await http.shutdown()
-                throw ValidationError(error.description)
+                throw LaunchError(error.description)
             }
         }
-        if source is XenoCantoClient<ContinuousClock>, let perPage, perPage < 50 {
+        if source is XenoCantoClient<ContinuousClock>, let perPage = options.perPage, perPage < 50 {
             try? await http.shutdown()
-            throw ValidationError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
+            throw LaunchError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
-        let choice = try OutputChoice(parsing: output)
+        let choice: OutputChoice
+        do {
+            choice = try OutputChoice(parsing: options.output)
+        } catch {
+            try? await http.shutdown()
+            throw LaunchError("\(error)")
+        }
         let live = ByteSources.live(httpClient: http)
         // Cache notices go to the REPL once it exists (the index is read before it is made).
         let notices = NoticeRelay()
-        let limit = CacheIndex.parseSize(cacheSize) ?? CacheIndex.defaultLimit
+        let limit = CacheIndex.parseSize(options.cacheSize) ?? CacheIndex.defaultLimit
         let cache =
             limit > 0
             ? RecordingCache(
@@ -178,9 +152,9 @@ struct ChirperPlay: AsyncParsableCommand {
             played: { recording in
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
             })
-        let graphicsMode = GraphicsMode(rawValue: graphics) ?? .auto
-        let console = Self.console(interactive: interactive, askGraphics: graphicsMode == .auto, json: json)
-        let color = console.isInteractive && !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        let graphicsMode = GraphicsMode(rawValue: options.graphics) ?? .auto
+        let console = Self.console(interactive: interactive, askGraphics: graphicsMode == .auto, json: options.json)
+        let color = console.isInteractive && !options.noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let presenter = Presenter(
             style: console.isInteractive ? .terminal(color: color) : .script,
             width: console.width,
@@ -189,24 +163,25 @@ struct ChirperPlay: AsyncParsableCommand {
         )
         // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
         let desktopCommands = DesktopCommandRelay()
-        let desktop = noMpris ? nil : DesktopRelay()
+        let desktop = options.noMpris ? nil : DesktopRelay()
         let repl = REPL(
             console: console,
-            list: ListController(source: source, perPage: perPage),
+            list: ListController(source: source, perPage: options.perPage),
             player: player,
             // The sonogram follows a download the player has running, instead of making its own.
             sonograms: SonogramReader(
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             presenter: presenter,
             fieldKit: fieldKit,
-            contrast: contrast == "fixed" ? .fixedDefault : .auto,
+            contrast: options.contrast == "fixed" ? .fixedDefault : .auto,
             graphics: graphicsMode,
             pictures: GraphicsPictures(),
             // Measurements follow a download the player has running, as the sonogram does.
             measurer: MeasurementReader(
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             quiz: Self.quizKit(
-                source: source, perPage: perPage, saveDirectory: saveDirectory, cacheDirectory: cacheDirectory.path,
+                source: source, perPage: options.perPage, saveDirectory: saveDirectory,
+                cacheDirectory: cacheDirectory.path,
                 environment: environment),
             desktop: desktop
         )
@@ -232,7 +207,7 @@ struct ChirperPlay: AsyncParsableCommand {
         cache?.flush()
         try? await saveHTTP.shutdown()
         try? await http.shutdown()
-        if status != 0 { throw ExitCode(status) }
+        return status
     }
 
     static func source(

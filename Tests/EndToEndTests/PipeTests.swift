@@ -395,7 +395,7 @@ struct PipeTests {
         #expect(run.lines("error: ").first?.contains("no more pages") == true)
     }
 
-    @Test("flags: --version, --help, and bad values get argument-parser's clear errors")
+    @Test("flags: --version, --help, and bad values get one clear line and the usage")
     func flags() async throws {
         let version = try await runChirper(["--version"], input: [])
         #expect(version.status == 0)
