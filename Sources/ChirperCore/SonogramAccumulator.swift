@@ -244,12 +244,14 @@ public final class SonogramAccumulator {
         case .fixed(let floor, let ceiling):
             return (floor, max(ceiling, floor + 1))
         case .auto:
-            var values = cells[0..<(used * shape.rows)].filter { $0.isFinite }
+            let values = cells[0..<(used * shape.rows)].filter { $0.isFinite }
             guard !values.isEmpty else { return (-90, -10) }
-            values.sort()
-            let ceiling = max(-70, values[min(values.count - 1, Int(Double(values.count - 1) * 0.999))])
-            let floor = values[Int(Double(values.count - 1) * 0.2)]
-            return (min(floor, ceiling - 30), ceiling)
+            let ranks = [
+                Int(Double(values.count - 1) * 0.2), min(values.count - 1, Int(Double(values.count - 1) * 0.999)),
+            ]
+            let found = OrderStatistics.values(at: ranks, in: values)
+            let ceiling = max(-70, found[1])
+            return (min(found[0], ceiling - 30), ceiling)
         }
     }
 

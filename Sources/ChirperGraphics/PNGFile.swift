@@ -43,6 +43,38 @@ public enum PNGFile {
         }
     }
 
+    /// `image` as the bytes of a PNG file (for kitty graphics, which carries PNG), written for speed: grey
+    /// when every pixel is (a sonogram is), with libpng's fast filtering and compression.
+    public static func encode(_ image: RasterImage) throws(PNGError) -> [UInt8] {
+        var png = png_image()
+        png.version = chirper_png_image_version
+        png.width = UInt32(image.width)
+        png.height = UInt32(image.height)
+        png.flags = chirper_png_image_flag_fast
+        let pixels = image.width * image.height
+        var grey = [UInt8](repeating: 0, count: pixels)
+        var isGrey = true
+        image.rgba.withUnsafeBufferPointer { rgba in
+            for pixel in 0..<pixels {
+                let (r, g, b) = (rgba[pixel * 4], rgba[pixel * 4 + 1], rgba[pixel * 4 + 2])
+                isGrey = isGrey && r == g && g == b && rgba[pixel * 4 + 3] == 255
+                grey[pixel] = r
+            }
+        }
+        png.format = isGrey ? chirper_png_format_gray : chirper_png_format_rgba
+        let source = isGrey ? grey : image.rgba
+        // Room for the largest file libpng can make of it, so it is compressed once.
+        var size = chirper_png_size_max(png)
+        var bytes = [UInt8](repeating: 0, count: size)
+        let written = bytes.withUnsafeMutableBytes { memory in
+            source.withUnsafeBytes { raw in
+                png_image_write_to_memory(&png, memory.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+            }
+        }
+        try PNGError.check(written, &png, path: "(in memory)")
+        return Array(bytes.prefix(size))
+    }
+
     /// Reads a PNG file of any kind as RGBA.
     public static func read(_ path: String) throws(PNGError) -> RasterImage {
         var png = png_image()

@@ -422,24 +422,21 @@ private func decode(_ escape: String, as pixels: PixelProtocol) async throws -> 
 {
     switch pixels {
     case .kitty:
-        var keys: [String: String] = [:]
+        // The chunks' base64 joined is a PNG file (f=100).
         var bytes = Data()
         for chunk in escape.components(separatedBy: "\u{1B}_G").dropFirst() {
             guard let end = chunk.range(of: "\u{1B}\\") else { continue }
             let parts = chunk[..<end.lowerBound].split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
-            for pair in parts[0].split(separator: ",") {
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                if kv.count == 2, keys[String(kv[0])] == nil { keys[String(kv[0])] = String(kv[1]) }
-            }
+            #expect(bytes.isEmpty ? parts[0].contains("f=100") : true)
             if parts.count == 2 { bytes += try #require(Data(base64Encoded: String(parts[1]))) }
             if parts[0].contains("m=0") { break }
         }
-        let width = try #require(keys["s"].flatMap { Int($0) })
-        let height = try #require(keys["v"].flatMap { Int($0) })
-        let channels = keys["f"] == "24" ? 3 : 4
-        #expect(bytes.count == width * height * channels)
-        let darkest = stride(from: 0, to: bytes.count, by: channels).map { Int(bytes[bytes.startIndex + $0]) }.min()
-        return (width, height, darkest ?? 255)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try bytes.write(to: URL(fileURLWithPath: folder.path + "/strip.png"))
+        let png = try PNGFile.read(folder.path + "/strip.png")
+        let darkest = (0..<png.height).flatMap { y in (0..<png.width).map { Int(png.grey(x: $0, y: y)) } }.min()
+        return (png.width, png.height, darkest ?? 255)
     case .sixel:
         let folder = try TemporaryFolder()
         defer { folder.remove() }
