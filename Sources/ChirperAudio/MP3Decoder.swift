@@ -308,6 +308,10 @@ extension MP3Decoder {
     /// frames early): `accurate` is false and `frame` is then an estimate. After this call, feed the bytes from
     /// `inputOffset` on (if that is where the fed bytes end, just keep feeding).
     public func seek(toFrame frame: Int) throws(MP3DecoderError) -> MP3SeekPoint {
+        let samplesPerFrame = max(1, Int(mpg123_spf(handle)))
+        if exactLength == nil, frame < Self.restartBelowFrames * samplesPerFrame {
+            return try restart(atFrame: max(0, frame), samplesPerFrame: samplesPerFrame)
+        }
         try check(mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         var info = mpg123_frameinfo2()
         let variable = mpg123_info2(handle, &info) == Int32(MPG123_OK.rawValue) && info.vbr != 0
@@ -352,6 +356,26 @@ extension MP3Decoder {
         // The truncation check in `finish` counts output from the start: count the skipped part as played.
         if let format { samplesDecoded = target * format.channels }
         return MP3SeekPoint(inputOffset: Int64(inputOffset), frame: target, accurate: exact)
+    }
+
+    /// Seeks into a stream's first frames that start over from its first byte instead (frames of samples per
+    /// channel, as libmpg123's frames are counted).
+    static let restartBelowFrames = 16
+
+    /// A seek into the first frames of a stream without an Info header: libmpg123's seek there gives the
+    /// first ~1,000 samples otherwise than decoding from the start does (measured on MPEG-1 and MPEG-2, CBR and
+    /// VBR: its start-up is left out), so the stream starts over from its first byte, as a new one, and the
+    /// samples before `target` are dropped. Exact: the output is the decoding from the start, from `target` on.
+    private func restart(atFrame target: Int, samplesPerFrame: Int) throws(MP3DecoderError) -> MP3SeekPoint {
+        try check(mpg123_open_feed(handle))
+        try check(mpg123_replace_buffer(handle, parking, Self.frameRoom))
+        survey = StreamSurvey()
+        aligning = nil
+        trim = GaplessTrim(
+            position: 0, delay: 0, samplesPerFrame: samplesPerFrame, start: target, end: nil, paddingEnd: nil)
+        // The truncation check in `finish` counts output from the start: count the skipped part as played.
+        if let format { samplesDecoded = target * format.channels }
+        return MP3SeekPoint(inputOffset: 0, frame: target, accurate: true)
     }
 
     /// The frame libmpg123 believes it finds first after a seek that lands with `cut`: the frame that holds the
