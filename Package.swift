@@ -169,7 +169,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ChirperCoreTests", dependencies: ["ChirperCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ChirperCoreTests", dependencies: ["ChirperCore", "ChirperTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ChirperCatalogTests",
             dependencies: ["ChirperCatalog", "ChirperHTTP", "ChirperTestSupport"],
@@ -201,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperFuzzTargetsTests",
-            dependencies: ["ChirperFuzzTargets", "ChirperStore", "ChirperCore"],
+            dependencies: ["ChirperFuzzTargets", "ChirperStore", "ChirperCore", "ChirperTestSupport"],
             exclude: ["Regressions"],
             swiftSettings: swiftSettings
         ),

@@ -1,10 +1,11 @@
+import ChirperTestSupport
 import ChirperCore
 import ChirperAudio
 import Foundation
 import Testing
 
 // Serialized: these are long synchronous CPU loops; one at a time leaves a core for the timing-sensitive tests.
-@Suite("Decoding real MP3s", .serialized)
+@Suite("Decoding real MP3s", .heavyWork, .serialized)
 struct MP3DecodingTests {
     // Every recording, fed 1 byte, 7 bytes, 4 KiB and random sizes at a time, decodes to exactly the
     // samples of a whole-file feed: the decoder does not depend on how the network splits the body.
@@ -104,7 +105,7 @@ struct MP3DecodingTests {
     }
 }
 
-@Suite("Decoding WAV")
+@Suite("Decoding WAV", .heavyWork)
 struct WAVDecodingTests {
     @Test(
         "each PCM encoding decodes to the expected 16-bit samples, whatever the chunking",
@@ -165,7 +166,7 @@ struct WAVDecodingTests {
     }
 }
 
-@Suite("Sniffing the format by content")
+@Suite("Sniffing the format by content", .heavyWork)
 struct SnifferTests {
     private func failure(_ bytes: [UInt8], chunkSize: Int? = nil) async -> String? {
         do {

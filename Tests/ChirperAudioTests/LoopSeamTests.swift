@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import ChirperAudio
 import ChirperCore
 import Foundation
@@ -143,7 +144,7 @@ struct LoopSeamTests {
 
     @Test("WAV: every pass is the section exactly, back to back: 3 × 1.5 s, no sample lost or added")
     func wavSeams() async throws {
-        let signal = StudySignals.steppedTone(seconds: 20, sampleRate: Self.rate)
+        let signal = try await StudySignals.steppedToneOffThePool(seconds: 20, sampleRate: Self.rate)
         let wav = makeWAV(signal, encoding: .signed16, sampleRate: Self.rate, channels: 1)
         let (looped, reference) = try await Self.loopedPCM(wav.bytes, name: "loop.wav")
         let section = Array(reference[(12 * Self.rate)..<(12 * Self.rate + Self.passFrames)])
@@ -157,7 +158,7 @@ struct LoopSeamTests {
         "MP3: every pass is the section a to b of the straight decode, to the sample, back to back",
         .enabled(if: StudySignals.hasLame, StudySignals.noLame))
     func mp3Seams() async throws {
-        let signal = StudySignals.steppedTone(seconds: 20, sampleRate: Self.rate)
+        let signal = try await StudySignals.steppedToneOffThePool(seconds: 20, sampleRate: Self.rate)
         let mp3 = try await StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])
         let (looped, reference) = try await Self.loopedPCM(mp3, name: "loop.mp3")
         let a = 12 * Self.rate

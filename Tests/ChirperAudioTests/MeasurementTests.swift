@@ -55,7 +55,7 @@ private func longServer(_ path: String) async throws -> LoopbackServer {
     return try await LoopbackServer.start { _ in response }
 }
 
-@Suite("Measurements", .serialized, .enabled(if: measuring, measureComment))
+@Suite("Measurements", .heavyWork, .serialized, .enabled(if: measuring, measureComment))
 struct Measurements {
     @Test("peak memory while streaming and decoding a 20-minute MP3 (file, loopback HTTP) stays small")
     func memoryWhileStreaming() async throws {

@@ -163,7 +163,8 @@ struct PlayerSeekToSampleTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mp3 = try await StudySignals.encodeMP3(
-            StudySignals.steppedTone(seconds: 40, sampleRate: rate), sampleRate: rate, options: ["-b", "128"])
+            try await StudySignals.steppedToneOffThePool(seconds: 40, sampleRate: rate), sampleRate: rate,
+            options: ["-b", "128"])
         try Data(mp3).write(to: URL(fileURLWithPath: directory + "/in.mp3"))
         let reference = try await Fixtures.referenceDecode(directory + "/in.mp3")
         // 4 KiB every 100 ms (2.5 s of audio a second): 30 s in is 12 s of network away when the seek comes, and

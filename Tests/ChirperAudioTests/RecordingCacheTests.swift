@@ -32,6 +32,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
             Issue.record("unexpected cache notice: \(line)")
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         try await LoopbackServer.with(handler: { request in
             LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
         }) { server in
@@ -47,6 +49,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1000 }) { line in
             notices.withLockedValue { $0.append(line) }
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         try await LoopbackServer.with(handler: { request in
             LoopbackResponse.file(Self.body, for: request, chunkSize: 5000)
         }) { server in
@@ -76,6 +80,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
             Issue.record("unexpected cache notice: \(line)")
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         let sidecar = directory.appendingPathComponent("XC254462.json")
         try await LoopbackServer.with(handler: { request in
             LoopbackResponse.file(Self.body, for: request, chunkSize: 5000)
@@ -160,6 +166,8 @@ struct RecordingCacheTests {
         let directory = folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { _ in }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         let cut = NIOLockedValueBox(true)
         try await LoopbackServer.with(handler: { request in
             let full = LoopbackResponse.file(Self.body, for: request, chunkSize: 4096)
@@ -195,6 +203,8 @@ struct RecordingCacheTests {
         let clock = NIOLockedValueBox(0.0)
         let limit = Int64(Self.body.count * 2 + 100)
         let cache = RecordingCache(directory: directory, limit: limit, now: { clock.withLockedValue { $0 } }) { _ in }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
             server in
             let sources = ByteSources.cached(.live(), cache: cache)
@@ -227,6 +237,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
             notices.withLockedValue { $0.append(line) }
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         #expect(notices.withLockedValue { $0 }.count == 1)
         #expect(cache.cachedFile(id: "7") != nil)
         try FileManager.default.removeItem(at: directory)
@@ -260,6 +272,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: file.appendingPathComponent("cache"), limit: 1 << 20, now: { 1 }) {
             line in notices.withLockedValue { $0.append(line) }
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         cache.remember(Recording(id: "7"), fetched: Date())
         cache.remember(Recording(id: "8"), fetched: Date())
         try await LoopbackServer.with(handler: { request in LoopbackResponse.file(Self.body, for: request) }) {
@@ -284,6 +298,8 @@ struct RecordingCacheTests {
         let cache = RecordingCache(directory: directory, limit: 1 << 20, now: { 1 }) { line in
             Issue.record("unexpected cache notice: \(line)")
         }
+        // Its index is written in the background: written before the folder is removed.
+        defer { cache.flush() }
         try await LoopbackServer.with(handler: { request in
             LoopbackResponse.file(wav.bytes, contentType: "audio/wav", for: request, chunkSize: 4096)
         }) { server in

@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import ChirperAudio
 import ChirperCore
 import Foundation
@@ -6,7 +7,7 @@ import Testing
 /// Seeking under the decoders, without a sound server: the offset to fetch from, and where the first
 /// samples decoded from there are in the recording (read from a tone whose frequency tells the time). Landing
 /// on the sample for every kind of stream is `SampleExactSeekTests`.
-@Suite("Seeking: feedseek offsets and WAV arithmetic")
+@Suite("Seeking: feedseek offsets and WAV arithmetic", .heavyWork)
 struct SeekTests {
     static let rate = 44100
     static let seconds = 40.0

@@ -43,7 +43,7 @@ private enum Calls {
     }
 }
 
-@Suite("Raven's measurements of a selection")
+@Suite("Raven's measurements of a selection", .heavyWork)
 struct SelectionMeasurementTests {
     @Test("a 0.5 s 4 kHz tone in quiet noise: peak, 5 % and 95 % within a bin of 4 kHz, dur 90 % 0.45 s within a hop")
     func tone() throws {

@@ -84,7 +84,7 @@ private enum LongFixtures {
 // Serialized: each case decodes minutes of audio on several threads at once, and a run of them together held the
 // machine from the player tests beside them for 20 s.
 @Suite(
-    "A long recording decoded in parallel pieces", .serialized,
+    "A long recording decoded in parallel pieces", .serialized, .heavyWork,
     .enabled(if: LongFixtures.hasTools, LongFixtures.noTools))
 struct SonogramPiecesTests {
     @Test(

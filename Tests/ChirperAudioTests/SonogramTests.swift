@@ -44,7 +44,7 @@ private enum SonoFixtures {
     }
 }
 
-@Suite("Sonogram", .enabled(if: SonoFixtures.hasTools, SonoFixtures.noTools))
+@Suite("Sonogram", .heavyWork, .enabled(if: SonoFixtures.hasTools, SonoFixtures.noTools))
 struct SonogramTests {
     static let rates = [8000, 11_025, 22_050, 44_100, 48_000]
 
@@ -258,7 +258,7 @@ private struct DroppingSource: ByteSource {
     }
 }
 
-@Suite("Sonogram memory")
+@Suite("Sonogram memory", .heavyWork)
 struct SonogramMemoryTests {
     /// One second of a 1 kHz tone at 8 kHz, stereo, fed over and over.
     static let second: [Int16] = (0..<8000).flatMap { frame -> [Int16] in
@@ -317,7 +317,8 @@ struct SonogramMeasure {
     }
 }
 
-@Suite("Sonogram of real recordings", .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings))
+@Suite(
+    "Sonogram of real recordings", .heavyWork, .enabled(if: Fixtures.hasRecordings, Fixtures.noRecordings))
 struct SonogramRecordingTests {
     @Test(
         "Every real recording draws: axis to its Nyquist, its length, birds above the floor",

@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import ChirperAudio
 import ChirperCore
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 
 /// CPU cost of the speed stage, for the note (not a timed test): run on demand with
 /// `CHIRPER_MEASURE=1 swift test --filter SpeedMeasurementTests` (build with `-c release` for real figures).
-@Suite("SpeedMeasurements")
+@Suite("SpeedMeasurements", .heavyWork)
 struct SpeedMeasurementTests {
     static let measuring = ProcessInfo.processInfo.environment["CHIRPER_MEASURE"] != nil
 

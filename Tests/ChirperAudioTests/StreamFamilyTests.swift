@@ -44,9 +44,12 @@ enum StreamFamily {
         in directory: String, name: String, frequency: Double = 440, seconds: Double = 1, sampleRate: Int,
         channels: Int, options: [String]
     ) async throws -> [UInt8] {
-        let wav = try toneWAV(
-            in: directory, name: name, frequency: frequency, seconds: seconds, sampleRate: sampleRate,
-            channels: channels)
+        // Made off the cooperative pool: a second of samples, byte by byte, in a debug build.
+        let wav = try await offThePool {
+            try toneWAV(
+                in: directory, name: name, frequency: frequency, seconds: seconds, sampleRate: sampleRate,
+                channels: channels)
+        }
         let out = "\(directory)/\(name).mp3"
         try await run("lame", ["--quiet"] + options + [wav, out])
         return try read(out)
@@ -116,7 +119,7 @@ enum StreamFamily {
     }
 }
 
-@Suite("Streams mpg123 plays: junk before the first frame", .serialized)
+@Suite("Streams mpg123 plays: junk before the first frame", .heavyWork, .serialized)
 struct ResyncTests {
     @Test(
         "zero padding, junk, text and broken tags before the first frame play as mpg123 plays them",
@@ -189,7 +192,7 @@ struct ResyncTests {
     }
 }
 
-@Suite("Streams mpg123 plays: the format changes mid-stream", .serialized)
+@Suite("Streams mpg123 plays: the format changes mid-stream", .heavyWork, .serialized)
 struct FormatChangeTests {
     /// Two pieces joined: (name, rate, channels, lame options) each.
     struct Joint: Sendable, CustomStringConvertible {
@@ -384,7 +387,7 @@ enum MPEGFamily {
     }
 }
 
-@Suite("Streams mpg123 plays: the MPEG family", .serialized)
+@Suite("Streams mpg123 plays: the MPEG family", .heavyWork, .serialized)
 struct MPEGFamilyTests {
     @Test(
         "every MPEG version and rate, VBR, CRC-protected, free-format and Layer I streams decode as mpg123 -s",
@@ -537,7 +540,7 @@ enum WAVFamily {
     }()
 }
 
-@Suite("WAV files sox plays", .serialized)
+@Suite("WAV files sox plays", .heavyWork, .serialized)
 struct WAVFamilyTests {
     @Test(
         "extra chunks, WAVE_FORMAT_EXTENSIBLE, 8-bit, 24/32-bit integer, float, A-law and mu-law WAV decode as sox -D does",
@@ -657,7 +660,7 @@ struct StreamFamilyPlayerTests {
     }
 }
 
-@Suite("Streams mpg123 plays: seeking behind junk")
+@Suite("Streams mpg123 plays: seeking behind junk", .heavyWork)
 struct ResyncSeekTests {
     @Test(
         "junk before the first frame: a seek's body offset counts it, inside and beyond what was fed",

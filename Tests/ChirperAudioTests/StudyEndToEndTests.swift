@@ -94,7 +94,8 @@ struct StudyEndToEndTests {
 
     static func steppedMP3(seconds: Double = 40) async throws -> [UInt8] {
         try await StudySignals.encodeMP3(
-            StudySignals.steppedTone(seconds: seconds, sampleRate: rate), sampleRate: rate, options: ["-b", "128"])
+            try await StudySignals.steppedToneOffThePool(seconds: seconds, sampleRate: rate), sampleRate: rate,
+            options: ["-b", "128"])
     }
 
     @Test(
@@ -141,7 +142,7 @@ struct StudyEndToEndTests {
         "loop 12.0 13.5 played three times: the sink gets 3 × 1.5 s, the seam without a gap (MP3 and WAV)",
         arguments: ["mp3", "wav"])
     func loopIsGapFree(kind: String) async throws {
-        let signal = StudySignals.steppedTone(seconds: 20, sampleRate: Self.rate)
+        let signal = try await StudySignals.steppedToneOffThePool(seconds: 20, sampleRate: Self.rate)
         let bytes =
             kind == "mp3"
             ? try await StudySignals.encodeMP3(signal, sampleRate: Self.rate, options: ["-b", "128"])

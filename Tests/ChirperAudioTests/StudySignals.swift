@@ -17,6 +17,12 @@ enum StudySignals {
 
     /// A mono tone stepping every 0.5 s (400, 440, 480 … Hz), each step 0.45 s of tone (5 ms fades) and
     /// 0.05 s of silence: the frequency names the step, the onset after the silence marks it to a few samples.
+    /// `steppedTone`, made off the cooperative pool: seconds of samples one by one hold a pool thread for a
+    /// while in a debug build, and the player's tests beside it wait on that pool.
+    static func steppedToneOffThePool(seconds: Double, sampleRate: Int) async throws -> [Int16] {
+        try await offThePool { steppedTone(seconds: seconds, sampleRate: sampleRate) }
+    }
+
     static func steppedTone(seconds: Double, sampleRate: Int) -> [Int16] {
         let frames = Int(seconds * Double(sampleRate))
         let stepFrames = Int(step * Double(sampleRate))
@@ -49,7 +55,10 @@ enum StudySignals {
         guard let lame = PulseHarness.executable(named: "lame") else { throw TestFailure("lame missing") }
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let wav = makeWAV(samples, encoding: .signed16, sampleRate: sampleRate, channels: 1, extraChunks: false)
+        // Made off the cooperative pool: seconds of samples, byte by byte, in a debug build.
+        let wav = try await offThePool {
+            makeWAV(samples, encoding: .signed16, sampleRate: sampleRate, channels: 1, extraChunks: false)
+        }
         try Data(wav.bytes).write(to: URL(fileURLWithPath: directory + "/in.wav"))
         let result = try await Tool.run(lame, ["--quiet"] + options + [directory + "/in.wav", directory + "/out.mp3"])
         guard result.status == 0 else { throw TestFailure("lame \(options) failed") }

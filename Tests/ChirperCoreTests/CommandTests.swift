@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Testing
 
 @testable import ChirperCore
@@ -47,7 +48,7 @@ struct CommandTests {
         }
     }
 
-    @Test("the parser survives random input")
+    @Test("the parser survives random input", .heavyWork)
     func fuzz() {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("playsearchnext-page 0123456789:\"#\u{1B}[]\t\u{0}é😀en:cnt:q<>=")

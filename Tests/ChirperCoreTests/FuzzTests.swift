@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ private func mutate(_ bytes: [UInt8], using generator: inout SplitMix64) -> [UIn
     return bytes
 }
 
-@Suite("Randomised inputs (bounded)")
+@Suite("Randomised inputs (bounded)", .heavyWork)
 struct FuzzTests {
     @Test("mutated pages decode or fail with a reason; whatever decodes is shown harmlessly")
     func pageDecoder() throws {

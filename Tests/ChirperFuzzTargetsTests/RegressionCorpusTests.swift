@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import ChirperCore
 import ChirperFuzzTargets
 import ChirperStore
@@ -8,7 +9,7 @@ import Testing
 /// once, or is a seed that reaches deep into it) is replayed through its target without libFuzzer. A target
 /// that crashes ends the test process: the crash names the file.
 // Serialized: the quiz-store target keeps one file per process, which two tests at once would share.
-@Suite("Fuzzing: the regression corpus replays without a crash", .serialized)
+@Suite("Fuzzing: the regression corpus replays without a crash", .heavyWork, .serialized)
 struct RegressionCorpusTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Regressions")
