@@ -244,6 +244,18 @@ func chunk(_ id: String, _ payload: [UInt8]) -> [UInt8] {
     return bytes
 }
 
+/// 60 s of stereo audio at 8 kHz (a chirp with noise), for the player's tests that stop, pause and seek
+/// mid-track. Call `makeLongWAV` first in a test: made where first used, its samples (seconds in a debug
+/// build) held a cooperative-pool thread, or the test server's event loop.
+let longWAV = makeWAV(
+    chirpSignal(frames: 60 * 8000, sampleRate: 8000, channels: 2), encoding: .signed16, sampleRate: 8000,
+    channels: 2, extraChunks: false)
+
+/// Makes `longWAV` off the cooperative pool, if it is not made yet.
+func makeLongWAV() async throws {
+    _ = try await offThePool { longWAV.bytes.count }
+}
+
 func le(_ value: UInt32, bytes count: Int) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) }
 }

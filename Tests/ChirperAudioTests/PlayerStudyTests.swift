@@ -4,15 +4,11 @@ import ChirperTestSupport
 import Foundation
 import Testing
 
-/// 60 s of stereo audio at 8 kHz: long enough to pause and seek in.
-private let longWAV = makeWAV(
-    chirpSignal(frames: 60 * 8000, sampleRate: 8000, channels: 2), encoding: .signed16, sampleRate: 8000,
-    channels: 2, extraChunks: false)
-
 /// The player's commands for studying a recording, against a sink whose speaker the test moves.
 @Suite("Player: seek, volume and loop on the sink's outputs")
 struct PlayerStudyTests {
     static func rig(transport: Transport = .http) async throws -> (LoopbackServer, GatedSink, Player, PlayItem) {
+        try await makeLongWAV()
         let server = try await LoopbackServer.start(tls: transport.tls) { request in
             .file(longWAV.bytes, contentType: "audio/wav", for: request)
         }
@@ -74,6 +70,7 @@ struct PlayerStudyTests {
         "a server that ignores Range: the seek still lands (read forward and discarded) and the state says so",
         arguments: Transport.allCases)
     func serverIgnoresRange(transport: Transport) async throws {
+        try await makeLongWAV()
         let server = try await LoopbackServer.start(tls: transport.tls) { request in
             // The whole file with 200 whatever the Range header asks, slowly enough that 50 s is not yet here.
             LoopbackResponse(
@@ -122,6 +119,7 @@ struct PlayerStudyTests {
 struct PlayerWAVStudyTests {
     @Test("--output wav: a seek back appends what is heard after it (the file is not started over); loops are refused")
     func seekAppends() async throws {
+        try await makeLongWAV()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID()).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = GatedSource(totalLength: longWAV.bytes.count)

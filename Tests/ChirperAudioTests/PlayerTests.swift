@@ -24,15 +24,6 @@ private let shortWAV = makeWAV(
     channels: 1
 )
 
-/// A long generated WAV (60 s of stereo audio) for tests that stop or pause mid-track.
-private let longWAV = makeWAV(
-    chirpSignal(frames: 60 * 8000, sampleRate: 8000, channels: 2),
-    encoding: .signed16,
-    sampleRate: 8000,
-    channels: 2,
-    extraChunks: false
-)
-
 @Suite("Player")
 struct PlayerTests {
     @Test("a recording plays through to idle: idle → buffering → playing → idle, all samples to the sink")
@@ -121,6 +112,7 @@ struct PlayerTests {
 
     @Test("stop silences the output itself, before the pipeline winds down, and returns with nothing left running")
     func stopIsPrompt() async throws {
+        try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink()
         let player = Player(sink: sink)
@@ -146,6 +138,7 @@ struct PlayerTests {
 
     @Test("pause silences the output keeping its place; resume restarts it")
     func pauseAndResume() async throws {
+        try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink()
         // The position is read on the progress clock, which moves only here: one tick reads it.
@@ -185,6 +178,7 @@ struct PlayerTests {
 
     @Test("an underrun shows buffering and playback restarts once 1 s is queued or has arrived again")
     func underrunRebuffers() async throws {
+        try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink(capacity: 1.5)
         let player = Player(sink: sink)
@@ -230,6 +224,7 @@ struct PlayerTests {
 
     @Test("play while playing stops the current track first, then plays the new one")
     func playReplaces() async throws {
+        try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes, "/short.wav": shortWAV.bytes])
         let sink = GatedSink()
         let player = Player(sink: sink)
@@ -268,6 +263,7 @@ struct PlayerTests {
         "a server that stops mid-body, or never answers the resumed request, fails the track after the stall limit (by the injected clock) with one line; the next play works",
         arguments: Transport.allCases, ["/stall.wav", "/cut.wav"])
     func stallTimeout(transport: Transport, path: String) async throws {
+        try await makeLongWAV()
         let body = longWAV.bytes
         let server = try await LoopbackServer.start(tls: transport.tls) { request in
             switch (request.path, request.header("range")) {

@@ -1,9 +1,10 @@
+import ChirperTestSupport
 import ChirperAudio
 import ChirperCore
 import Testing
 
 /// The speed stage: tape (libsyn123) moves pitch with speed, keep (libsonic) keeps it; both stretch time.
-@Suite("Speed: tape and keep")
+@Suite("Speed: tape and keep", .heavyWork)
 struct SpeedTests {
     static let rate = 44100
 
