@@ -22,8 +22,6 @@ struct SonogramPieces {
     /// The file's first bytes, fed to every piece's decoder before its seek: the Info header and enough frames
     /// of one rate (`StreamSurvey.enough`) for a stream without one.
     static let headBytes = 64 * 1024
-    /// A piece that starts before this sample is decoded from the start (16 frames of 1,152 samples).
-    static let decodedFromTheStart = 16 * 1152
 
     let path: String
     let shape: SonogramShape
@@ -144,28 +142,25 @@ extension SonogramPieces {
     /// resets the buffer, not `bo`). About one sample in 3,000 differs, by one (`SonogramPiecesTests`).
     static func decoder(head: [UInt8], fileLength: Int64?, from start: Int) throws -> PieceDecoder {
         let decoder = StreamDecoder(expectedLength: fileLength, mixToMono: true)
-        // Within the first frames of a stream without an Info header, libmpg123's seek gives the first thousand
-        // samples otherwise than the decoding from the start (not its decoder's start-up silence, measured on
-        // three such streams): decode those from the start.
-        guard start > Self.decodedFromTheStart else { return PieceDecoder(decoder: decoder, offset: 0, drop: start) }
+        // (A seek into the first frames of a stream without an Info header starts over from its first byte:
+        // `MP3Decoder.seek` does that itself.)
+        guard start > 0 else { return PieceDecoder(decoder: decoder, offset: 0) }
         _ = try decoder.feed(head)
         guard let point = try decoder.seekMP3(toFrame: start), point.accurate else {
             throw SonogramPiecesError.seekNotExact(start)
         }
-        return PieceDecoder(decoder: decoder, offset: point.bodyOffset, drop: 0)
+        return PieceDecoder(decoder: decoder, offset: point.bodyOffset)
     }
 }
 
-/// A decoder for one piece: feed it the file from `offset`, and drop its first `drop` samples (per channel).
+/// A decoder for one piece: feed it the file from `offset`.
 final class PieceDecoder {
     let decoder: StreamDecoder
     let offset: Int64
-    private var drop: Int
 
-    init(decoder: StreamDecoder, offset: Int64, drop: Int) {
+    init(decoder: StreamDecoder, offset: Int64) {
         self.decoder = decoder
         self.offset = offset
-        self.drop = drop
     }
 
     /// The samples `bytes` complete, from the piece's first on (one channel: the decoder mixes to mono).
@@ -175,14 +170,7 @@ final class PieceDecoder {
 
     private func kept(_ outputs: [DecodedAudio]) -> [Int16] {
         var samples: [Int16] = []
-        for case .samples(let batch) in outputs {
-            if drop >= batch.count {
-                drop -= batch.count
-                continue
-            }
-            samples += drop == 0 ? batch : Array(batch[drop...])
-            drop = 0
-        }
+        for case .samples(let batch) in outputs { samples += batch }
         return samples
     }
 }
