@@ -40,14 +40,12 @@ public enum CompletionShell: String, Sendable, Hashable, CaseIterable {
     case bash, zsh, fish
 }
 
-/// A command line that cannot be run: one line saying why; `option` is the option it is about, if any.
+/// A command line that cannot be run: one line saying why.
 public struct LaunchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
-    public var option: LaunchOption.Name?
 
-    public init(_ message: String, option: LaunchOption.Name? = nil) {
+    public init(_ message: String) {
         self.message = message
-        self.option = option
     }
 
     public var description: String { message }
@@ -115,7 +113,7 @@ extension LaunchOptions {
             completion: .nothing
         ) { (options: inout LaunchOptions, value: String) throws(LaunchError) in
             guard let number = Int(value) else {
-                throw LaunchError("--per-page takes a whole number, not '\(value)'", option: .perPage)
+                throw LaunchError("--per-page takes a whole number, not '\(value)'")
             }
             options.perPage = number
         },
@@ -192,7 +190,7 @@ extension LaunchOptions {
                 throw LaunchError("Unknown option '--\(name)'")
             }
             if option.valueName == nil {
-                if joined != nil { throw LaunchError("\(option.label) takes no value", option: option.name) }
+                if joined != nil { throw LaunchError("\(option.label) takes no value") }
                 try option.apply(&options, "")
             } else {
                 var value = joined ?? ""
