@@ -166,8 +166,7 @@ extension Presenter {
                         key: key,
                         lines: (0..<page.lines).map { renderer.stripGutter(grid, line: $0, lines: page.lines) },
                         image: StripImage(
-                            key: key, canvas: canvas, image: image, column: SonogramRenderer.gutterWidth,
-                            lines: page.lines))
+                            key: key, canvas: canvas, image: image, column: SonogramRenderer.gutterWidth))
                 } else {
                     kept = StripPictureLines(key: key, lines: renderer.stripPicture(picture, page: page))
                 }

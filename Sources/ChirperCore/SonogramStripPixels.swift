@@ -67,16 +67,17 @@ public struct StripView: Sendable, Hashable {
 /// The live strip's picture in real pixels: one page of one play request, to be drawn over the strip's first
 /// `lines` rows from screen column `column` on (the gutter is left of it).
 public struct StripImage: Sendable, Hashable {
+    /// The page, of which play request and band, on which canvas, and its lines.
     public var key: StripPictureLines.Key
     public var canvas: PixelCanvas
     public var image: RasterImage
     public var column: Int
-    public var lines: Int
+    public var lines: Int { key.page.lines }
 
-    /// Equal when they show the same page on the same canvas: the pixels follow from that, and are not compared
-    /// (the status is compared ten times a second).
+    /// Equal when they show the same page at the same place: the key holds the canvas and the lines, and the
+    /// pixels follow from them, so they are not compared (the status is compared ten times a second).
     public static func == (a: StripImage, b: StripImage) -> Bool {
-        a.key == b.key && a.canvas == b.canvas && a.column == b.column && a.lines == b.lines
+        a.key == b.key && a.column == b.column
     }
 
     public func hash(into hasher: inout Hasher) {

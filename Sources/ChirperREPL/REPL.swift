@@ -129,13 +129,10 @@ public actor REPL {
     /// The live strip's page as the terminal draws it: encoded when the page is new, each page under a new id.
     private func statusPicture(_ image: StripImage) -> StatusPicture {
         if let kept = stripPicture, kept.image == image { return kept.picture }
-        let canvas = image.canvas
-        let escape = pictures.escape(
-            for: image.image, protocol: canvas.pixelProtocol, cellWidth: canvas.cellWidth,
-            cellHeight: canvas.cellHeight)
         let id = (stripPicture?.picture.id ?? StatusPicture.firstID - 1) &+ 1
         let picture = StatusPicture(
-            escape: escape, protocol: canvas.pixelProtocol, id: id, lines: image.lines, column: image.column)
+            escape: pictures.escape(for: image.image, on: image.canvas), protocol: image.canvas.pixelProtocol, id: id,
+            lines: image.lines, column: image.column)
         stripPicture = (image, picture)
         return picture
     }
@@ -145,11 +142,8 @@ public actor REPL {
         switch action {
         case .print(let lines):
             console.print(lines)
-        case .showPicture(let lines, let image, let pixelProtocol, let cellWidth, let cellHeight):
-            console.print(
-                lines + [
-                    pictures.escape(for: image, protocol: pixelProtocol, cellWidth: cellWidth, cellHeight: cellHeight)
-                ])
+        case .showPicture(let lines, let image, let canvas):
+            console.print(lines + [pictures.escape(for: image, on: canvas)])
         case .status(let rows, let image):
             console.setStatus(rows, picture: image.map(statusPicture))
         case .markInterrupted:

@@ -78,8 +78,8 @@ struct NoSaver: RecordingSaving {
 
 /// What a picture at pixel resolution needs from the graphics libraries.
 public protocol PictureWriting: Sendable {
-    /// The escape sequence that draws `image` in a terminal speaking `protocol`.
-    func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String
+    /// The escape sequence that draws `image` on `canvas` (its protocol, its cells' size in pixels).
+    func escape(for image: RasterImage, on canvas: PixelCanvas) -> String
     /// Writes `image` as a PNG file; throws a `UserFacingError` (one line).
     func writePNG(_ image: RasterImage, to path: String) throws
 }
@@ -92,7 +92,7 @@ public struct NoPictures: PictureWriting {
 
     public init() {}
 
-    public func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String {
+    public func escape(for image: RasterImage, on canvas: PixelCanvas) -> String {
         ""
     }
     public func writePNG(_ image: RasterImage, to path: String) throws { throw Unavailable() }

@@ -183,20 +183,18 @@ extension SessionMachine {
             terminalWidth: width, lines: lines, band: draw.band, window: window, contrast: setup.contrast)
         var shape = text
         var display = SonogramDisplay.text(columns: text.columns, rows: text.rows)
-        if setup.interactive, let pixels = pixelProtocol() {
+        if setup.interactive, let canvas = pixelCanvas() {
             // The terminal's width in pixels; a height in proportion (200-400 px), in whole cells so chafa draws
             // pixel for pixel, and for sixels in whole bands of 6 rows (chafa scales onto whole bands).
-            let cellWidth = setup.terminal.cellWidth ?? Self.cellWidth
-            let cellHeight = setup.terminal.cellHeight ?? Self.cellHeight
+            let (cellWidth, cellHeight) = (canvas.cellWidth, canvas.cellHeight)
             let imageWidth = (width - 1) * cellWidth
-            let step = pixels == .sixel ? 6 / Self.gcd(cellHeight, 6) : 1
+            let step = canvas.pixelProtocol == .sixel ? 6 / Self.gcd(cellHeight, 6) : 1
             let cells = max(step, min(400, max(200, imageWidth / 4)) / cellHeight / step * step)
             let imageHeight = cells * cellHeight
             let area = SonogramRaster.area(width: imageWidth, height: imageHeight)
             shape.columns = area.columns
             shape.rows = area.rows
-            display = .pixels(
-                pixels, columns: area.columns, rows: area.rows, cellWidth: cellWidth, cellHeight: cellHeight)
+            display = .pixels(canvas, columns: area.columns, rows: area.rows)
         } else if draw.png != nil {
             // A PNG is drawn at pixel resolution; the text picture is made from it.
             let area = SonogramRaster.area(width: 1000, height: 300)
@@ -236,7 +234,8 @@ extension SessionMachine {
     static let cellWidth = 10
     static let cellHeight = 20
 
-    /// Where the live strip draws now: real pixels where the graphics mode gives a protocol (nil: half-blocks).
+    /// Where `sono` and the live strip draw now: real pixels where the graphics mode gives a protocol (nil:
+    /// half-blocks).
     private mutating func pixelCanvas() -> PixelCanvas? {
         pixelProtocol().map {
             PixelCanvas(

@@ -135,7 +135,7 @@ struct SessionMachine: Sendable {
     enum Action: Sendable, Hashable {
         case print([String])
         /// Print these lines, then `image` drawn with a terminal graphics protocol.
-        case showPicture([String], RasterImage, PixelProtocol, cellWidth: Int, cellHeight: Int)
+        case showPicture([String], RasterImage, PixelCanvas)
         /// Show these status rows (the live strip's, then the status line; none: no status), with the strip's
         /// image in real pixels over its first rows when it has one. Only sent when they change.
         case status([String], StripImage?)
@@ -209,7 +209,7 @@ struct SessionMachine: Sendable {
     /// Where a sonogram goes: text (half-blocks, shades, `sono:` lines) of this many cells, or pixels.
     enum SonogramDisplay: Sendable, Hashable {
         case text(columns: Int, rows: Int)
-        case pixels(PixelProtocol, columns: Int, rows: Int, cellWidth: Int, cellHeight: Int)
+        case pixels(PixelCanvas, columns: Int, rows: Int)
     }
 
     let setup: Setup
@@ -541,15 +541,14 @@ struct SessionMachine: Sendable {
                 sonogram.columns == columns && sonogram.rows == rows
                 ? sonogram : sonogram.resampled(columns: columns, rows: rows)
             say(presenter.sonogram(picture, label: job.label, title: job.title, boxes: job.boxes))
-        case .pixels(let pixelProtocol, let columns, let rows, let cellWidth, let cellHeight):
+        case .pixels(let canvas, let columns, let rows):
             let picture =
                 sonogram.columns == columns && sonogram.rows == rows
                 ? sonogram : sonogram.resampled(columns: columns, rows: rows)
             let image = SonogramRaster.image(picture, boxes: job.boxes)
             emit(
                 .showPicture(
-                    [presenter.sonogramHeader(picture, label: job.label, title: job.title)], image, pixelProtocol,
-                    cellWidth: cellWidth, cellHeight: cellHeight))
+                    [presenter.sonogramHeader(picture, label: job.label, title: job.title)], image, canvas))
         }
         if let path = job.png {
             ask(.writePNG(SonogramRaster.image(sonogram, boxes: job.boxes), path: path))

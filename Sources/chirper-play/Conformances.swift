@@ -19,8 +19,9 @@ extension MeasurementReader: MeasurementSource {}
 
 /// Pictures at pixel resolution through the graphics libraries (libchafa, libpng).
 struct GraphicsPictures: PictureWriting {
-    func escape(for image: RasterImage, protocol: PixelProtocol, cellWidth: Int, cellHeight: Int) -> String {
-        PixelEncoder.encode(image, as: `protocol`, cellWidth: cellWidth, cellHeight: cellHeight)
+    func escape(for image: RasterImage, on canvas: PixelCanvas) -> String {
+        PixelEncoder.encode(
+            image, as: canvas.pixelProtocol, cellWidth: canvas.cellWidth, cellHeight: canvas.cellHeight)
     }
 
     func writePNG(_ image: RasterImage, to path: String) throws {

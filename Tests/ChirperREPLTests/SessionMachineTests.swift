@@ -219,8 +219,8 @@ struct SessionMachineTests {
         #expect(
             machine.handle(.sonogram(id: id, .success(picture))) == [
                 .showPicture(
-                    [terminal.sonogramHeader(picture, label: "XC254462", title: "Eurasian Wren")], image, .sixel,
-                    cellWidth: 10, cellHeight: 20),
+                    [terminal.sonogramHeader(picture, label: "XC254462", title: "Eurasian Wren")], image,
+                    PixelCanvas(.sixel, cellWidth: 10, cellHeight: 20)),
                 .request(.writePNG(image, path: "/home/birder/wren.png")),
             ])
         #expect(
