@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Writes the link order of chirper-play's functions: the ones a session runs, first, together.
+
+    python3 scripts/bench/link-order.py --binary .build-bench/release/chirper-play \\
+        --write scripts/link/chirper-play.order
+
+The release binary is about 36 MB of code and read-only data, and a session runs a few MB of it scattered
+over all of it. Each first touch of a page faults, and the kernel maps the 16 pages around it (all counted
+in the resident size). `make run`, `make install` and `make bench` link with lld and
+`--symbol-ordering-file`, which puts the functions named in this file first, in this order, so that what
+runs sits in a few MB.
+
+The functions are the ones valgrind's callgrind sees run in these sessions, in this order (so that the
+start-up comes first): `--version`, `--help`, a search and a play to PulseAudio, a search, next-page and a
+decode to null, a seek, the offline catalogue with a sonogram, and a terminal session with the status
+line and the live strip. It uses `make bench`'s inputs, loopback server and private PulseAudio.
+
+A stale file does no harm: lld skips names that are no longer there (`--no-warn-symbol-ordering`), and a
+new function not named here is only laid out with the rest. Needs valgrind (`apt-get install valgrind`).
+"""
+
+import argparse
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import API_KEY, HERE, INPUTS, SEEK_NAME, SEEK_SECONDS, Pulse, generate_inputs, log  # noqa: E402
+
+
+def scenarios(api):
+    """(name, arguments, lines written, terminal?) in the order their functions are laid out."""
+    return [
+        ("version", ["--version"], [], False),
+        ("help", ["--help"], [], False),
+        ("search-play", ["--api-url", api, "--output", "pulse", "--cache-size", "0"],
+         ["search en:ttfs", "play 1", "wait", "quit"], False),
+        ("pages-decode", ["--api-url", api, "--output", "null"],
+         ["search en:min1", "next-page", "play 1", "wait", "quit"], False),
+        ("seek", ["--api-url", api, "--output", "pulse"],
+         ["search en:seek65", "play 1", "seek 0:30", "seek 0:02", "stop", "quit"], False),
+        ("offline-sono", ["--catalog", "{catalog}", "--output", "null"],
+         ["search bench", "sono 1", "cite 1", "play 1", "wait", "quit"], False),
+        ("terminal", ["--api-url", api, "--output", "pulse"],
+         ["search en:ttfs", "play 1", "sono on", "play 1", "quit"], True),
+    ]
+
+
+def called_functions(profile):
+    names = []
+    for line in profile.read_text(errors="replace").splitlines():
+        if line.startswith(("fn=", "cfn=")):
+            name = re.sub(r"'\d+$", "", line.split("=", 1)[1].strip())  # callgrind's recursion marks
+            if not name.startswith("0x"):
+                names.append(name)
+    return names
+
+
+def run_plain(command, lines, env):
+    feed = "".join(f"{line}\n" for line in lines).encode()
+    subprocess.run(command, input=feed, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=600, check=False)
+
+
+def run_terminal(command, lines, env):
+    """On a pseudo-terminal: each line is typed after the previous one's output has settled."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe(command[0], command, env)
+
+    def drain(quiet_seconds, limit):
+        end = time.monotonic() + limit
+        last = time.monotonic()
+        while time.monotonic() < end and time.monotonic() - last < quiet_seconds:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    if os.read(fd, 65536):
+                        last = time.monotonic()
+                except OSError:
+                    return
+
+    drain(2, 30)
+    for line in lines:
+        os.write(fd, line.encode() + b"\r")
+        drain(3 if line.startswith("play") else 1, 40)  # under valgrind a 10 s clip plays in about 12 s
+    os.waitpid(pid, 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", required=True, help="a release build of chirper-play")
+    parser.add_argument("--write", required=True, help="the order file to write")
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "chirper-bench-inputs"),
+                        help="where make bench's generated inputs are kept")
+    args = parser.parse_args()
+    if not shutil.which("valgrind"):
+        raise SystemExit("link-order: valgrind is needed (apt-get install valgrind)")
+    work = Path(tempfile.mkdtemp(prefix="chirper-order."))
+    catalog = generate_inputs(Path(args.cache))
+    # valgrind cannot read the DWARF 5 of a Swift build: profile a copy without it (the symbols stay).
+    binary = work / "chirper-play"
+    subprocess.run(["strip", "--strip-debug", "-o", str(binary), args.binary], check=True)
+    pulse = Pulse(work / "pulse")
+    pulse.start()
+    lengths = {f"{name}.mp3": f"{s // 60}:{s % 60:02d}" for name, s in
+               list(INPUTS.items()) + [(SEEK_NAME, SEEK_SECONDS)]}
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "server.py"), "--audio-dir", args.cache, "--pages", "1000",
+         "--lengths", __import__("json").dumps(lengths)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = re.match(r"port=(\d+)", server.stdout.readline()).group(1)
+        api = f"http://127.0.0.1:{port}/api/3/recordings"
+        env = dict(pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1", HOME=str(work / "home"),
+                   TERM="xterm-256color")
+        order, seen = [], set()
+        for name, arguments, lines, terminal in scenarios(api):
+            profile = work / f"{name}.callgrind"
+            command = ["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
+                       "--compress-strings=no", f"--callgrind-out-file={profile}", str(binary),
+                       *[a.replace("{catalog}", str(catalog)) for a in arguments]]
+            started = time.monotonic()
+            (run_terminal if terminal else run_plain)(command, lines, env)
+            new = sorted(set(called_functions(profile)) - seen)
+            seen.update(new)
+            order += new
+            log(f"{name}: {len(new)} more functions ({time.monotonic() - started:.0f} s)")
+    finally:
+        server.terminate()
+        pulse.stop()
+    Path(args.write).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.write).write_text("".join(f"{name}\n" for name in order))
+    log(f"wrote {len(order)} names to {args.write}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
