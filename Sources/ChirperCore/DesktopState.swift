@@ -57,6 +57,8 @@ public struct DesktopTrack: Sendable, Hashable {
     public var url: String
     public var licence: String
     public var length: Double?
+    /// The `file://` URL of the recording's sonogram as a picture, once it is drawn.
+    public var artURL: String?
 
     /// `recording` as track `id`; a masked one (a quiz question) shows only `label`.
     init(id: String, recording: Recording?, label: String, length: Double?) {

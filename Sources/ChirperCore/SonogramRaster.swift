@@ -64,9 +64,15 @@ public enum SonogramRaster {
         (max(16, width - left - right), max(16, height - top - bottom))
     }
 
-    public static func image(_ sonogram: Sonogram, boxes: [Box] = [], marker: Double? = nil) -> RasterImage {
-        let (width, height) = size(columns: sonogram.columns, rows: sonogram.rows)
-        var image = RasterImage(width: width, height: height)
+    /// The picture alone, a pixel a cell, low frequencies at the bottom: no axes, no frame (cover art).
+    public static func plain(_ sonogram: Sonogram) -> RasterImage {
+        var image = RasterImage(width: sonogram.columns, height: sonogram.rows)
+        paint(sonogram, into: &image, left: 0, top: 0)
+        return image
+    }
+
+    /// Each cell of `sonogram` as a grey pixel (dark is loud), its top left corner at `left`, `top`.
+    private static func paint(_ sonogram: Sonogram, into image: inout RasterImage, left: Int, top: Int) {
         for row in 0..<sonogram.rows {
             let y = top + sonogram.rows - 1 - row
             for column in 0..<sonogram.columns {
@@ -74,6 +80,12 @@ public enum SonogramRaster {
                 image.set(x: left + column, y: y, (grey, grey, grey))
             }
         }
+    }
+
+    public static func image(_ sonogram: Sonogram, boxes: [Box] = [], marker: Double? = nil) -> RasterImage {
+        let (width, height) = size(columns: sonogram.columns, rows: sonogram.rows)
+        var image = RasterImage(width: width, height: height)
+        paint(sonogram, into: &image, left: left, top: top)
         let axis: (UInt8, UInt8, UInt8) = (60, 60, 60)
         // The frame: left and bottom axes.
         for y in top..<(top + sonogram.rows + 1) { image.set(x: left - 1, y: y, axis) }

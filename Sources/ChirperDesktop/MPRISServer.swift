@@ -248,6 +248,7 @@ private final class BusLoop {
         if !track.album.isEmpty { entries["xesam:album"] = .string(track.album) }
         if !track.url.isEmpty { entries["xesam:url"] = .string(track.url) }
         if !track.licence.isEmpty { entries["xesam:comment"] = .strings([track.licence]) }
+        if let art = track.artURL { entries["mpris:artUrl"] = .string(art) }
         return entries
     }
 

@@ -18,8 +18,8 @@ public actor REPL {
         case cacheNotice(String)
         /// The desktop (MPRIS) asked for this.
         case desktop(DesktopCommand)
-        /// A line about the desktop (no session bus), for a terminal.
-        case desktopNotice(String)
+        /// There is no session bus: the line for a terminal (and no cover art is drawn).
+        case desktopMissing(String)
     }
 
     let console: any Console
@@ -41,6 +41,8 @@ public actor REPL {
     private var abTimer: Task<Void, Never>?
     private var quizDeckTask: Task<Void, Never>?
     private var quizPicturesTask: Task<Void, Never>?
+    /// Draws the desktop's cover art.
+    private var coverArtTask: Task<Void, Never>?
     private let quiz: QuizKit
     private let desktop: (any DesktopPublishing)?
     /// Times A/B listening's gaps.
@@ -53,8 +55,8 @@ public actor REPL {
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
         measurer: any MeasurementSource = NoMeasurements(), quiz: QuizKit = .none,
-        desktop: (any DesktopPublishing)? = nil, clock: any Clock<Duration> = ContinuousClock(),
-        seed: UInt64 = .random(in: 0...UInt64.max)
+        desktop: (any DesktopPublishing)? = nil, coverArtFolder: String? = nil,
+        clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
     ) {
         self.quiz = quiz
         self.desktop = desktop
@@ -70,7 +72,8 @@ public actor REPL {
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
                 homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory(), contrast: contrast,
-                graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil))
+                graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil,
+                coverArtFolder: desktop != nil ? coverArtFolder : nil))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
@@ -81,7 +84,7 @@ public actor REPL {
         case .terminate(let status): eventSink.yield(.terminate(status: status))
         case .cacheNotice(let text): eventSink.yield(.cacheNotice(text))
         case .desktop(let command): eventSink.yield(.desktop(command))
-        case .desktopNotice(let text): eventSink.yield(.desktopNotice(text))
+        case .desktopMissing(let text): eventSink.yield(.desktopMissing(text))
         }
     }
 
@@ -117,9 +120,12 @@ public actor REPL {
         }
         for task in [
             sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer, quizDeckTask, quizPicturesTask,
+            coverArtTask,
         ] {
             task?.cancel()
         }
+        // Its folder is removed once the session ends: nothing may be written there after.
+        await coverArtTask?.value
         await player.shutdown()
         console.setStatus([])
         console.close()
@@ -204,6 +210,19 @@ public actor REPL {
             quizDeckTask?.cancel()
         case .publishDesktop(let state, let seeked):
             desktop?.publish(state, seeked: seeked)
+        case .drawCoverArt(let file, let item, let path):
+            coverArtTask?.cancel()
+            coverArtTask = work {
+                .coverArt(file: file, drawn: (try? $0.get()) != nil)
+            } computing: { [sonograms, pictures] () async throws -> Void in
+                let sonogram = try await sonograms.sonogram(of: item, shape: CoverArtMachine.shape)
+                try Task.checkCancellation()
+                // Written whole, then renamed: the desktop never reads half a picture.
+                try pictures.writePNG(SonogramRaster.plain(sonogram), to: path + ".part")
+                guard rename(path + ".part", path) == 0 else { throw CoverArtNotRenamed() }
+            }
+        case .removeCoverArt(let path):
+            unlink(path)
         case .drawQuizPictures(let id, let pictures):
             quizPicturesTask?.cancel()
             quizPicturesTask = work {
@@ -337,3 +356,6 @@ public actor REPL {
         }
     }
 }
+
+/// A cover art picture was written but could not take its name.
+private struct CoverArtNotRenamed: Error {}

@@ -82,11 +82,27 @@ extension SessionMachine {
     mutating func refreshDesktop() {
         guard setup.desktop else { return }
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
-        let state = DesktopState.of(
+        var state = DesktopState.of(
             playback, recording: recording, masked: playing?.masked ?? false, queue: queue.state)
+        if let folder = setup.coverArtFolder, let file = coverArt.file(for: playback.item) {
+            state.track?.artURL = CoverArtMachine.url(of: CoverArtMachine.path(of: file, in: folder))
+        }
         guard state != shownDesktop else { return }
         let seeked = shownDesktop.map { state.seeked(from: $0) } ?? false
         shownDesktop = state
         emit(.publishDesktop(state, seeked: seeked))
+    }
+
+    /// What the cover art machine decided.
+    mutating func run(_ actions: [CoverArtMachine.Action]) {
+        guard let folder = setup.coverArtFolder else { return }
+        for action in actions {
+            switch action {
+            case .draw(let item, let file):
+                emit(.drawCoverArt(file: file, item, path: CoverArtMachine.path(of: file, in: folder)))
+            case .remove(let file):
+                emit(.removeCoverArt(path: CoverArtMachine.path(of: file, in: folder)))
+            }
+        }
     }
 }

@@ -24,6 +24,8 @@ struct SessionMachine: Sendable {
         var seed: UInt64 = 0
         /// The desktop (MPRIS) is on the bus: the rendered state is published to it.
         var desktop = false
+        /// Where the desktop's cover art is kept (the runner's own folder); nil: none is drawn.
+        var coverArtFolder: String?
     }
 
     enum Event: Sendable, Hashable {
@@ -56,8 +58,10 @@ struct SessionMachine: Sendable {
         case quizPictures(id: Int, Result<[Sonogram], WorkFailure>)
         /// The desktop (MPRIS: media keys, playerctl) asked for this.
         case desktop(DesktopCommand)
-        /// A line about the desktop (no session bus): said on a terminal, not in a pipe.
-        case desktopNotice(String)
+        /// There is no session bus: this line is said on a terminal, not in a pipe, and no cover art is drawn.
+        case desktopMissing(String)
+        /// Cover art picture `file` was written (`drawn`), or could not be.
+        case coverArt(file: Int, drawn: Bool)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -161,6 +165,10 @@ struct SessionMachine: Sendable {
         case drawQuizPictures(id: Int, [QuizPicture])
         /// Show the desktop this state (MPRIS properties); `seeked`: signal `Seeked` too.
         case publishDesktop(DesktopState, seeked: Bool)
+        /// Draw `item`'s cover art into `path` (stopping a drawing still running); it ends as `.coverArt(file)`.
+        case drawCoverArt(file: Int, PlayItem, path: String)
+        /// Remove a cover art picture no longer shown.
+        case removeCoverArt(path: String)
         /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
         case abWait(seconds: Double, round: Int)
         /// Save one recording as part of `batch`; it reports as `.saveProgress` and `.saveEnded`.
@@ -220,6 +228,8 @@ struct SessionMachine: Sendable {
     var queue = PlayQueueMachine()
     var saves = SaveBatchMachine()
     var strip = SonogramStripMachine()
+    /// The desktop's cover art (with a ``Setup/coverArtFolder``).
+    var coverArt = CoverArtMachine()
     var gate = LineGateMachine()
     private(set) var sonogramJob: SonogramJob?
     /// What `measure` measures when given nothing (`select`).
@@ -323,8 +333,11 @@ struct SessionMachine: Sendable {
             quizPicturesDrawn(id: id, result)
         case .desktop(let command):
             desktop(command)
-        case .desktopNotice(let text):
+        case .desktopMissing(let text):
             if setup.interactive { say([presenter.desktopNotice(text)]) }
+            run(coverArt.turnOff())
+        case .coverArt(let file, let drawn):
+            run(drawn ? coverArt.drawn(file: file) : coverArt.failed(file: file))
         case .answered(let answer):
             unanswered -= 1
             take(answer)
@@ -441,6 +454,11 @@ struct SessionMachine: Sendable {
             say([line])
         }
         run(strip.playbackChanged(new))
+        if setup.coverArtFolder != nil {
+            // A quiz question's picture could answer it; a state not of the last play request shows nothing.
+            let masked = playing.map { $0.ticket != new.ticket || $0.masked } ?? true
+            run(coverArt.playbackChanged(new, masked: masked))
+        }
         refreshStatus()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
         // A/B side leads to its gap.

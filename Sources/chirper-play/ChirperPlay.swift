@@ -164,6 +164,8 @@ struct ChirperPlay {
         // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
         let desktopCommands = DesktopCommandRelay()
         let desktop = options.noMpris ? nil : DesktopRelay()
+        // The desktop's cover art (the sonogram of what plays) is kept in a folder of the session's own.
+        let coverArtFolder = desktop == nil ? nil : Self.makeCoverArtFolder(environment: environment)
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: options.perPage),
@@ -183,11 +185,12 @@ struct ChirperPlay {
                 source: source, perPage: options.perPage, saveDirectory: saveDirectory,
                 cacheDirectory: cacheDirectory.path,
                 environment: environment),
-            desktop: desktop
+            desktop: desktop,
+            coverArtFolder: coverArtFolder
         )
         desktopCommands.attach(repl)
         if let desktop {
-            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, interactive: console.isInteractive)
+            Self.startDesktop(desktop, commands: desktopCommands, repl: repl)
         }
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
@@ -201,6 +204,7 @@ struct ChirperPlay {
         // pipe reader's thread; 2 ms later to the first line in a cold start).
         player.warmUp()
         let status = await repl.run(banner: banner)
+        if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
         desktop?.stop()
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
@@ -251,25 +255,37 @@ struct ChirperPlay {
 
     /// Holds the play cache's notices until the REPL exists, then passes them on as events.
     /// Starts the MPRIS server on a thread of its own, off the path to the first line and the first sound (it
-    /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) a terminal gets one
-    /// line; a pipe nothing.
-    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, interactive: Bool) {
+    /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) the session is told
+    /// (a terminal gets one line, a pipe nothing).
+    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL) {
         let missing =
             "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
         // No bus to be had: said at once, with no thread and no libsystemd.
         guard MPRISServer.sessionBusMayExist(ProcessInfo.processInfo.environment) else {
-            if interactive { repl.send(.desktopNotice(missing)) }
+            repl.send(.desktopMissing(missing))
             return
         }
         let thread = Thread {
             do {
                 desktop.attach(try MPRISServer.start { commands.send($0) })
             } catch {
-                if interactive { repl.send(.desktopNotice(missing)) }
+                repl.send(.desktopMissing(missing))
             }
         }
         thread.name = "chirper-mpris-start"
         thread.start()
+    }
+
+    /// A new folder, readable by this user only, for the cover art: in `$XDG_RUNTIME_DIR` (the session's
+    /// own, emptied at logout), else in the temporary folder; nil if none can be made (no cover art then).
+    static func makeCoverArtFolder(environment: [String: String]) -> String? {
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let parent = runtime.flatMap { access($0, W_OK) == 0 ? $0 : nil } ?? NSTemporaryDirectory()
+        var template = Array((parent.hasSuffix("/") ? parent : parent + "/").utf8CString.dropLast())
+        template += Array("chirper-play-art.XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
     }
 
     /// The desktop as the REPL sees it: each state goes to the MPRIS server once it has started (the last one

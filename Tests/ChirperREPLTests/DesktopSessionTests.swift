@@ -85,3 +85,53 @@ struct DesktopSessionTests {
                 == [.control(.seek(.absolute(3.5)))])
     }
 }
+
+@Suite("The desktop's cover art in the session")
+struct CoverArtSessionTests {
+    private func session() -> SessionMachine {
+        SessionMachine(
+            .init(
+                interactive: true, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder",
+                desktop: true, coverArtFolder: "/run/user/1000/chirper-play-art.Ab12Cd"))
+    }
+
+    private func drawn(_ actions: [SessionMachine.Action]) -> [SessionMachine.Action] {
+        actions.filter {
+            switch $0 {
+            case .drawCoverArt, .removeCoverArt: true
+            default: false
+            }
+        }
+    }
+
+    @Test("the sonogram of what plays is drawn into the session's folder and becomes the track's art URL")
+    func artURL() {
+        var machine = session()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        let started = machine.handle(.playback(playing(1)))
+        let path = "/run/user/1000/chirper-play-art.Ab12Cd/art-1.png"
+        #expect(drawn(started) == [.drawCoverArt(file: 1, .of(Fixture.wren), path: path)])
+        #expect(published(started).first?.0.track?.artURL == nil, "no art before the picture is written")
+        let shown = published(machine.handle(.coverArt(file: 1, drawn: true)))
+        #expect(shown.count == 1 && shown[0].0.track?.artURL == "file://" + path)
+        #expect(drawn(machine.handle(.playback(playing(2)))).isEmpty, "drawn once")
+    }
+
+    @Test("with no session bus the line is said, and the picture is removed")
+    func noBus() {
+        var machine = session()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(.playback(playing(1)))
+        _ = machine.handle(.coverArt(file: 1, drawn: true))
+        let actions = machine.handle(.desktopMissing("no D-Bus session bus"))
+        #expect(drawn(actions) == [.removeCoverArt(path: "/run/user/1000/chirper-play-art.Ab12Cd/art-1.png")])
+        #expect(actions.contains { if case .print(let lines) = $0 { lines.count == 1 } else { false } })
+    }
+
+    @Test("without a folder (no desktop) nothing is drawn")
+    func noFolder() {
+        var machine = desktopSession()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        #expect(drawn(machine.handle(.playback(playing(1)))).isEmpty)
+    }
+}

@@ -1,3 +1,5 @@
+import ChirperCore
+import ChirperGraphics
 import ChirperTestSupport
 import Foundation
 import Testing
@@ -44,12 +46,17 @@ struct DesktopTests {
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CACHE_HOME"] = folder + "/cache"
         environment["XDG_DATA_HOME"] = folder + "/data"
+        environment["XDG_RUNTIME_DIR"] = folder + "/run"
+        try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
         let session = try ChirperSession(["--output", "pulse"], environment: environment)
         defer { session.kill() }
         let busOnly = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         let status = try WatchedProcess(
             "/usr/bin/playerctl", ["-p", "chirper_play", "--follow", "status"], environment: busOnly)
         defer { status.stop() }
+        let art = try WatchedProcess(
+            "/usr/bin/playerctl", ["-p", "chirper_play", "--follow", "metadata", "mpris:artUrl"], environment: busOnly)
+        defer { art.stop() }
         let seeked = try WatchedProcess(
             "/usr/bin/dbus-monitor", ["--address", bus.address, "type='signal',member='Seeked'"], environment: [:])
         defer { seeked.stop() }
@@ -86,6 +93,15 @@ struct DesktopTests {
         #expect(try await playerctl("metadata", "title") == "Synthetic warbler-like song")
         #expect(try await playerctl("metadata", "artist") == "chirper-play demo generator")
         #expect(try await playerctl("metadata", "xesam:album") == "Synthetica modulata")
+        // The cover art: the recording's sonogram, a PNG in the session's own folder under XDG_RUNTIME_DIR.
+        try await art.waitFor("the cover art's URL") { $0.contains { $0.hasPrefix("file://") } }
+        let artURL = try #require(art.output.first { $0.hasPrefix("file://") })
+        let artPath = try #require(URL(string: artURL)?.path)
+        #expect(artPath.hasPrefix(folder + "/run/chirper-play-art."), "\(artPath)")
+        let picture = try PNGFile.read(artPath)
+        #expect(picture.width == 256 && picture.height == 256)
+        let greys = (0..<picture.height).flatMap { y in (0..<picture.width).map { Int(picture.grey(x: $0, y: y)) } }
+        #expect(greys.min()! < 100 && greys.max()! > 200, "a sonogram has dark calls on a light ground")
         _ = try await playerctl("play-pause")
         try await status.waitFor("playerctl sees it playing again") { $0.last == "Playing" && $0.contains("Paused") }
 
@@ -149,6 +165,9 @@ struct DesktopTests {
         #expect(Array(changes.prefix(3)) == ["Playing", "Paused", "Playing"])
         try await session.quit()
         await pulse.stop()
+        // The pictures go with the session.
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder + "/run")
+        #expect(left.isEmpty, "\(left)")
     }
 
     @Test("without a session bus nothing is said in a pipe, and everything else works")
