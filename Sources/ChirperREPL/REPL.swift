@@ -71,7 +71,7 @@ public actor REPL {
         session = SessionMachine(
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
-                homeDirectory: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory(), contrast: contrast,
+                homeDirectory: getenv("HOME").map { String(cString: $0) } ?? NSHomeDirectory(), contrast: contrast,
                 graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil,
                 coverArtFolder: desktop != nil ? coverArtFolder : nil))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)

@@ -190,7 +190,7 @@ struct ChirperPlay {
         )
         desktopCommands.attach(repl)
         if let desktop {
-            Self.startDesktop(desktop, commands: desktopCommands, repl: repl)
+            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, environment: environment)
         }
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
@@ -257,11 +257,13 @@ struct ChirperPlay {
     /// Starts the MPRIS server on a thread of its own, off the path to the first line and the first sound (it
     /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) the session is told
     /// (a terminal gets one line, a pipe nothing).
-    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL) {
+    static func startDesktop(
+        _ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, environment: [String: String]
+    ) {
         let missing =
             "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
         // No bus to be had: said at once, with no thread and no libsystemd.
-        guard MPRISServer.sessionBusMayExist(ProcessInfo.processInfo.environment) else {
+        guard MPRISServer.sessionBusMayExist(environment) else {
             repl.send(.desktopMissing(missing))
             return
         }
