@@ -124,9 +124,10 @@ public actor REPL {
         ] {
             task?.cancel()
         }
-        // Its folder is removed once the session ends: nothing may be written there after.
-        await coverArtTask?.value
         await player.shutdown()
+        // The cover art's folder is removed once the session ends: nothing may be written there after. Awaited
+        // once the player is down, so that a picture following its download is not left waiting for bytes.
+        await coverArtTask?.value
         console.setStatus([])
         console.close()
         return status
