@@ -33,15 +33,26 @@ public struct CoverArtMachine: Sendable, Hashable {
         case draw(PlayItem, file: Int)
         /// Picture `file` is shown no more: remove it.
         case remove(file: Int)
+        /// Stop the drawing running (nothing plays any more).
+        case stop
     }
 
-    public private(set) var state: State = .none
+    public private(set) var state: State
     private var lastFile = 0
 
-    public init() {}
+    /// `on`: there is a desktop to show pictures and a place to keep them; off, nothing is ever drawn.
+    public init(on: Bool = true) {
+        state = on ? .none : .off
+    }
 
     /// The rendered playback state changed; `masked`: what plays is a quiz question.
     public mutating func playbackChanged(_ playback: PlaybackState, masked: Bool) -> [Action] {
+        // Stopped, failed or ended while its picture is drawn: a download cut short would be fetched again
+        // for a picture no longer shown.
+        if !playback.isActive, case .drawing(_, _, let kept) = state {
+            state = kept.map(State.drawn) ?? .none
+            return [.stop]
+        }
         // Not before the sound has started: by then the player's download is under way, and the picture's
         // reader follows it (one download per recording), as the live strip's does.
         guard case .playing(let progress) = playback, !masked, state != .off else { return [] }
@@ -104,7 +115,10 @@ public struct CoverArtMachine: Sendable, Hashable {
     public static func path(of file: Int, in folder: String) -> String { "\(folder)/art-\(file).png" }
 
     /// The `file://` URL of `path` (MPRIS's `mpris:artUrl`).
-    public static func url(of path: String) -> String { URL(fileURLWithPath: path).absoluteString }
+    public static func url(of path: String) -> String {
+        // Named a file outright: `URL(fileURLWithPath:)` would ask the disk whether it is a folder.
+        URL(filePath: path, directoryHint: .notDirectory).absoluteString
+    }
 
     private mutating func start(_ item: PlayItem, kept: Drawn?) -> [Action] {
         lastFile += 1

@@ -73,7 +73,7 @@ public actor REPL {
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
                 homeDirectory: getenv("HOME").map { String(cString: $0) } ?? NSHomeDirectory(), contrast: contrast,
                 graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil,
-                coverArtFolder: desktop != nil ? coverArtFolder : nil))
+                coverArtFolder: coverArtFolder))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
@@ -212,16 +212,20 @@ public actor REPL {
         case .publishDesktop(let state, let seeked):
             desktop?.publish(state, seeked: seeked)
         case .drawCoverArt(let file, let item, let path):
-            coverArtTask?.cancel()
+            // One drawing at a time: the next waits for the one it stops, so awaiting the last awaits them all.
+            let previous = coverArtTask
+            previous?.cancel()
             coverArtTask = work {
                 .coverArt(file: file, drawn: (try? $0.get()) != nil)
             } computing: { [sonograms, pictures] () async throws -> Void in
+                await previous?.value
                 let sonogram = try await sonograms.sonogram(of: item, shape: CoverArtMachine.shape)
                 try Task.checkCancellation()
-                // Written whole, then renamed: the desktop never reads half a picture.
-                try pictures.writePNG(SonogramRaster.plain(sonogram), to: path + ".part")
-                guard rename(path + ".part", path) == 0 else { throw CoverArtNotRenamed() }
+                // Written whole, then renamed (PNGFile): the desktop never reads half a picture.
+                try pictures.writePNG(SonogramRaster.plain(sonogram), to: path)
             }
+        case .stopCoverArt:
+            coverArtTask?.cancel()
         case .removeCoverArt(let path):
             unlink(path)
         case .drawQuizPictures(let id, let pictures):
@@ -357,6 +361,3 @@ public actor REPL {
         }
     }
 }
-
-/// A cover art picture was written but could not take its name.
-private struct CoverArtNotRenamed: Error {}

@@ -102,6 +102,8 @@ extension SessionMachine {
                 emit(.drawCoverArt(file: file, item, path: CoverArtMachine.path(of: file, in: folder)))
             case .remove(let file):
                 emit(.removeCoverArt(path: CoverArtMachine.path(of: file, in: folder)))
+            case .stop:
+                emit(.stopCoverArt)
             }
         }
     }

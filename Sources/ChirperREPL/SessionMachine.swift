@@ -167,6 +167,8 @@ struct SessionMachine: Sendable {
         case publishDesktop(DesktopState, seeked: Bool)
         /// Draw `item`'s cover art into `path` (stopping a drawing still running); it ends as `.coverArt(file)`.
         case drawCoverArt(file: Int, PlayItem, path: String)
+        /// Stop the cover art drawing running.
+        case stopCoverArt
         /// Remove a cover art picture no longer shown.
         case removeCoverArt(path: String)
         /// Wait `seconds`, then report `abGapEnded(round)` (the runner's clock).
@@ -228,8 +230,8 @@ struct SessionMachine: Sendable {
     var queue = PlayQueueMachine()
     var saves = SaveBatchMachine()
     var strip = SonogramStripMachine()
-    /// The desktop's cover art (with a ``Setup/coverArtFolder``).
-    var coverArt = CoverArtMachine()
+    /// The desktop's cover art (on with a ``Setup/coverArtFolder``).
+    var coverArt: CoverArtMachine
     var gate = LineGateMachine()
     private(set) var sonogramJob: SonogramJob?
     /// What `measure` measures when given nothing (`select`).
@@ -267,6 +269,7 @@ struct SessionMachine: Sendable {
     init(_ setup: Setup) {
         self.setup = setup
         graphics = setup.graphics
+        coverArt = CoverArtMachine(on: setup.coverArtFolder != nil)
     }
 
     /// Takes one event; returns what to do, in order.
@@ -454,11 +457,8 @@ struct SessionMachine: Sendable {
             say([line])
         }
         run(strip.playbackChanged(new))
-        if setup.coverArtFolder != nil {
-            // A quiz question's picture could answer it; a state not of the last play request shows nothing.
-            let masked = playing.map { $0.ticket != new.ticket || $0.masked } ?? true
-            run(coverArt.playbackChanged(new, masked: masked))
-        }
+        // A quiz question's picture could answer it; a state not of the last play request shows nothing.
+        run(coverArt.playbackChanged(new, masked: playing.map { $0.ticket != new.ticket || $0.masked } ?? true))
         refreshStatus()
         // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
         // A/B side leads to its gap.

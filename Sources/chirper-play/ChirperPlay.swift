@@ -164,8 +164,12 @@ struct ChirperPlay {
         // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
         let desktopCommands = DesktopCommandRelay()
         let desktop = options.noMpris ? nil : DesktopRelay()
-        // The desktop's cover art (the sonogram of what plays) is kept in a folder of the session's own.
-        let coverArtFolder = desktop == nil ? nil : Self.makeCoverArtFolder(environment: environment)
+        // The desktop's cover art (the sonogram of what plays) is kept in a folder of the session's own. None
+        // without a bus to be had, nor without the cache: the picture reads the player's download from it, and
+        // would otherwise download each recording a second time.
+        let coverArtFolder =
+            desktop != nil && cache != nil && MPRISServer.sessionBusMayExist(environment)
+            ? Self.makeCoverArtFolder(environment: environment) : nil
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: options.perPage),
@@ -195,7 +199,10 @@ struct ChirperPlay {
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
         // (a session that does not end) leaves at once, still after those writes.
-        let signals = Self.watchSignals(repl: repl, console: console) { cache?.flush() }
+        let signals = Self.watchSignals(repl: repl, console: console) {
+            cache?.flush()
+            if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
+        }
         let banner =
             console.isInteractive
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
@@ -204,8 +211,9 @@ struct ChirperPlay {
         // pipe reader's thread; 2 ms later to the first line in a cold start).
         player.warmUp()
         let status = await repl.run(banner: banner)
-        if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
+        // The desktop stops being shown the picture before it goes.
         desktop?.stop()
+        if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()

@@ -47,6 +47,26 @@ struct CoverArtMachineTests {
         #expect(art.file(for: robin) == 2)
     }
 
+    @Test("playback ending while a picture is drawn stops the drawing; the last picture drawn is kept")
+    func stoppedWhileDrawing() {
+        var art = CoverArtMachine()
+        _ = art.playbackChanged(playing(wren, 1), masked: false)
+        _ = art.drawn(file: 1)
+        _ = art.playbackChanged(playing(robin, 2), masked: false)
+        let ending = PlaybackEnding(item: robin, ticket: PlaybackTicket(2), position: 3, reason: .stopped)
+        #expect(art.playbackChanged(.idle(ending), masked: false) == [.stop])
+        #expect(art.failed(file: 2).isEmpty, "the stopped drawing reports nothing that matters")
+        #expect(art.playbackChanged(playing(wren, 3), masked: false).isEmpty, "the wren's picture is still there")
+        #expect(art.file(for: wren) == 1)
+    }
+
+    @Test("off (no desktop, or nowhere to keep pictures), nothing is ever drawn")
+    func off() {
+        var art = CoverArtMachine(on: false)
+        #expect(art.playbackChanged(playing(wren, 1), masked: false).isEmpty)
+        #expect(art.state == .off)
+    }
+
     @Test("a quiz question gets no picture: its sonogram could answer it")
     func quizMasked() {
         var art = CoverArtMachine()

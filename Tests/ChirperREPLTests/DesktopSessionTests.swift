@@ -98,23 +98,35 @@ struct CoverArtSessionTests {
     private func drawn(_ actions: [SessionMachine.Action]) -> [SessionMachine.Action] {
         actions.filter {
             switch $0 {
-            case .drawCoverArt, .removeCoverArt: true
+            case .drawCoverArt, .removeCoverArt, .stopCoverArt: true
             default: false
             }
         }
     }
 
     @Test("the sonogram of what plays is drawn into the session's folder and becomes the track's art URL")
-    func artURL() {
+    func artURL() throws {
         var machine = session()
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
         let started = machine.handle(.playback(playing(1)))
         let path = "/run/user/1000/chirper-play-art.Ab12Cd/art-1.png"
         #expect(drawn(started) == [.drawCoverArt(file: 1, .of(Fixture.wren), path: path)])
-        #expect(published(started).first?.0.track?.artURL == nil, "no art before the picture is written")
+        let before = try #require(published(started).first?.0.track)
+        #expect(before.title == "Eurasian Wren" && before.artURL == nil, "no art before the picture is written")
         let shown = published(machine.handle(.coverArt(file: 1, drawn: true)))
         #expect(shown.count == 1 && shown[0].0.track?.artURL == "file://" + path)
         #expect(drawn(machine.handle(.playback(playing(2)))).isEmpty, "drawn once")
+    }
+
+    @Test("stopped while its picture is drawn, the drawing stops (a download cut short is not fetched again)")
+    func stoppedWhileDrawing() {
+        var machine = session()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(.playback(playing(1)))
+        let ending = PlaybackEnding(
+            item: .of(Fixture.wren), ticket: PlaybackTicket(1), position: 1.5, reason: .stopped)
+        #expect(drawn(machine.handle(.playback(.idle(ending)))) == [.stopCoverArt])
+        #expect(drawn(machine.handle(.coverArt(file: 1, drawn: false))).isEmpty)
     }
 
     @Test("with no session bus the line is said, and the picture is removed")

@@ -166,6 +166,33 @@ struct QuizSessionTests {
         }
     }
 
+    @Test("a question on the desktop shows no cover art: its sonogram could answer it")
+    func noCoverArt() throws {
+        var driver = QuizDriver()
+        driver.machine = SessionMachine(
+            .init(
+                interactive: false, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder",
+                seed: 11, desktop: true, coverArtFolder: "/run/user/1000/chirper-play-art.Ab12Cd"))
+        let start = driver.send(typed("quiz gen:sylvia --questions 2"))
+        guard
+            case .buildQuizDeck(let id, _)? = start.first(where: {
+                if case .buildQuizDeck = $0 { true } else { false }
+            })
+        else {
+            Issue.record("quiz did not ask for its deck: \(start)")
+            return
+        }
+        _ = driver.send(.quizDeck(id: id, .success(deckRecordings)))
+        let item = try #require(driver.playingItem)
+        let heard = driver.send(
+            .playback(.playing(PlaybackProgress(item: item, ticket: PlaybackTicket(driver.tickets)))))
+        let drawn = heard.filter { if case .drawCoverArt = $0 { true } else { false } }
+        #expect(drawn.isEmpty, "\(drawn)")
+        let shown = heard.compactMap { if case .publishDesktop(let state, _) = $0 { state } else { nil } }
+        let track = try #require(shown.last?.track)
+        #expect(track.title == item.label && track.artURL == nil)
+    }
+
     @Test("answers out of range and unknown names are refused with the closest names; skip reveals; stop scores")
     func badAnswers() throws {
         var driver = QuizDriver()

@@ -10,8 +10,9 @@ in the resident size). `make run`, `make install` and `make bench` link with lld
 `--symbol-ordering-file`, which puts the functions named in this file first, in this order, so that what
 runs sits in a few MB.
 
-The functions are the ones valgrind's callgrind sees run in these sessions, in this order (so that the
-start-up comes first): `--version`, `--help`, a search and a play to PulseAudio, a search, next-page and a
+The functions are the ones valgrind's callgrind sees run in these sessions, session by session in this
+order (so that the start-up comes first; within a session by name, as callgrind does not say when each
+first ran): `--version`, `--help`, a search and a play to PulseAudio, a search, next-page and a
 decode to null, a seek, the offline catalogue with a sonogram, and a terminal session with the status
 line and the live strip. It uses `make bench`'s inputs, loopback server and private PulseAudio.
 
@@ -20,6 +21,7 @@ new function not named here is only laid out with the rest. Needs valgrind (`apt
 """
 
 import argparse
+import json
 import os
 import pty
 import re
@@ -65,8 +67,11 @@ def called_functions(profile):
 
 def run_plain(command, lines, env):
     feed = "".join(f"{line}\n" for line in lines).encode()
-    subprocess.run(command, input=feed, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=600, check=False)
+    try:
+        subprocess.run(command, input=feed, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=600, check=False)
+    except subprocess.TimeoutExpired:
+        log("a session did not end in 600 s; its profile so far is used")
 
 
 def run_terminal(command, lines, env):
@@ -87,11 +92,21 @@ def run_terminal(command, lines, env):
                 except OSError:
                     return
 
-    drain(2, 30)
-    for line in lines:
-        os.write(fd, line.encode() + b"\r")
-        drain(3 if line.startswith("play") else 1, 40)  # under valgrind a 10 s clip plays in about 12 s
-    os.waitpid(pid, 0)
+    try:
+        drain(2, 30)
+        for line in lines:
+            os.write(fd, line.encode() + b"\r")
+            drain(3 if line.startswith("play") else 1, 40)  # under valgrind a 10 s clip plays in about 12 s
+        drain(5, 30)
+    finally:
+        os.close(fd)
+        # A session that did not quit is ended (its profile is written as it goes).
+        for _ in range(100):
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                return
+            time.sleep(0.1)
+        os.kill(pid, 15)
+        os.waitpid(pid, 0)
 
 
 def main():
@@ -104,42 +119,50 @@ def main():
     if not shutil.which("valgrind"):
         raise SystemExit("link-order: valgrind is needed (apt-get install valgrind)")
     work = Path(tempfile.mkdtemp(prefix="chirper-order."))
+    try:
+        order = profile(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    Path(args.write).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.write).write_text("".join(f"{name}\n" for name in order))
+    log(f"wrote {len(order)} names to {args.write}")
+
+
+def profile(args, work):
+    """The functions run, session by session, under callgrind."""
     catalog = generate_inputs(Path(args.cache))
     # valgrind cannot read the DWARF 5 of a Swift build: profile a copy without it (the symbols stay).
     binary = work / "chirper-play"
     subprocess.run(["strip", "--strip-debug", "-o", str(binary), args.binary], check=True)
     pulse = Pulse(work / "pulse")
-    pulse.start()
     lengths = {f"{name}.mp3": f"{s // 60}:{s % 60:02d}" for name, s in
                list(INPUTS.items()) + [(SEEK_NAME, SEEK_SECONDS)]}
     server = subprocess.Popen(
         [sys.executable, str(HERE / "server.py"), "--audio-dir", args.cache, "--pages", "1000",
-         "--lengths", __import__("json").dumps(lengths)],
+         "--lengths", json.dumps(lengths)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
+        pulse.start()
         port = re.match(r"port=(\d+)", server.stdout.readline()).group(1)
         api = f"http://127.0.0.1:{port}/api/3/recordings"
         env = dict(pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1", HOME=str(work / "home"),
                    TERM="xterm-256color")
         order, seen = [], set()
         for name, arguments, lines, terminal in scenarios(api):
-            profile = work / f"{name}.callgrind"
+            output = work / f"{name}.callgrind"
             command = ["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
-                       "--compress-strings=no", f"--callgrind-out-file={profile}", str(binary),
+                       "--compress-strings=no", f"--callgrind-out-file={output}", str(binary),
                        *[a.replace("{catalog}", str(catalog)) for a in arguments]]
             started = time.monotonic()
             (run_terminal if terminal else run_plain)(command, lines, env)
-            new = sorted(set(called_functions(profile)) - seen)
+            new = sorted(set(called_functions(output)) - seen)
             seen.update(new)
             order += new
             log(f"{name}: {len(new)} more functions ({time.monotonic() - started:.0f} s)")
     finally:
         server.terminate()
         pulse.stop()
-    Path(args.write).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.write).write_text("".join(f"{name}\n" for name in order))
-    log(f"wrote {len(order)} names to {args.write}")
-    shutil.rmtree(work, ignore_errors=True)
+    return order
 
 
 if __name__ == "__main__":
