@@ -19,6 +19,24 @@ public struct CoverArtMachine: Sendable, Hashable {
         case failed(PlayItem, kept: Drawn?)
         /// No desktop to show a picture (no session bus): nothing is drawn.
         case off
+
+        /// The recording the state is about: drawn, being drawn or failed.
+        var item: PlayItem? {
+            switch self {
+            case .drawing(let item, _, _), .failed(let item, _): item
+            case .drawn(let drawn): drawn.item
+            case .none, .off: nil
+            }
+        }
+
+        /// The picture on disk, if any.
+        var onDisk: Drawn? {
+            switch self {
+            case .drawn(let drawn): drawn
+            case .drawing(_, _, let kept), .failed(_, let kept): kept
+            case .none, .off: nil
+            }
+        }
     }
 
     /// A picture on disk.
@@ -49,29 +67,19 @@ public struct CoverArtMachine: Sendable, Hashable {
     public mutating func playbackChanged(_ playback: PlaybackState, masked: Bool) -> [Action] {
         // Stopped, failed or ended while its picture is drawn: a download cut short would be fetched again
         // for a picture no longer shown.
-        if !playback.isActive, case .drawing(_, _, let kept) = state {
-            state = kept.map(State.drawn) ?? .none
+        if !playback.isActive, case .drawing = state {
+            state = state.onDisk.map(State.drawn) ?? .none
             return [.stop]
         }
         // Not before the sound has started: by then the player's download is under way, and the picture's
         // reader follows it (one download per recording), as the live strip's does.
-        guard case .playing(let progress) = playback, !masked, state != .off else { return [] }
-        let item = progress.item
-        switch state {
-        case .drawn(let drawn) where drawn.item == item:
+        // Drawn, being drawn or failed already: once a recording. Another recording's drawing is stopped (one
+        // that wrote before it stopped is removed when it reports); the picture on disk stays until the new one
+        // is written.
+        guard case .playing(let progress) = playback, !masked, state != .off, state.item != progress.item else {
             return []
-        case .drawing(let drawing, _, _) where drawing == item:
-            return []
-        case .failed(let failed, _) where failed == item:
-            return []
-        case .none, .off:
-            return start(item, kept: nil)
-        case .drawn(let drawn):
-            return start(item, kept: drawn)
-        case .drawing(_, _, let kept), .failed(_, let kept):
-            // A drawing stopped writes nothing; one that wrote before it stopped is removed when it reports.
-            return start(item, kept: kept)
         }
+        return start(progress.item, kept: state.onDisk)
     }
 
     /// Picture `file` was written (a picture no longer wanted is removed).
@@ -92,14 +100,9 @@ public struct CoverArtMachine: Sendable, Hashable {
 
     /// There is no desktop to show pictures: the ones on disk are removed and no more are drawn.
     public mutating func turnOff() -> [Action] {
-        let kept: Drawn?
-        switch state {
-        case .drawn(let drawn): kept = drawn
-        case .drawing(_, _, let last), .failed(_, let last): kept = last
-        case .none, .off: kept = nil
-        }
+        let onDisk = state.onDisk
         state = .off
-        return kept.map { [.remove(file: $0.file)] } ?? []
+        return onDisk.map { [.remove(file: $0.file)] } ?? []
     }
 
     /// The picture file to show with `item`, when it has one.

@@ -167,9 +167,12 @@ struct ChirperPlay {
         // The desktop's cover art (the sonogram of what plays) is kept in a folder of the session's own. None
         // without a bus to be had, nor without the cache: the picture reads the player's download from it, and
         // would otherwise download each recording a second time.
+        let busMayExist = MPRISServer.sessionBusMayExist(environment)
         let coverArtFolder =
-            desktop != nil && cache != nil && MPRISServer.sessionBusMayExist(environment)
-            ? Self.makeCoverArtFolder(environment: environment) : nil
+            desktop != nil && cache != nil && busMayExist ? Self.makeCoverArtFolder(environment: environment) : nil
+        let removeCoverArt: @Sendable () -> Void = {
+            if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
+        }
         let repl = REPL(
             console: console,
             list: ListController(source: source, perPage: options.perPage),
@@ -194,14 +197,14 @@ struct ChirperPlay {
         )
         desktopCommands.attach(repl)
         if let desktop {
-            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, environment: environment)
+            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, busMayExist: busMayExist)
         }
         notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
         // (a session that does not end) leaves at once, still after those writes.
         let signals = Self.watchSignals(repl: repl, console: console) {
             cache?.flush()
-            if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
+            removeCoverArt()
         }
         let banner =
             console.isInteractive
@@ -213,7 +216,7 @@ struct ChirperPlay {
         let status = await repl.run(banner: banner)
         // The desktop stops being shown the picture before it goes.
         desktop?.stop()
-        if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
+        removeCoverArt()
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()
@@ -265,13 +268,11 @@ struct ChirperPlay {
     /// Starts the MPRIS server on a thread of its own, off the path to the first line and the first sound (it
     /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) the session is told
     /// (a terminal gets one line, a pipe nothing).
-    static func startDesktop(
-        _ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, environment: [String: String]
-    ) {
+    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, busMayExist: Bool) {
         let missing =
             "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
         // No bus to be had: said at once, with no thread and no libsystemd.
-        guard MPRISServer.sessionBusMayExist(environment) else {
+        guard busMayExist else {
             repl.send(.desktopMissing(missing))
             return
         }
