@@ -57,6 +57,12 @@ struct DesktopTests {
         let art = try WatchedProcess(
             "/usr/bin/playerctl", ["-p", "chirper_play", "--follow", "metadata", "mpris:artUrl"], environment: busOnly)
         defer { art.stop() }
+        // The desktop sees a change after the session has printed it (the bus has a thread of its own): what it
+        // shows is waited for as it arrives, not read once.
+        let trackID = try WatchedProcess(
+            "/usr/bin/playerctl", ["-p", "chirper_play", "--follow", "metadata", "mpris:trackid"],
+            environment: busOnly)
+        defer { trackID.stop() }
         let seeked = try WatchedProcess(
             "/usr/bin/dbus-monitor", ["--address", bus.address, "type='signal',member='Seeked'"], environment: [:])
         defer { seeked.stop() }
@@ -139,7 +145,9 @@ struct DesktopTests {
             return String(line[start.upperBound...].prefix { $0 != "\"" })
         }
         #expect(ids.count == 3, "\(tracks)")
-        #expect(try await playerctl("metadata", "mpris:trackid") == ids.first.map { "'\($0)'" })
+        let first = try #require(ids.first)
+        try await trackID.waitFor("the desktop shows the first track playing") { $0.last?.contains(first) == true }
+        #expect(trackID.output.last == "'\(first)'")
         let listed = try await dbusSend(
             "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata", "array:objpath:\(ids.joined(separator: ","))")
         #expect(listed.components(separatedBy: "xesam:title").count == 4, "\(listed)")
