@@ -328,27 +328,89 @@ extension PlaybackState {
     }
 }
 
-/// Collects every state a player publishes, in order.
+/// Collects every state a player publishes, in order; `waitFor` wakes as the log takes each one.
 final class StateLog: Sendable {
-    private let states = NIOLockedValueBox<[PlaybackState]>([])
+    private struct Watcher {
+        var id: Int
+        var predicate: @Sendable ([String]) -> Bool
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct Log {
+        var states: [PlaybackState] = []
+        var watchers: [Watcher] = []
+        var nextID = 0
+        /// Waits cancelled before they were registered.
+        var cancelled: Set<Int> = []
+    }
+
+    private let log = NIOLockedValueBox(Log())
     private let task: Task<Void, Never>
 
     init(_ player: Player) {
         let updates = player.stateUpdates()
-        let states = self.states
+        let log = self.log
         task = Task {
-            for await state in updates { states.withLockedValue { $0.append(state) } }
+            for await state in updates {
+                let met = log.withLockedValue { log -> [Watcher] in
+                    log.states.append(state)
+                    let kinds = Self.kinds(of: log.states)
+                    let met = log.watchers.filter { $0.predicate(kinds) }
+                    log.watchers.removeAll { $0.predicate(kinds) }
+                    return met
+                }
+                met.forEach { $0.continuation.resume(returning: true) }
+            }
         }
     }
 
     deinit { task.cancel() }
 
-    var all: [PlaybackState] { states.withLockedValue { $0 } }
+    var all: [PlaybackState] { log.withLockedValue { $0.states } }
 
     /// The kinds of state seen, with repeats collapsed: e.g. ["idle", "buffering", "playing", "idle"].
-    var kinds: [String] {
+    var kinds: [String] { Self.kinds(of: all) }
+
+    /// Returns once the kinds seen satisfy `predicate` (now, or as the log takes a state); throws after `seconds`,
+    /// a deadline for a player that never gets there, not a synchronisation.
+    func waitFor(_ what: String, seconds: Double = 30, _ predicate: @escaping @Sendable ([String]) -> Bool)
+        async throws
+    {
+        let met = try await within(seconds: seconds) { await self.until(predicate) ? true : nil }
+        guard met == true else { throw TestFailure("timed out after \(seconds) s waiting for \(what); log \(kinds)") }
+    }
+
+    /// True once `predicate` holds; false if the waiting task is cancelled first.
+    private func until(_ predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        let id = log.withLockedValue { log in
+            log.nextID += 1
+            return log.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = log.withLockedValue { log -> Bool? in
+                    if log.cancelled.remove(id) != nil { return false }
+                    if predicate(Self.kinds(of: log.states)) { return true }
+                    log.watchers.append(Watcher(id: id, predicate: predicate, continuation: continuation))
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiting = log.withLockedValue { log -> Watcher? in
+                guard let index = log.watchers.firstIndex(where: { $0.id == id }) else {
+                    log.cancelled.insert(id)
+                    return nil
+                }
+                return log.watchers.remove(at: index)
+            }
+            waiting?.continuation.resume(returning: false)
+        }
+    }
+
+    private static func kinds(of states: [PlaybackState]) -> [String] {
         var result: [String] = []
-        for state in all {
+        for state in states {
             let kind: String
             switch state {
             case .idle: kind = "idle"

@@ -37,7 +37,7 @@ struct PlayerTests {
         #expect(sink.totals.samples == shortWAV.expected.count)
         #expect(sink.totals.outputs == 1)
         #expect(player.runningPipelines == 0)
-        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" && log.kinds.count >= 4 }
+        try await log.waitFor("the log to catch up") { $0.last == "idle" && $0.count >= 4 }
         #expect(log.kinds == ["idle", "buffering", "playing", "idle"])
         // Each change is published once: no two consecutive states are equal.
         let states = log.all

@@ -173,7 +173,7 @@ private func playToEnd(
     player.play(PlayItem(label: "XC1", location: .remote(url)))
     let end = try await player.waitFor("the end of the track") { $0.isIdle || $0.failureReason != nil }
     if let reason = end.failureReason { throw TestFailure("failed: \(reason)") }
-    try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" && log.kinds.count >= 3 }
+    try await log.waitFor("the log to catch up") { $0.last == "idle" && $0.count >= 3 }
     await player.shutdown()
     return (sink, clock, log.kinds)
 }
@@ -368,7 +368,7 @@ struct ResumeTests {
         output.completeDrain()
         let end = try await player.waitFor("the end") { $0.isIdle || $0.failureReason != nil }
         #expect(end.isIdle)
-        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        try await log.waitFor("the log to catch up") { $0.last == "idle" }
         #expect(log.kinds == ["idle", "buffering", "playing", "idle"])
         #expect(output.samples == wav.expected)
         await player.shutdown()
@@ -399,7 +399,7 @@ struct ResumeTests {
         await output.playUntilDrain()
         output.completeDrain()
         try await player.waitFor("the end") { $0.isIdle }
-        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        try await log.waitFor("the log to catch up") { $0.last == "idle" }
         #expect(log.kinds == ["idle", "buffering", "playing", "buffering", "playing", "idle"])
         #expect(output.samples == wav.expected)
         #expect(backoff.sleeps == [.milliseconds(500)])
@@ -443,7 +443,7 @@ struct ResumeTests {
         output.completeDrain()
         let end = try await player.waitFor("the end") { $0.isIdle || $0.failureReason != nil }
         #expect(end.isIdle)
-        try await player.waitFor("the log to catch up") { _ in log.kinds.last == "idle" }
+        try await log.waitFor("the log to catch up") { $0.last == "idle" }
         #expect(log.kinds == ["idle", "buffering", "playing", "buffering", "playing", "buffering", "playing", "idle"])
         #expect(output.samples == wav.expected)
         #expect(sink.outputs.count == 1)
