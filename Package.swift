@@ -53,31 +53,21 @@ let package = Package(
         // libpulse's headers (libpulse-dev), and the library loaded with dlopen at the first PulseAudio output
         // rather than linked (include/CPulse.h says why). No pkgConfig: libpulse.pc adds -D_REENTRANT/-pthread,
         // which SwiftPM flags as prohibited (a warning); the headers are in the default include path.
-        .target(name: "CPulse", linkerSettings: [.linkedLibrary("dl")]),
-        // libsyn123 ships with libmpg123 (same -dev package): its resampler does `speed … tape`.
-        .systemLibrary(
-            name: "CSyn123",
-            pkgConfig: "libsyn123",
-            providers: [.apt(["libmpg123-dev"])]
-        ),
-        // libsonic (Apache-2.0): the pitch-keeping time-stretch of `speed … keep`.
-        .systemLibrary(
-            name: "CSonic",
-            providers: [.apt(["libsonic-dev"])]
-        ),
-        // FFTW 3 (GPL-2.0-or-later), single precision: the real FFT of the sonogram and the measurements.
-        .systemLibrary(
-            name: "CFFTW",
-            pkgConfig: "fftw3f",
-            providers: [.apt(["libfftw3-dev"])]
-        ),
+        .target(name: "CPulse", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // The code that loads a C library with dlopen at its first use instead of linking it (a header of macros
+        // each loader below uses): what a session does not use costs its start nothing.
+        .target(name: "CLazyLibrary"),
+        // libsyn123 ships with libmpg123 (same -dev package): its resampler does `speed … tape`. Loaded on demand.
+        .target(name: "CSyn123", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // libsonic (Apache-2.0, libsonic-dev): the pitch-keeping time-stretch of `speed … keep`. Loaded on demand.
+        .target(name: "CSonic", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // FFTW 3 (GPL-2.0-or-later, libfftw3-dev), single precision: the real FFT of the sonogram and the
+        // measurements. Loaded on demand.
+        .target(name: "CFFTW", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // glibc's malloc.h (mallopt), for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
-        .systemLibrary(
-            name: "CEditLine",
-            pkgConfig: "libedit",
-            providers: [.apt(["libedit-dev"])]
-        ),
+        // libedit (libedit-dev): the terminal's line editing and history. Loaded on demand, by a terminal only.
+        .target(name: "CEditLine", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // The only code that touches the C audio libraries.
         .target(
             name: "ChirperAudio",
@@ -95,24 +85,16 @@ let package = Package(
             pkgConfig: "chafa",
             providers: [.apt(["libchafa-dev"])]
         ),
-        // libpng's simplified API: the sonogram as a PNG file.
-        .systemLibrary(
-            name: "CPNG",
-            pkgConfig: "libpng",
-            providers: [.apt(["libpng-dev"])]
-        ),
+        // libpng's simplified API (libpng-dev): the sonogram as a PNG file. Loaded on demand.
+        .target(name: "CPNG", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // The only code that touches the C graphics libraries: PNG files and terminal pixel protocols.
         .target(
             name: "ChirperGraphics",
             dependencies: ["ChirperCore", "CChafa", "CPNG"],
             swiftSettings: swiftSettings
         ),
-        // SQLite (public domain): the quiz's store of decks, answers and schedules.
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
+        // SQLite (public domain, libsqlite3-dev): the quiz's store of decks, answers and schedules. Loaded on demand.
+        .target(name: "CSQLite", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // The only code that touches SQLite: the user's quiz progress on disk.
         .target(
             name: "ChirperStore",
@@ -121,7 +103,7 @@ let package = Package(
         ),
         // sd-bus (libsystemd, LGPL-2.1+): the session bus, for MPRIS. Its headers (libsystemd-dev), and the
         // library loaded with dlopen when the MPRIS server starts rather than linked (include/CSystemd.h says why).
-        .target(name: "CSystemd", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSystemd", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // The only code that touches D-Bus: the MPRIS server (media keys, playerctl, the desktop's widget).
         .target(
             name: "ChirperDesktop",

@@ -1,13 +1,10 @@
-// Loads libsystemd on demand (see include/CSystemd.h) and defines the `sd_bus_*` functions the Swift code calls,
-// each forwarding to libsystemd's own. They are hidden, so libsystemd's internal calls never reach them.
+// Loads libsystemd on demand (see include/CSystemd.h): the `sd_bus_*` functions the Swift code calls are this
+// file's forwarders to libsystemd's own (CLazyLibrary.h). CHIRPER_LIBSYSTEMD names another file to load (tests
+// name a missing one).
 #include "CSystemd.h"
 
-#include <dlfcn.h>
+#include <CLazyLibrary.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 // X(return type, name, parameters, arguments, value without the library).
 #define CHIRPER_SDBUS_FUNCTIONS(X) \
@@ -37,46 +34,5 @@
     X(int, sd_bus_reply_method_error, (sd_bus_message *call, const sd_bus_error *e), (call, e), -ENOSYS) \
     X(int, sd_bus_message_get_expect_reply, (sd_bus_message *m), (m), -ENOSYS)
 
-#define CHIRPER_POINTER(ret, name, params, args, none) static ret(*loaded_##name) params;
-CHIRPER_SDBUS_FUNCTIONS(CHIRPER_POINTER)
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char failure[256];
-static void load(void);
-
-#define CHIRPER_FORWARD(ret, name, params, args, none) \
-    __attribute__((visibility("hidden"))) ret name params { \
-        pthread_once(&once, load); \
-        if (loaded_##name == NULL) return none; \
-        return loaded_##name args; \
-    }
-CHIRPER_SDBUS_FUNCTIONS(CHIRPER_FORWARD)
-
-static void clear(void) {
-#define CHIRPER_CLEAR(ret, name, params, args, none) loaded_##name = NULL;
-    CHIRPER_SDBUS_FUNCTIONS(CHIRPER_CLEAR)
-}
-
-static void load(void) {
-    // CHIRPER_LIBSYSTEMD names another file to load (tests name a missing one).
-    const char *name = getenv("CHIRPER_LIBSYSTEMD");
-    void *library = dlopen(name != NULL && name[0] != '\0' ? name : "libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(failure, sizeof failure, "%s", dlerror());
-        return;
-    }
-#define CHIRPER_LOOKUP(ret, name, params, args, none) \
-    if ((*(void **)&loaded_##name = dlsym(library, #name)) == NULL) { \
-        snprintf(failure, sizeof failure, "libsystemd.so.0 has no %s", #name); \
-        clear(); \
-        return; \
-    }
-    CHIRPER_SDBUS_FUNCTIONS(CHIRPER_LOOKUP)
-}
-
-int chirper_sdbus_load(char *error, size_t size) {
-    pthread_once(&once, load);
-    if (failure[0] == '\0') return 0;
-    if (error != NULL && size > 0) snprintf(error, size, "%s", failure);
-    return -1;
-}
+CHIRPER_LAZY_LIBRARY(sdbus, "libsystemd.so.0", "CHIRPER_LIBSYSTEMD", CHIRPER_SDBUS_FUNCTIONS, CHIRPER_LAZY_NONE,
+                     CHIRPER_LAZY_NONE)

@@ -4,7 +4,9 @@ import CSonic
 /// libsonic could not allocate its buffers (its only failure).
 public struct SonicError: UserFacingError, Hashable, CustomStringConvertible {
     public var message: String
-    public var userMessage: String { "cannot change the speed: \(message); try another speed" }
+    /// What the user can do about it.
+    public var remedy = "try another speed"
+    public var userMessage: String { "cannot change the speed: \(message); \(remedy)" }
     public var description: String { "sonic: \(message)" }
 }
 
@@ -21,6 +23,9 @@ public final class SonicStretcher {
     private var scratch: [Int16] = []
 
     public init(sampleRate: Int, channels: Int, speed: Double) throws(SonicError) {
+        if let reason = LazyLibrary.failure(chirper_sonic_load) {
+            throw SonicError(message: "cannot load libsonic (\(reason))", remedy: "install libsonic0")
+        }
         guard let stream = sonicCreateStream(Int32(sampleRate), Int32(channels)) else {
             throw SonicError(message: "out of memory for \(sampleRate) Hz, \(channels) channels")
         }

@@ -6,7 +6,9 @@ import CSyn123
 public struct Syn123Error: UserFacingError, Hashable, CustomStringConvertible {
     public var code: Int32
     public var message: String
-    public var userMessage: String { "cannot change the speed: \(message); try another speed" }
+    /// What the user can do about it.
+    public var remedy = "try another speed"
+    public var userMessage: String { "cannot change the speed: \(message); \(remedy)" }
     public var description: String { "syn123 error \(code): \(message)" }
 }
 
@@ -26,6 +28,9 @@ public final class Syn123Resampler {
     private var output: [Float] = []
 
     public init(sampleRate: Int, channels: Int, speed: Double) throws(Syn123Error) {
+        if let reason = LazyLibrary.failure(chirper_syn123_load) {
+            throw Syn123Error(code: -1, message: "cannot load libsyn123 (\(reason))", remedy: "install libsyn123-0")
+        }
         var error: Int32 = 0
         let encoding = Int32(MPG123_ENC_FLOAT_32.rawValue)
         guard let handle = syn123_new(sampleRate, Int32(channels), encoding, 0, &error) else {

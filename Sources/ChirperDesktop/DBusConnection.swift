@@ -15,12 +15,8 @@ final class DBusConnection {
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `XDG_RUNTIME_DIR`).
     init() throws(DBusError) {
-        var reason = [CChar](repeating: 0, count: 256)
-        guard chirper_sdbus_load(&reason, reason.count) == 0 else {
-            throw DBusError(
-                userMessage:
-                    "D-Bus: libsystemd cannot be loaded (\(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))"
-            )
+        if let reason = LazyLibrary.failure(chirper_sdbus_load) {
+            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(reason))")
         }
         var opened: OpaquePointer?
         let code = sd_bus_open_user(&opened)

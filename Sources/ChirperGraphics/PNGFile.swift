@@ -16,7 +16,8 @@ public struct PNGError: UserFacingError, Hashable {
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         png_image_free(&image)
-        throw PNGError(path: path, reason: message.isEmpty ? "libpng failed" : message)
+        let missing = LazyLibrary.failure(chirper_png_load).map { "cannot load libpng (\($0)); install libpng16-16" }
+        throw PNGError(path: path, reason: message.isEmpty ? missing ?? "libpng failed" : message)
     }
 }
 

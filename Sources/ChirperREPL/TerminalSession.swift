@@ -84,6 +84,9 @@ final class TerminalSession {
         mailbox: TerminalMailbox,
         continuation: AsyncStream<String>.Continuation
     ) throws(TerminalConsoleError) {
+        if let reason = LazyLibrary.failure(chirper_editline_load) {
+            throw .setupFailed("cannot load libedit (\(reason)); install libedit2")
+        }
         // libedit's own FILEs on duplicates of the standard descriptors, so closing them at the end closes only those.
         var files: [UnsafeMutablePointer<FILE>] = []
         for (descriptor, mode) in [(STDIN_FILENO, "r"), (STDOUT_FILENO, "w"), (STDERR_FILENO, "w")] {

@@ -25,6 +25,11 @@ final class SQLiteDatabase {
     /// - Parameter busyTimeout: how long a statement waits for another program's lock before it is refused.
     init(path: String, busyTimeout: Int32 = 2000) throws(StoreError) {
         self.path = path
+        if let reason = LazyLibrary.failure(chirper_sqlite_load) {
+            throw StoreError(
+                code: SQLITE_ERROR,
+                message: "the quiz store \(path) cannot open: cannot load libsqlite3 (\(reason)); install libsqlite3-0")
+        }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(
             path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil)

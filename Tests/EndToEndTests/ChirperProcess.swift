@@ -194,6 +194,15 @@ final class LiveChirper: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// The files it has mapped now (`/proc/PID/maps`): its executable and the shared libraries it loaded.
+    func mappedFiles() throws -> Set<String> {
+        // Read to its end: /proc files have no size, and a read by size stops at the first page.
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/maps"))
+        defer { try? file.close() }
+        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in line.split(separator: " ").last.map(String.init) })
+    }
+
     /// The exit status (128 + n for a signal the program handled by leaving).
     func waitForExit() async -> Int32? {
         var iterator = exited.makeAsyncIterator()

@@ -1,4 +1,0 @@
-#ifndef CHIRPER_CSONIC_SHIM_H
-#define CHIRPER_CSONIC_SHIM_H
-#include <sonic.h>
-#endif
