@@ -7,6 +7,13 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Debian's multiarch folder, where glib's and libchafa's configuration headers are (pkg-config's paths).
+#if arch(arm64)
+    let multiarch = "aarch64-linux-gnu"
+#else
+    let multiarch = "x86_64-linux-gnu"
+#endif
+
 let package = Package(
     name: "chirper-play",
     platforms: [.macOS(.v13)],
@@ -79,11 +86,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // libchafa (LGPL-3.0+): encodes pictures for the kitty graphics protocol and sixel terminals.
-        .systemLibrary(
+        // libchafa (LGPL-3.0+, libchafa-dev): a picture as sixels. Loaded on demand; its API is used in C, behind
+        // one function (include/CChafa.h), so only this target needs the headers' paths (pkg-config's, without
+        // its -lchafa -lglib-2.0: a library named on the link line is loaded at every start).
+        .target(
             name: "CChafa",
-            pkgConfig: "chafa",
-            providers: [.apt(["libchafa-dev"])]
+            dependencies: ["CLazyLibrary"],
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/chafa", "-I/usr/lib/\(multiarch)/chafa/include", "-I/usr/include/glib-2.0",
+                    "-I/usr/lib/\(multiarch)/glib-2.0/include",
+                ])
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // libpng's simplified API (libpng-dev): the sonogram as a PNG file. Loaded on demand.
         .target(name: "CPNG", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),

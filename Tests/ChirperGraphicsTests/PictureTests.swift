@@ -84,6 +84,20 @@ struct PictureTests {
         #expect(zip(rows, expectedRows).allSatisfy { abs($0 - $1) <= 1 }, "\(rows)")
     }
 
+    @Test("without libchafa a sixel picture is one line saying so, printed where the picture would be")
+    func sixelsWithoutLibchafa() async {
+        // In a child process of its own: the library is loaded once per process.
+        await #expect(processExitsWith: .success) {
+            setenv("CHIRPER_LIBCHAFA", "/nonexistent/libchafa.so.0", 1)
+            let line = PixelEncoder.encode(
+                SonogramRaster.image(staircase()), as: .sixel, cellWidth: 10, cellHeight: 20)
+            guard
+                line.hasPrefix("cannot draw sixels: cannot load libchafa (/nonexistent/libchafa.so.0"),
+                line.hasSuffix("; install libchafa0"), !line.contains("\u{1B}")
+            else { exit(2) }
+        }
+    }
+
     @Test("a PNG in memory reads back as the picture: grey pictures as grey files, coloured ones in colour")
     func pngInMemory() throws {
         let grey = RasterImage(
