@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ChirperCore
 import ChirperHTTP
 import Foundation
 import NIOCore
@@ -25,7 +26,7 @@ public struct HTTPByteSource: ByteSource {
 
     /// Throws unless `url` is an absolute http(s) URL with a host.
     public static func validate(_ url: String) throws {
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let trimmed = url.trimmingSpaces
         guard !trimmed.isEmpty else { throw ByteSourceError.noURL }
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased() else {
             throw ByteSourceError.badURL(url)
@@ -100,7 +101,7 @@ struct ContentRange: Hashable {
     var total: Int64?
 
     init?(_ header: String) {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingSpaces
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = text.dropFirst(6)
         let parts = spec.split(separator: "/", maxSplits: 1)

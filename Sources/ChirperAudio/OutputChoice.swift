@@ -12,7 +12,7 @@ public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `pulse`, `null` or `wav:PATH`.
     public init(parsing text: String) throws(OutputChoiceError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         switch trimmed.lowercased() {
         case "pulse", "pulseaudio":
             self = .pulse

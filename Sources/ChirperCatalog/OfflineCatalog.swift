@@ -180,7 +180,7 @@ struct CatalogMatcher: Sendable {
 
     private func fold(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingSpaces
     }
 
     /// `=value` always asks for an exact match.
@@ -226,7 +226,7 @@ struct CatalogMatcher: Sendable {
     /// `N` (within the tolerance), `<N`, `>N`, `=N`, `A-B`.
     private func number(_ field: Double?, _ value: String, tolerance: Double) -> Bool {
         guard let field else { return false }
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingSpaces
         if let first = trimmed.first, "<>=".contains(first), let number = Double(trimmed.dropFirst()) {
             switch first {
             case "<": return field < number

@@ -263,7 +263,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     }
 
     static func retryAfter(_ headers: HTTPHeaders) -> Duration? {
-        guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else {
+        guard let value = headers.first(name: "Retry-After")?.trimmingSpaces else {
             return nil
         }
         if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }

@@ -31,7 +31,7 @@ public enum BackgroundSearch {
     /// The query for background species `choice` (1-based; nil when there is only one).
     public static func query(for recording: Recording, choice: Int? = nil) -> Result<SearchQuery, Refusal> {
         let label = TerminalText.sanitize(recording.label)
-        let names = recording.background.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let names = recording.background.map { $0.trimmingSpaces }.filter { !$0.isEmpty }
         guard !names.isEmpty else { return .failure(.none(label: label)) }
         let index: Int
         if let choice {

@@ -125,13 +125,13 @@ public enum CommandParser {
     public static var commandNames: [String] { commands.map(\.name) }
 
     public static func parse(_ line: String) throws(CommandError) -> Command {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces
         guard !trimmed.isEmpty else { return .nothing }
         let name: Substring
         let rest: String
         if let space = trimmed.firstIndex(where: \.isWhitespace) {
             name = trimmed[..<space]
-            rest = String(trimmed[space...]).trimmingCharacters(in: .whitespaces)
+            rest = trimmed[space...].trimmingSpaces
         } else {
             name = Substring(trimmed)
             rest = ""
@@ -178,7 +178,7 @@ public enum CommandParser {
                 throw CommandError("save needs rows, e.g. save 3, save 3-7 or save all (and a folder if you like)")
             }
             try checkSelection(rows, for: "save")
-            let folder = words.count == 2 ? words[1].trimmingCharacters(in: .whitespaces) : nil
+            let folder = words.count == 2 ? words[1].trimmingSpaces : nil
             return .save(rows: rows, directory: folder)
         case "autoplay":
             switch rest.lowercased() {

@@ -28,7 +28,7 @@ public enum DesktopCommand: Sendable, Hashable {
     /// path such as `/download`), `XC254462` or `254462`; nil for anything else (a file:, an ftp: or another
     /// site's URL is never opened).
     public static func xenoCantoNumber(_ uri: String) -> Int? {
-        let text = uri.trimmingCharacters(in: .whitespaces)
+        let text = uri.trimmingSpaces
         let digits: Substring
         if let scheme = text.range(of: "://") {
             guard ["http", "https"].contains(text[..<scheme.lowerBound].lowercased()) else { return nil }

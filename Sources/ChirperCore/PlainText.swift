@@ -4,7 +4,7 @@
 extension StringProtocol {
     /// Without the spaces and tabs at either end, as `trimmingCharacters(in: .whitespaces)` (Unicode's
     /// space separators and the tab; line breaks stay).
-    var trimmingSpaces: String {
+    public var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isSpaceOrTab }) else { return "" }
         guard let last = scalars.lastIndex(where: { !$0.isSpaceOrTab }) else { return "" }

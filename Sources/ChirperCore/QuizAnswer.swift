@@ -14,7 +14,7 @@ public enum QuizAnswer {
 
     /// Matches `text` against `choices` (numbered from 1; empty in typed mode) and the deck's species.
     public static func match(_ text: String, choices: [QuizDeck.Species], deck: QuizDeck) -> Match {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         if let number = Int(trimmed), !choices.isEmpty {
             guard (1...choices.count).contains(number) else { return .outOfRange(number, choices: choices.count) }
             return .species(choices[number - 1].scientificName)

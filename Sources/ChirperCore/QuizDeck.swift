@@ -66,9 +66,9 @@ public struct QuizDeck: Sendable, Hashable {
 
     /// "Genus species", capitalised as binomials are.
     static func key(genus: String, species: String) -> String {
-        let genus = genus.trimmingCharacters(in: .whitespaces).lowercased()
+        let genus = genus.trimmingSpaces.lowercased()
         return (genus.prefix(1).uppercased() + genus.dropFirst()) + " "
-            + species.trimmingCharacters(in: .whitespaces).lowercased()
+            + species.trimmingSpaces.lowercased()
     }
 
     public func species(named scientificName: String) -> Species? {

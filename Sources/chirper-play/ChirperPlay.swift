@@ -86,7 +86,7 @@ struct ChirperPlay {
     func run() async throws(LaunchError) -> Int32 {
         AllocatorTuning.keepFreedMemory()
         let environment = ProcessInfo.processInfo.environment
-        let key = (options.apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingCharacters(in: .whitespaces)
+        let key = (options.apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingSpaces
         let interactive = !options.json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // Checked in `validate`; SSL_CERT_FILE / SSL_CERT_DIR naming nothing usable is said once, on stderr.
         let trust: TLSTrust
