@@ -10,8 +10,10 @@ let swiftSettings: [SwiftSetting] = [
 /// Debian's multiarch folder, where glib's and libchafa's configuration headers are (pkg-config's paths).
 #if arch(arm64)
     let multiarch = "aarch64-linux-gnu"
-#else
+#elseif arch(x86_64)
     let multiarch = "x86_64-linux-gnu"
+#else
+    #error("add this architecture's Debian multiarch folder (where glibconfig.h is) to Package.swift")
 #endif
 
 let package = Package(

@@ -2,8 +2,8 @@
 /// (`trimmingCharacters(in:)`, `replacingOccurrences(of:with:)`) bridge through `NSString` on Linux, which
 /// made them 17 % of a search's CPU time (perf, 50 rows).
 extension StringProtocol {
-    /// Without the spaces and tabs at either end, as `trimmingCharacters(in: .whitespaces)` (Unicode's
-    /// space separators and the tab; line breaks stay).
+    /// Without the spaces and tabs at either end, as `trimmingCharacters(in: .whitespaces)` on Linux (Unicode's
+    /// space separators, the tab and U+200B ZERO WIDTH SPACE, CoreFoundation's set; line breaks stay).
     public var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isSpaceOrTab }) else { return "" }
@@ -13,5 +13,7 @@ extension StringProtocol {
 }
 
 extension Unicode.Scalar {
-    fileprivate var isSpaceOrTab: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
+    fileprivate var isSpaceOrTab: Bool {
+        self == "\t" || self == "\u{200B}" || properties.generalCategory == .spaceSeparator
+    }
 }

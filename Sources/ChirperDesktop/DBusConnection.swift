@@ -16,7 +16,7 @@ final class DBusConnection {
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `XDG_RUNTIME_DIR`).
     init() throws(DBusError) {
         if let reason = LazyLibrary.failure(chirper_sdbus_load) {
-            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(reason))")
+            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(reason)); install libsystemd0")
         }
         var opened: OpaquePointer?
         let code = sd_bus_open_user(&opened)

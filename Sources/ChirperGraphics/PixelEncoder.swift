@@ -2,6 +2,12 @@ import Foundation
 import CChafa
 import ChirperCore
 
+/// A picture the terminal's protocol cannot be given, and why (one line).
+public struct PixelEncoderError: UserFacingError, Hashable {
+    public var reason: String
+    public var userMessage: String { "cannot draw the picture: \(reason)" }
+}
+
 /// Encodes a picture for a terminal graphics protocol: sixels with libchafa (each call owns its canvas, its
 /// configuration and its output, and frees them before it returns), kitty graphics as a PNG file from libpng.
 public enum PixelEncoder {
@@ -9,11 +15,11 @@ public enum PixelEncoder {
     /// The picture takes `ceil(width / cellWidth)` columns and `ceil(height / cellHeight)` lines; an image whose
     /// size is a whole number of cells is drawn pixel for pixel.
     public static func encode(_ image: RasterImage, as protocol: PixelProtocol, cellWidth: Int, cellHeight: Int)
-        -> String
+        throws(PixelEncoderError) -> String
     {
         let cellWidth = max(1, cellWidth)
         let cellHeight = max(1, cellHeight)
-        if `protocol` == .kitty { return kitty(image, cellWidth: cellWidth, cellHeight: cellHeight) }
+        if `protocol` == .kitty { return try kitty(image, cellWidth: cellWidth, cellHeight: cellHeight) }
         let columns = Int32((image.width + cellWidth - 1) / cellWidth)
         let rows = Int32((image.height + cellHeight - 1) / cellHeight)
         let sixels = image.rgba.withUnsafeBytes { raw in
@@ -22,10 +28,10 @@ public enum PixelEncoder {
                 Int32(cellWidth), Int32(cellHeight))
         }
         guard let sixels else {
-            // Printed where the picture would be: the one thing the terminal can show instead.
-            return LazyLibrary.failure(chirper_chafa_load).map {
-                "cannot draw sixels: cannot load libchafa (\($0)); install libchafa0"
-            } ?? ""
+            throw PixelEncoderError(
+                reason: LazyLibrary.failure(chirper_chafa_load).map {
+                    "cannot load libchafa (\($0)); install libchafa0"
+                } ?? "libchafa could not draw it")
         }
         defer { free(sixels) }
         return String(cString: sixels)
@@ -35,8 +41,13 @@ public enum PixelEncoder {
     /// raw pixels, 4 bytes each, and a live strip page of 920 × 160 was 785 KB of base64 a page on the terminal
     /// (SSH included). The file goes in base64 chunks of at most 4096 bytes, as the protocol asks; the picture
     /// takes `c × r` cells.
-    static func kitty(_ image: RasterImage, cellWidth: Int, cellHeight: Int) -> String {
-        guard let png = try? PNGFile.encode(image) else { return "" }
+    static func kitty(_ image: RasterImage, cellWidth: Int, cellHeight: Int) throws(PixelEncoderError) -> String {
+        let png: [UInt8]
+        do {
+            png = try PNGFile.encode(image)
+        } catch {
+            throw PixelEncoderError(reason: error.reason)
+        }
         let base64 = Array(Data(png).base64EncodedString().utf8)
         let columns = (image.width + cellWidth - 1) / cellWidth
         let rows = (image.height + cellHeight - 1) / cellHeight

@@ -137,9 +137,10 @@ public actor REPL {
     private func statusPicture(_ image: StripImage) -> StatusPicture {
         if let kept = stripPicture, kept.image == image { return kept.picture }
         let id = (stripPicture?.picture.id ?? StatusPicture.firstID - 1) &+ 1
+        // A page that cannot be drawn (a graphics library missing) leaves the strip's rows empty: `sono` says why.
         let picture = StatusPicture(
-            escape: pictures.escape(for: image.image, on: image.canvas), protocol: image.canvas.pixelProtocol, id: id,
-            lines: image.lines, column: image.column)
+            escape: (try? pictures.escape(for: image.image, on: image.canvas)) ?? "",
+            protocol: image.canvas.pixelProtocol, id: id, lines: image.lines, column: image.column)
         stripPicture = (image, picture)
         return picture
     }
@@ -150,7 +151,12 @@ public actor REPL {
         case .print(let lines):
             console.print(lines)
         case .showPicture(let lines, let image, let canvas):
-            console.print(lines + [pictures.escape(for: image, on: canvas)])
+            do {
+                console.print(lines + [try pictures.escape(for: image, on: canvas)])
+            } catch {
+                console.print(lines)
+                eventSink.yield(.pictureRefused(userMessage(for: error)))
+            }
         case .status(let rows, let image):
             console.setStatus(rows, picture: image.map(statusPicture))
         case .markInterrupted:

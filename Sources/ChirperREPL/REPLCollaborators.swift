@@ -78,8 +78,9 @@ struct NoSaver: RecordingSaving {
 
 /// What a picture at pixel resolution needs from the graphics libraries.
 public protocol PictureWriting: Sendable {
-    /// The escape sequence that draws `image` on `canvas` (its protocol, its cells' size in pixels).
-    func escape(for image: RasterImage, on canvas: PixelCanvas) -> String
+    /// The escape sequence that draws `image` on `canvas` (its protocol, its cells' size in pixels); throws a
+    /// `UserFacingError` (one line) when it cannot be made (a graphics library missing).
+    func escape(for image: RasterImage, on canvas: PixelCanvas) throws -> String
     /// Writes `image` as a PNG file; throws a `UserFacingError` (one line).
     func writePNG(_ image: RasterImage, to path: String) throws
 }

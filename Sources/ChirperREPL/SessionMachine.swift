@@ -62,6 +62,8 @@ struct SessionMachine: Sendable {
         case desktopMissing(String)
         /// Cover art picture `file` was written (`drawn`), or could not be.
         case coverArt(file: Int, drawn: Bool)
+        /// A picture shown could not be drawn for the terminal (a graphics library missing): the line says why.
+        case pictureRefused(String)
         /// The answer to a ``Request``.
         case answered(Answer)
     }
@@ -341,6 +343,8 @@ struct SessionMachine: Sendable {
             run(coverArt.turnOff())
         case .coverArt(let file, let drawn):
             run(drawn ? coverArt.drawn(file: file) : coverArt.failed(file: file))
+        case .pictureRefused(let text):
+            refuse(text)
         case .answered(let answer):
             unanswered -= 1
             take(answer)

@@ -69,7 +69,12 @@ final class TerminalSession {
         do {
             session = try TerminalSession(setup, mailbox: mailbox, continuation: continuation)
         } catch {
-            mailbox.setupFailure = error.description
+            // The reason alone: the console wraps it in `setupFailed` again.
+            if case .setupFailed(let reason) = error {
+                mailbox.setupFailure = reason
+            } else {
+                mailbox.setupFailure = error.description
+            }
             mailbox.refuse()
             continuation.finish()
             ready.signal()

@@ -19,8 +19,8 @@ extension MeasurementReader: MeasurementSource {}
 
 /// Pictures at pixel resolution through the graphics libraries (libchafa, libpng).
 struct GraphicsPictures: PictureWriting {
-    func escape(for image: RasterImage, on canvas: PixelCanvas) -> String {
-        PixelEncoder.encode(
+    func escape(for image: RasterImage, on canvas: PixelCanvas) throws -> String {
+        try PixelEncoder.encode(
             image, as: canvas.pixelProtocol, cellWidth: canvas.cellWidth, cellHeight: canvas.cellHeight)
     }
 

@@ -72,7 +72,7 @@ struct PictureTests {
         // sixel bands (6 rows): drawn pixel for pixel (libchafa scales a picture onto whole bands).
         let image = SonogramRaster.image(staircase(rows: 102))
         #expect(image.width == 242 && image.height == 126)
-        let sixel = PixelEncoder.encode(image, as: .sixel, cellWidth: 11, cellHeight: 14)
+        let sixel = try PixelEncoder.encode(image, as: .sixel, cellWidth: 11, cellHeight: 14)
         #expect(sixel.hasPrefix("\u{1B}P"))
         try Data(sixel.utf8).write(to: URL(fileURLWithPath: directory + "/sono.six"))
         let decoding = try await Tool.run(
@@ -84,17 +84,38 @@ struct PictureTests {
         #expect(zip(rows, expectedRows).allSatisfy { abs($0 - $1) <= 1 }, "\(rows)")
     }
 
-    @Test("without libchafa a sixel picture is one line saying so, printed where the picture would be")
+    @Test("without libchafa a sixel picture is refused with one line naming the package")
     func sixelsWithoutLibchafa() async {
         // In a child process of its own: the library is loaded once per process.
         await #expect(processExitsWith: .success) {
             setenv("CHIRPER_LIBCHAFA", "/nonexistent/libchafa.so.0", 1)
-            let line = PixelEncoder.encode(
-                SonogramRaster.image(staircase()), as: .sixel, cellWidth: 10, cellHeight: 20)
-            guard
-                line.hasPrefix("cannot draw sixels: cannot load libchafa (/nonexistent/libchafa.so.0"),
-                line.hasSuffix("; install libchafa0"), !line.contains("\u{1B}")
-            else { exit(2) }
+            do throws(PixelEncoderError) {
+                _ = try PixelEncoder.encode(
+                    SonogramRaster.image(staircase()), as: .sixel, cellWidth: 10, cellHeight: 20)
+                exit(2)
+            } catch {
+                let message = error.userMessage
+                guard
+                    message.hasPrefix("cannot draw the picture: cannot load libchafa (/nonexistent/libchafa.so.0"),
+                    message.hasSuffix("; install libchafa0"), !message.contains("\n")
+                else { exit(3) }
+            }
+        }
+    }
+
+    @Test("without libpng a kitty picture is refused with one line naming the package")
+    func kittyWithoutLibpng() async {
+        await #expect(processExitsWith: .success) {
+            setenv("CHIRPER_LIBPNG", "/nonexistent/libpng16.so.16", 1)
+            do throws(PixelEncoderError) {
+                _ = try PixelEncoder.encode(
+                    SonogramRaster.image(staircase()), as: .kitty, cellWidth: 10, cellHeight: 20)
+                exit(2)
+            } catch {
+                guard error.userMessage.hasPrefix("cannot draw the picture: cannot load libpng ("),
+                    error.userMessage.hasSuffix("; install libpng16-16")
+                else { exit(3) }
+            }
         }
     }
 
@@ -119,7 +140,7 @@ struct PictureTests {
     func kittyDecodes() throws {
         let image = SonogramRaster.image(staircase())
         let cell = (width: 11, height: 31)
-        let escape = PixelEncoder.encode(image, as: .kitty, cellWidth: cell.width, cellHeight: cell.height)
+        let escape = try PixelEncoder.encode(image, as: .kitty, cellWidth: cell.width, cellHeight: cell.height)
         // Every chunk is ESC _ G keys ; base64 ESC \ ; the first names the format and the cells, and each chunk's
         // base64 stands alone; the last says m=0.
         var bytes = Data()

@@ -62,22 +62,27 @@
     static pthread_once_t chirper_lazy_once = PTHREAD_ONCE_INIT; \
     /* Empty once loaded; else why not (a forwarder returns it where its library would return a message). */ \
     static char chirper_lazy_failure[256]; \
+    /* The file loaded: SONAME, or the one ENVIRONMENT names. */ \
+    static const char *chirper_lazy_file = SONAME; \
     static int chirper_lazy_lookup(void *library, const char *name, void **pointer) { \
         *pointer = dlsym(library, name); \
-        if (*pointer == NULL) snprintf(chirper_lazy_failure, sizeof chirper_lazy_failure, "%s has no %s", SONAME, name); \
+        if (*pointer == NULL) \
+            snprintf(chirper_lazy_failure, sizeof chirper_lazy_failure, "%s has no %s", chirper_lazy_file, name); \
         return *pointer != NULL; \
     } \
     static void chirper_lazy_load(void) { \
         const char *name = getenv(ENVIRONMENT); \
-        void *library = dlopen(name != NULL && name[0] != '\0' ? name : SONAME, RTLD_NOW | RTLD_LOCAL); \
+        if (name != NULL && name[0] != '\0') chirper_lazy_file = name; \
+        void *library = dlopen(chirper_lazy_file, RTLD_NOW | RTLD_LOCAL); \
         if (library == NULL) { \
             snprintf(chirper_lazy_failure, sizeof chirper_lazy_failure, "%s", dlerror()); \
             return; \
         } \
         if (FUNCTIONS(CHIRPER_LAZY_LOOKUP) VOID_FUNCTIONS(CHIRPER_LAZY_LOOKUP_VOID) POINTERS(CHIRPER_LAZY_LOOKUP_RAW) 1) \
             return; \
-        /* One is missing: none is called, so the library is not half there. */ \
+        /* One is missing: none is called, and the library goes, so it is not half there. */ \
         FUNCTIONS(CHIRPER_LAZY_CLEAR) VOID_FUNCTIONS(CHIRPER_LAZY_CLEAR_VOID) POINTERS(CHIRPER_LAZY_CLEAR_RAW) \
+        dlclose(library); \
     } \
     /* Whether the library is loaded with every function listed (loading it the first time). */ \
     static inline int chirper_lazy_ready(void) { \

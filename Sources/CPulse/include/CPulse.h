@@ -9,7 +9,8 @@
 // `--version`. The `pa_*` functions declared below are this target's own, each calling libpulse's through a
 // pointer looked up at load time (loading it first if need be). Call `chirper_pulse_load` before anything
 // else: it reports a missing library as an error. Without the library a forwarder does nothing and returns
-// zero (NULL, 0), so a stray call cannot crash. `CHIRPER_LIBPULSE` in the environment names another file.
+// NULL, 0, an unconnected state, -1 where 0 would mean success, or the reason (pa_strerror), so a stray call
+// cannot crash (CLazyLibrary.h). `CHIRPER_LIBPULSE` in the environment names another file.
 #include <pulse/pulseaudio.h>
 #include <stddef.h>
 

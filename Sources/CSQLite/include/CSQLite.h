@@ -6,7 +6,8 @@
 // without a quiz never loads it. The `sqlite3_*` functions declared by <sqlite3.h> that this program uses are
 // defined by this target, each calling libsqlite3's through a pointer looked up at load time. Call
 // `chirper_sqlite_load` before anything else: it reports a missing library as an error. Without the library a
-// forwarder returns SQLITE_ERROR (or NULL), and sqlite3_errmsg/sqlite3_errstr return the reason.
+// forwarder returns SQLITE_ERROR (SQLITE_CANTOPEN for sqlite3_open_v2, NULL for a pointer), and
+// sqlite3_errmsg/sqlite3_errstr return the reason.
 #include <sqlite3.h>
 #include <stddef.h>
 
