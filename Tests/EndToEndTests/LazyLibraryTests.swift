@@ -35,7 +35,7 @@ struct LazyLibraryTests {
         let afterSonogram = try session.mappedFiles()
         #expect(loaded(afterSonogram, "libfftw3f.so"))
         for library in onDemand where library != "libfftw3f.so" {
-            #expect(!loaded(afterSonogram, library), "\(library) is loaded by a sonogram on the terminal")
+            #expect(!loaded(afterSonogram, library), "\(library) is loaded by a sonogram in a pipe")
         }
     }
 
