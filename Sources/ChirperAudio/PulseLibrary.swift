@@ -6,7 +6,8 @@ enum PulseLibrary {
     /// Loads libpulse once; every other libpulse call comes after this has returned. A machine without it
     /// (no `libpulse0`) gets one line saying so, and `--output wav` or `null` never loads it.
     static func load() throws(AudioSinkError) {
-        guard let reason = LazyLibrary.failure(chirper_pulse_load) else { return }
-        throw .soundServer(detail: "cannot load libpulse (\(reason)); install libpulse0")
+        if let missing = LazyLibrary.missing(chirper_pulse_load, library: "libpulse", package: "libpulse0") {
+            throw .soundServer(detail: missing)
+        }
     }
 }

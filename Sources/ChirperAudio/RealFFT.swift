@@ -6,15 +6,15 @@ import NIOConcurrencyHelpers
 public enum FFTError: UserFacingError, Hashable {
     /// FFTW refused the size (odd) or could not allocate its arrays or its plan.
     case setupFailed(size: Int)
-    /// libfftw3f could not be loaded (the reason).
+    /// libfftw3f could not be loaded (the line that says so).
     case libraryMissing(String)
 
     public var userMessage: String {
         switch self {
         case .setupFailed(let size):
             "cannot set up a \(size)-point FFT for the sonogram (out of memory?); try again"
-        case .libraryMissing(let reason):
-            "cannot load libfftw3f (\(reason)); install libfftw3-single3"
+        case .libraryMissing(let line):
+            line
         }
     }
 }
@@ -37,7 +37,9 @@ public final class RealFFT: PowerSpectrumTransform {
     /// - Parameter size: points, even (the sonogram uses 64 to 16,384).
     public init(size: Int) throws {
         guard size >= 2, size % 2 == 0 else { throw FFTError.setupFailed(size: size) }
-        if let reason = LazyLibrary.failure(chirper_fftw_load) { throw FFTError.libraryMissing(reason) }
+        if let missing = LazyLibrary.missing(chirper_fftw_load, library: "libfftw3f", package: "libfftw3-single3") {
+            throw FFTError.libraryMissing(missing)
+        }
         self.size = size
         let input = try Self.check(fftwf_alloc_real(size), size: size)
         guard let bins = fftwf_alloc_complex(size / 2 + 1) else {

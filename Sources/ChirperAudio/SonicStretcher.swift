@@ -4,9 +4,9 @@ import CSonic
 /// libsonic could not allocate its buffers (its only failure).
 public struct SonicError: UserFacingError, Hashable, CustomStringConvertible {
     public var message: String
-    /// What the user can do about it.
-    public var remedy = "try another speed"
-    public var userMessage: String { "cannot change the speed: \(message); \(remedy)" }
+    /// What the user can do about it, where `message` does not say.
+    public var remedy: String? = "try another speed"
+    public var userMessage: String { "cannot change the speed: \(message)" + (remedy.map { "; \($0)" } ?? "") }
     public var description: String { "sonic: \(message)" }
 }
 
@@ -23,8 +23,8 @@ public final class SonicStretcher {
     private var scratch: [Int16] = []
 
     public init(sampleRate: Int, channels: Int, speed: Double) throws(SonicError) {
-        if let reason = LazyLibrary.failure(chirper_sonic_load) {
-            throw SonicError(message: "cannot load libsonic (\(reason))", remedy: "install libsonic0")
+        if let missing = LazyLibrary.missing(chirper_sonic_load, library: "libsonic", package: "libsonic0") {
+            throw SonicError(message: missing, remedy: nil)
         }
         guard let stream = sonicCreateStream(Int32(sampleRate), Int32(channels)) else {
             throw SonicError(message: "out of memory for \(sampleRate) Hz, \(channels) channels")

@@ -6,9 +6,9 @@ import CSyn123
 public struct Syn123Error: UserFacingError, Hashable, CustomStringConvertible {
     public var code: Int32
     public var message: String
-    /// What the user can do about it.
-    public var remedy = "try another speed"
-    public var userMessage: String { "cannot change the speed: \(message); \(remedy)" }
+    /// What the user can do about it, where `message` does not say.
+    public var remedy: String? = "try another speed"
+    public var userMessage: String { "cannot change the speed: \(message)" + (remedy.map { "; \($0)" } ?? "") }
     public var description: String { "syn123 error \(code): \(message)" }
 }
 
@@ -28,8 +28,8 @@ public final class Syn123Resampler {
     private var output: [Float] = []
 
     public init(sampleRate: Int, channels: Int, speed: Double) throws(Syn123Error) {
-        if let reason = LazyLibrary.failure(chirper_syn123_load) {
-            throw Syn123Error(code: -1, message: "cannot load libsyn123 (\(reason))", remedy: "install libsyn123-0")
+        if let missing = LazyLibrary.missing(chirper_syn123_load, library: "libsyn123", package: "libsyn123-0") {
+            throw Syn123Error(code: -1, message: missing, remedy: nil)
         }
         var error: Int32 = 0
         let encoding = Int32(MPG123_ENC_FLOAT_32.rawValue)

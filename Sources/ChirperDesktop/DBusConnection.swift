@@ -15,8 +15,8 @@ final class DBusConnection {
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `XDG_RUNTIME_DIR`).
     init() throws(DBusError) {
-        if let reason = LazyLibrary.failure(chirper_sdbus_load) {
-            throw DBusError(userMessage: "D-Bus: libsystemd cannot be loaded (\(reason)); install libsystemd0")
+        if let missing = LazyLibrary.missing(chirper_sdbus_load, library: "libsystemd", package: "libsystemd0") {
+            throw DBusError(userMessage: "D-Bus: \(missing)")
         }
         var opened: OpaquePointer?
         let code = sd_bus_open_user(&opened)

@@ -16,7 +16,7 @@ public struct PNGError: UserFacingError, Hashable {
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         png_image_free(&image)
-        let missing = LazyLibrary.failure(chirper_png_load).map { "cannot load libpng (\($0)); install libpng16-16" }
+        let missing = LazyLibrary.missing(chirper_png_load, library: "libpng", package: "libpng16-16")
         throw PNGError(path: path, reason: message.isEmpty ? missing ?? "libpng failed" : message)
     }
 }

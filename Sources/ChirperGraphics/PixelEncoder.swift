@@ -29,9 +29,8 @@ public enum PixelEncoder {
         }
         guard let sixels else {
             throw PixelEncoderError(
-                reason: LazyLibrary.failure(chirper_chafa_load).map {
-                    "cannot load libchafa (\($0)); install libchafa0"
-                } ?? "libchafa could not draw it")
+                reason: LazyLibrary.missing(chirper_chafa_load, library: "libchafa", package: "libchafa0")
+                    ?? "libchafa could not draw it")
         }
         defer { free(sixels) }
         return String(cString: sixels)

@@ -89,8 +89,8 @@ final class TerminalSession {
         mailbox: TerminalMailbox,
         continuation: AsyncStream<String>.Continuation
     ) throws(TerminalConsoleError) {
-        if let reason = LazyLibrary.failure(chirper_editline_load) {
-            throw .setupFailed("cannot load libedit (\(reason)); install libedit2")
+        if let missing = LazyLibrary.missing(chirper_editline_load, library: "libedit", package: "libedit2") {
+            throw .setupFailed(missing)
         }
         // libedit's own FILEs on duplicates of the standard descriptors, so closing them at the end closes only those.
         var files: [UnsafeMutablePointer<FILE>] = []

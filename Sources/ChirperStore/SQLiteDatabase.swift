@@ -25,10 +25,8 @@ final class SQLiteDatabase {
     /// - Parameter busyTimeout: how long a statement waits for another program's lock before it is refused.
     init(path: String, busyTimeout: Int32 = 2000) throws(StoreError) {
         self.path = path
-        if let reason = LazyLibrary.failure(chirper_sqlite_load) {
-            throw StoreError(
-                code: SQLITE_ERROR,
-                message: "the quiz store \(path) cannot open: cannot load libsqlite3 (\(reason)); install libsqlite3-0")
+        if let missing = LazyLibrary.missing(chirper_sqlite_load, library: "libsqlite3", package: "libsqlite3-0") {
+            throw StoreError(code: SQLITE_ERROR, message: "the quiz store \(path) cannot open: \(missing)")
         }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(

@@ -14,6 +14,18 @@ private func staircase(columns: Int = 200, rows: Int = 100) -> Sonogram {
     return Sonogram(rows: rows, columns: columns, levels: levels, maxFrequency: 10_000, duration: 4, sampleRate: 22_050)
 }
 
+/// Why a picture for `protocol` is refused once the library the environment variable `variable` names is loaded
+/// from `file` (in an exit test's process: a library is loaded once per process); nil if it was drawn.
+private func refusal(_ protocol: PixelProtocol, loading variable: String, as file: String) -> String? {
+    setenv(variable, file, 1)
+    do throws(PixelEncoderError) {
+        _ = try PixelEncoder.encode(SonogramRaster.image(staircase()), as: `protocol`, cellWidth: 10, cellHeight: 20)
+        return nil
+    } catch {
+        return error.userMessage
+    }
+}
+
 /// The tone's row in each column, as a reader of `image` sees it: the darkest pixel of the column's picture area.
 private func darkestRows(_ image: RasterImage, columns: Int, rows: Int) -> [Int] {
     (0..<columns).map { column in
@@ -88,34 +100,22 @@ struct PictureTests {
     func sixelsWithoutLibchafa() async {
         // In a child process of its own: the library is loaded once per process.
         await #expect(processExitsWith: .success) {
-            setenv("CHIRPER_LIBCHAFA", "/nonexistent/libchafa.so.0", 1)
-            do throws(PixelEncoderError) {
-                _ = try PixelEncoder.encode(
-                    SonogramRaster.image(staircase()), as: .sixel, cellWidth: 10, cellHeight: 20)
-                exit(2)
-            } catch {
-                let message = error.userMessage
-                guard
-                    message.hasPrefix("cannot draw the picture: cannot load libchafa (/nonexistent/libchafa.so.0"),
-                    message.hasSuffix("; install libchafa0"), !message.contains("\n")
-                else { exit(3) }
-            }
+            guard
+                let message = refusal(.sixel, loading: "CHIRPER_LIBCHAFA", as: "/nonexistent/libchafa.so.0"),
+                message.hasPrefix("cannot draw the picture: cannot load libchafa (/nonexistent/libchafa.so.0"),
+                message.hasSuffix("; install libchafa0"), !message.contains("\n")
+            else { exit(2) }
         }
     }
 
     @Test("without libpng a kitty picture is refused with one line naming the package")
     func kittyWithoutLibpng() async {
         await #expect(processExitsWith: .success) {
-            setenv("CHIRPER_LIBPNG", "/nonexistent/libpng16.so.16", 1)
-            do throws(PixelEncoderError) {
-                _ = try PixelEncoder.encode(
-                    SonogramRaster.image(staircase()), as: .kitty, cellWidth: 10, cellHeight: 20)
-                exit(2)
-            } catch {
-                guard error.userMessage.hasPrefix("cannot draw the picture: cannot load libpng ("),
-                    error.userMessage.hasSuffix("; install libpng16-16")
-                else { exit(3) }
-            }
+            guard
+                let message = refusal(.kitty, loading: "CHIRPER_LIBPNG", as: "/nonexistent/libpng16.so.16"),
+                message.hasPrefix("cannot draw the picture: cannot load libpng ("),
+                message.hasSuffix("; install libpng16-16")
+            else { exit(2) }
         }
     }
 
