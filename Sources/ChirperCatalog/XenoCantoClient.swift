@@ -80,7 +80,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     public func url(query: SearchQuery, page: Int, perPage: Int) throws(ListError) -> String {
         guard var components = URLComponents(string: configuration.apiURL),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            components.host?.isEmpty == false
+            components.percentEncodedHost?.isEmpty == false
         else {
             throw ListError(.network, "the API URL \(configuration.redact(configuration.apiURL)) is not an http(s) URL")
         }
@@ -90,8 +90,11 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         items.append(URLQueryItem(name: "per_page", value: String(min(500, max(50, perPage)))))
         items.append(URLQueryItem(name: "key", value: configuration.apiKey))
         components.queryItems = items
-        // `+` is a space to many servers; send it encoded.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        // `+` is a space to many servers; send it encoded. (Not Foundation's `replacingOccurrences`, which goes
+        // through NSString: 0.3 ms of the first search, perf.)
+        components.percentEncodedQuery = components.percentEncodedQuery?.split(
+            separator: "+", omittingEmptySubsequences: false
+        ).joined(separator: "%2B")
         guard let url = components.string else {
             throw ListError(.network, "could not build a request for \(query.text)")
         }

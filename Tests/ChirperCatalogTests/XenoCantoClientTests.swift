@@ -95,6 +95,17 @@ struct XenoCantoClientTests {
         }
     }
 
+    @Test("a + in the query reaches the server as a plus (%2B), not as a space")
+    func plusIsEncoded() async throws {
+        try await withClient(handler: { _ in .json(pageJSON(page: 1, numPages: 1, first: 1, count: 1)) }) {
+            client, server, _ in
+            _ = try await client.page(query: try SearchQuery.parse("rmk:a+b++"), page: 1, perPage: 50) { _ in }
+            let request = try #require(server.requests.first)
+            #expect(request.uri.contains("a%2Bb%2B%2B"))
+            #expect(request.query["query"] == "rmk:a+b++")
+        }
+    }
+
     @Test("page sizes are kept within the API's 50 to 500")
     func perPageClamped() async throws {
         try await withClient(handler: { _ in .json(pageJSON(page: 1, numPages: 1, first: 1, count: 1)) }) {

@@ -15,4 +15,17 @@ struct PlainTextTests {
         #expect(text.trimmingSpaces == text.trimmingCharacters(in: .whitespaces))
         #expect(Substring(text).trimmingSpaces == text.trimmingCharacters(in: .whitespaces))
     }
+
+    @Test("trimmingSpaces and Foundation agree on every scalar of the first planes, at either end")
+    func everyScalarAtEitherEnd() {
+        var disagreements: [String] = []
+        for value in UInt32(0)...0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "\(scalar)x\(scalar)"
+            if text.trimmingSpaces != text.trimmingCharacters(in: .whitespaces) {
+                disagreements.append("U+" + String(value, radix: 16, uppercase: true))
+            }
+        }
+        #expect(disagreements == [])
+    }
 }
