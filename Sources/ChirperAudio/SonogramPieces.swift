@@ -124,13 +124,6 @@ struct SonogramPieces {
     }
 }
 
-/// Runs `work` on a thread of its own, outside the cooperative pool, and gives its result.
-private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
 extension SonogramPieces {
     /// A mono decoder whose first sample out is sample `start` of the stream that `head` opens, and the byte of
     /// the file to feed it from: fed the head (the format and the Info header; its samples are not the piece's),
