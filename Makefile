@@ -58,7 +58,9 @@ deps-bench:
 BENCH_ARGS ?=
 bench: deps-bench
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play
-	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --write BENCH.md $(BENCH_ARGS)
+	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-floor
+	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --floor .build-bench/release/chirper-floor \
+		--write BENCH.md $(BENCH_ARGS)
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.

@@ -144,6 +144,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make bench`'s floor: the HTTP client alone, fetching a page and reading a recording (issue 30).
+        .executableTarget(
+            name: "chirper-floor",
+            dependencies: [
+                "ChirperHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // `make fuzz`: libFuzzer over every reader of bytes nobody checked (`FuzzTarget.all`); `make test` replays
         // the regression corpus through the same targets.
         .target(

@@ -594,6 +594,10 @@ class Bench:
     def url(self, name):
         return f"{self.base}/audio/{name}.mp3"
 
+    def page_url(self, name):
+        """The API page chirper-play asks for on `search en:NAME` (the floor fetches it too)."""
+        return f"{self.api}?query=en:{name}&page=1&per_page=50&key={API_KEY}"
+
     # -- 1. time to first sound in a running program
 
     def time_to_first_sound(self):
@@ -700,6 +704,23 @@ class Bench:
                     results[name].append(delay * 1000)
         self.figures.append(Figure("2", "cold start: launch to first sound", "ms",
                                    results["chirper"], results["mpg123"], "≤ 1.5"))
+        if self.args.floor:
+            # The floor (issue 30): the HTTP client alone, launched cold, fetching the same page and then the
+            # same recording's first bytes, no list, decoder or sound server. What chirper-play adds is the rest.
+            floor = []
+            for n in range(runs):
+                began = time.monotonic()
+                proc = subprocess.Popen([self.args.floor, self.page_url("ttfs"), self.url("ttfs"), "--first"],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr,
+                                        env=self.chirper_env())
+                lines = Lines(proc.stdout)
+                try:
+                    floor.append((lines.wait(r"^audio$", 0, 10)[1] - began) * 1000)
+                except TimeoutError as error:
+                    self.problems.append(f"cold start: chirper-floor: {error}")
+                proc.wait(10)
+            self.figures.append(Figure("2f", "floor: launch to the audio's first bytes, HTTP client alone "
+                                       "(chirper-floor) / mpg123's first sound", "ms", floor, results["mpg123"]))
         if stages:
             self.notes.append("2: where chirper-play's cold start goes (medians, ms after launch): " + ", ".join(
                 f"`{key}` {fmt(statistics.median(values), 'ms')}" for key, values in stages.items())
@@ -777,6 +798,17 @@ class Bench:
                                    rss[("chirper", "min1")], rss[("mpg123", "min1")]))
         self.figures.append(Figure("4b", "peak RSS streaming 30 min, null / -t", "MiB",
                                    rss[("chirper", "min30")], rss[("mpg123", "min30")]))
+        if self.args.floor:
+            # The floor (issue 30): the HTTP client alone reading the same 30 min file, keeping none of it.
+            floor = []
+            for n in range(runs):
+                w, user, system, peak, status, err = timed(
+                    [self.args.floor, self.page_url("min30"), self.url("min30")], self.chirper_env())
+                if status != 0:
+                    self.problems.append(f"memory: chirper-floor exited with {status}: {err[-300:]}")
+                floor.append(peak / 1024)
+            self.figures.append(Figure("4e", "floor: peak RSS of the HTTP client alone reading 30 min "
+                                       "(chirper-floor) / mpg123 -t", "MiB", floor, rss[("mpg123", "min30")]))
         growth_c = statistics.median(rss[("chirper", "min30")]) - statistics.median(rss[("chirper", "min1")])
         growth_m = statistics.median(rss[("mpg123", "min30")]) - statistics.median(rss[("mpg123", "min1")])
         growth = Figure("4c", "peak RSS growth, 30 min − 1 min (medians)", "MiB", [growth_c], [growth_m],
@@ -1716,6 +1748,8 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", required=True, help="the chirper-play to measure (a release build)")
+    parser.add_argument("--floor", help="chirper-floor (a release build): the HTTP client alone, for figures 2f "
+                        "and 4e, the floor under chirper-play's cold start and memory")
     parser.add_argument("--write", help="update this Markdown file (BENCH.md) with the figures")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "chirper-bench-inputs"),
                         help="where the generated MP3s are kept between runs (default: %(default)s)")
