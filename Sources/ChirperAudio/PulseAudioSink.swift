@@ -28,12 +28,13 @@ public final class PulseAudioSink: AudioSink {
     }
 
     public func prepare() async throws {
-        // Every track asks; a live connection is the usual answer, at once.
-        if current.withLockedValue({ $0.map { !$0.isDead } ?? false }) { return }
-        // The first time, libpulse brings some twenty libraries to load and relocate, milliseconds of CPU that
-        // do not await: loaded on a thread of its own, they do not hold a thread of the cooperative pool (one
-        // per core) from the session's tasks meanwhile, such as the first search's.
-        try await onOwnThread { try PulseLibrary.load() }
+        let existing = current.withLockedValue { $0 }
+        // Every track asks; a connection the server has accepted is the usual answer, at once.
+        if let existing, existing.isReady { return }
+        // Before the first connection, libpulse brings some twenty libraries to load and relocate, milliseconds
+        // of CPU that do not await: loaded on a thread of its own, they do not hold a thread of the cooperative
+        // pool (one per core) from the session's tasks meanwhile, such as the first search's.
+        if existing == nil { try await onOwnThread { try PulseLibrary.load() } }
         _ = try await connection()
     }
 

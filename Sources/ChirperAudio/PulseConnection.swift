@@ -120,6 +120,14 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// True while the server has accepted the connection: not still connecting, failed or closed.
+    var isReady: Bool {
+        locked {
+            if case .ready = state.phase { return true }
+            return false
+        }
+    }
+
     func waitUntilReady() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // Decided under the lock, resumed outside it.
