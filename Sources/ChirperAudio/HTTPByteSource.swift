@@ -34,7 +34,7 @@ public struct HTTPByteSource: ByteSource {
         guard scheme == "http" || scheme == "https" else {
             throw ByteSourceError.unsupportedScheme(scheme)
         }
-        guard let host = components.percentEncodedHost, !host.isEmpty else { throw ByteSourceError.badURL(url) }
+        guard let host = components.host, !host.isEmpty else { throw ByteSourceError.badURL(url) }
     }
 
     public func open(from offset: Int64) async throws -> any ByteReader {

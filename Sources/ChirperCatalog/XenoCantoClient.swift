@@ -80,7 +80,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     public func url(query: SearchQuery, page: Int, perPage: Int) throws(ListError) -> String {
         guard var components = URLComponents(string: configuration.apiURL),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            components.percentEncodedHost?.isEmpty == false
+            components.host?.isEmpty == false
         else {
             throw ListError(.network, "the API URL \(configuration.redact(configuration.apiURL)) is not an http(s) URL")
         }

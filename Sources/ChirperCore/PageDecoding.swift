@@ -164,7 +164,7 @@ public enum PageDecoder {
                 "the audio address uses \(TerminalText.sanitize(String(scheme.prefix(16)))):, and only http(s) is followed"
             )
         }
-        guard let components, components.scheme != nil, let host = components.percentEncodedHost, !host.isEmpty else {
+        guard let components, components.scheme != nil, let host = components.host, !host.isEmpty else {
             return .refused("the audio address is not a web URL")
         }
         return .playable(.remote(url))
