@@ -92,7 +92,7 @@ private func heard(_ samples: [Int16], _ start: Int, _ roughEnd: Int) -> Heard {
     .enabled(if: PulseHarness.unavailableReason == nil, "\(PulseHarness.unavailableReason ?? "")")
 )
 struct ABListeningTests {
-    @Test("ab 1 2 1: the sink hears 1 kHz, 2 kHz, 1 kHz, 2 kHz, each section whole, with the gap asked for")
+    @Test("ab 1 2 2: the sink hears 1 kHz, 2 kHz, 1 kHz, 2 kHz, each section whole, with the gap asked for")
     func alternation() async throws {
         let pulse = try PulseHarness()
         try await pulse.start(sampleRate: rate, channels: 1)
@@ -111,10 +111,10 @@ struct ABListeningTests {
         defer { session.kill() }
 
         try await session.run(["search tonus"], marker: "ab-mark-1")
-        try await session.run(["ab 1 2 1"], marker: "ab-mark-2")
-        // Four sections and three gaps take 5 s: 7 s of the monitor's own clock holds them, whenever the
-        // first began.
-        await recorder.waitForMore(seconds: 7)
+        try await session.run(["ab 1 2 2"], marker: "ab-mark-2")
+        // Four sections and four gaps take 10 s, and the fifth section starts (the last stretch heard may be cut
+        // by `stop`): 12 s of the monitor's own clock holds them, whenever the first began.
+        await recorder.waitForMore(seconds: 12)
         try await session.run(["stop"], marker: "ab-mark-3")
         try await session.quit()
         let recording = await recorder.stop()
@@ -140,9 +140,10 @@ struct ABListeningTests {
         }
         for (before, after) in zip(complete, complete.dropFirst()) {
             let gap = Double(after.start - before.end) / Double(rate)
-            // The gap asked for (not the default 0.5 s), plus the next stream's start: its first write reaching
-            // the sink, about 30 ms here and more on a loaded machine. Never less than asked.
-            #expect(gap >= 1 && gap < 1.5, "gap between \(before) and \(after): \(gap) s, asked 1 s")
+            // The gap asked for (not the default 0.5 s, nor twice 2 s), plus the next stream's start: its first
+            // write reaching the sink, about 30 ms here, and up to 0.9 s seen while the whole suite runs on two
+            // cores. Never less than asked.
+            #expect(gap >= 2 && gap < 3.5, "gap between \(before) and \(after): \(gap) s, asked 2 s")
         }
         let sides = session.output.filter { $0.hasPrefix("ab: ") }
         #expect(
