@@ -467,8 +467,8 @@ def audible_seconds(raw):
 class Figure:
     """One row pair of the table: chirper-play's values and mpg123's (None where there is no peer)."""
 
-    def __init__(self, key, label, unit, chirper, mpg123=None, target=None):
-        self.key, self.label, self.unit = key, label, unit
+    def __init__(self, key, label, unit, chirper, mpg123=None, target=None, program="chirper-play"):
+        self.key, self.label, self.unit, self.program = key, label, unit, program
         self.chirper, self.mpg123 = list(chirper), list(mpg123) if mpg123 is not None else None
         self.target = target
         self.verdict_value, self.verdict = None, None
@@ -517,7 +517,7 @@ def table(figures):
 
 def figure_rows(figures):
     for fig in figures:
-        programs = [("chirper-play", fig.chirper)] + ([("mpg123", fig.mpg123)] if fig.mpg123 is not None else [])
+        programs = [(fig.program, fig.chirper)] + ([("mpg123", fig.mpg123)] if fig.mpg123 is not None else [])
         for position, (name, values) in enumerate(programs):
             spread = Figure.spread(values)
             first = position == 0
@@ -558,6 +558,7 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.binary = str(Path(args.binary).resolve())
+        self.floor = str(Path(args.floor).resolve()) if getattr(args, "floor", None) else None
         self.work = Path(tempfile.mkdtemp(prefix="chirper-bench."))
         self.cache = Path(args.cache)
         self.pulse = Pulse(self.work / "pulse")
@@ -704,23 +705,34 @@ class Bench:
                     results[name].append(delay * 1000)
         self.figures.append(Figure("2", "cold start: launch to first sound", "ms",
                                    results["chirper"], results["mpg123"], "≤ 1.5"))
-        if self.args.floor:
+        if self.floor:
             # The floor (issue 30): the HTTP client alone, launched cold, fetching the same page and then the
             # same recording's first bytes, no list, decoder or sound server. What chirper-play adds is the rest.
             floor = []
-            for n in range(runs):
+            for n in range(runs + 1):  # the first is a warm-up, as in 2
                 began = time.monotonic()
-                proc = subprocess.Popen([self.args.floor, self.page_url("ttfs"), self.url("ttfs"), "--first"],
+                proc = subprocess.Popen([self.floor, self.page_url("ttfs"), self.url("ttfs"), "--first"],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr,
                                         env=self.chirper_env())
                 lines = Lines(proc.stdout)
                 try:
-                    floor.append((lines.wait(r"^audio$", 0, 10)[1] - began) * 1000)
+                    arrived = (lines.wait(r"^audio$", 0, 10)[1] - began) * 1000
                 except TimeoutError as error:
                     self.problems.append(f"cold start: chirper-floor: {error}")
-                proc.wait(10)
-            self.figures.append(Figure("2f", "floor: launch to the audio's first bytes, HTTP client alone "
-                                       "(chirper-floor) / mpg123's first sound", "ms", floor, results["mpg123"]))
+                    arrived = None
+                try:
+                    status = proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.problems.append(f"cold start: chirper-floor did not exit within 10 s (run {n})")
+                    proc.kill()
+                    status = proc.wait()
+                if status != 0:
+                    self.problems.append(f"cold start: chirper-floor exited with {status} (run {n})")
+                elif n > 0 and arrived is not None:
+                    floor.append(arrived)
+            self.figures.append(Figure("2f", "floor: launch to the audio's first bytes, HTTP client alone / "
+                                       "mpg123's first sound", "ms", floor, results["mpg123"],
+                                       program="chirper-floor"))
         if stages:
             self.notes.append("2: where chirper-play's cold start goes (medians, ms after launch): " + ", ".join(
                 f"`{key}` {fmt(statistics.median(values), 'ms')}" for key, values in stages.items())
@@ -798,17 +810,18 @@ class Bench:
                                    rss[("chirper", "min1")], rss[("mpg123", "min1")]))
         self.figures.append(Figure("4b", "peak RSS streaming 30 min, null / -t", "MiB",
                                    rss[("chirper", "min30")], rss[("mpg123", "min30")]))
-        if self.args.floor:
+        if self.floor:
             # The floor (issue 30): the HTTP client alone reading the same 30 min file, keeping none of it.
             floor = []
             for n in range(runs):
                 w, user, system, peak, status, err = timed(
-                    [self.args.floor, self.page_url("min30"), self.url("min30")], self.chirper_env())
+                    [self.floor, self.page_url("min30"), self.url("min30")], self.chirper_env())
                 if status != 0:
                     self.problems.append(f"memory: chirper-floor exited with {status}: {err[-300:]}")
+                    continue
                 floor.append(peak / 1024)
-            self.figures.append(Figure("4e", "floor: peak RSS of the HTTP client alone reading 30 min "
-                                       "(chirper-floor) / mpg123 -t", "MiB", floor, rss[("mpg123", "min30")]))
+            self.figures.append(Figure("4e", "floor: peak RSS of the HTTP client alone reading 30 min / mpg123 -t",
+                                       "MiB", floor, rss[("mpg123", "min30")], program="chirper-floor"))
         growth_c = statistics.median(rss[("chirper", "min30")]) - statistics.median(rss[("chirper", "min1")])
         growth_m = statistics.median(rss[("mpg123", "min30")]) - statistics.median(rss[("mpg123", "min1")])
         growth = Figure("4c", "peak RSS growth, 30 min − 1 min (medians)", "MiB", [growth_c], [growth_m],
@@ -1770,6 +1783,8 @@ def main():
             raise SystemExit(f"{tool} is missing: make deps-bench installs it")
     if not os.access(args.binary, os.X_OK):
         raise SystemExit(f"{args.binary} is not an executable: build it first (make bench does)")
+    if args.floor and not os.access(args.floor, os.X_OK):
+        raise SystemExit(f"{args.floor} is not an executable: build it first (make bench does)")
     Bench(args).run()
 
 
