@@ -97,7 +97,7 @@ public final class TerminalConsole: Console {
         ready.wait()
         if let failure = mailbox.setupFailure {
             TerminalConsole.openFlag.release()
-            throw TerminalConsoleError.setupFailed(failure)
+            throw failure
         }
         self.mailbox = mailbox
         self.lines = stream

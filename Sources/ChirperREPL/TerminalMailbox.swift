@@ -24,7 +24,7 @@ final class TerminalMailbox: @unchecked Sendable {
     /// Finished by the `close` request, or when the terminal thread goes away on its own.
     private let requests = Channel(of: TerminalRequest.self, failure: Never.self)
     private var currentColumns: Int
-    private var failure: String?
+    private var failure: TerminalConsoleError?
     private var closing = false
     let wakeReader: Int32
     let wakeWriter: Int32
@@ -84,7 +84,8 @@ final class TerminalMailbox: @unchecked Sendable {
         set { lock.withLock { currentColumns = newValue } }
     }
 
-    var setupFailure: String? {
+    /// Why the terminal thread could not set up, as its setup threw it (the console rethrows it).
+    var setupFailure: TerminalConsoleError? {
         get { lock.withLock { failure } }
         set { lock.withLock { failure = newValue } }
     }

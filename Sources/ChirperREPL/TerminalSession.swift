@@ -69,12 +69,7 @@ final class TerminalSession {
         do {
             session = try TerminalSession(setup, mailbox: mailbox, continuation: continuation)
         } catch {
-            // The reason alone: the console wraps it in `setupFailed` again.
-            if case .setupFailed(let reason) = error {
-                mailbox.setupFailure = reason
-            } else {
-                mailbox.setupFailure = error.description
-            }
+            mailbox.setupFailure = error
             mailbox.refuse()
             continuation.finish()
             ready.signal()
