@@ -28,13 +28,11 @@ public final class PulseAudioSink: AudioSink {
     }
 
     public func prepare() async throws {
-        let existing = current.withLockedValue { $0 }
-        // Every track asks; a connection the server has accepted is the usual answer, at once.
-        if let existing, existing.isReady { return }
         // Before the first connection, libpulse brings some twenty libraries to load and relocate, milliseconds
         // of CPU that do not await: loaded on a thread of its own, they do not hold a thread of the cooperative
-        // pool (one per core) from the session's tasks meanwhile, such as the first search's.
-        if existing == nil { try await onOwnThread { try PulseLibrary.load() } }
+        // pool (one per core) from the session's tasks meanwhile, such as the first search's. Later tracks find
+        // the connection (`connection` decides whether it is still good, and waits until it is ready).
+        if current.withLockedValue({ $0 == nil }) { try await onOwnThread { try PulseLibrary.load() } }
         _ = try await connection()
     }
 

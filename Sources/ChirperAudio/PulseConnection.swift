@@ -120,14 +120,6 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// True while the server has accepted the connection: not still connecting, failed or closed.
-    var isReady: Bool {
-        locked {
-            if case .ready = state.phase { return true }
-            return false
-        }
-    }
-
     func waitUntilReady() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // Decided under the lock, resumed outside it.
