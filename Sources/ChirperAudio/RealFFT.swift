@@ -71,14 +71,26 @@ public final class RealFFT: PowerSpectrumTransform {
         return pointer
     }
 
-    public func power(of input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
-        precondition(input.count == size && output.count == size / 2 + 1, "RealFFT: wrong buffer sizes")
-        guard let base = input.baseAddress else { return }
-        self.input.update(from: base, count: size)
+    public func power(
+        of input: UnsafeBufferPointer<Float>, windowedBy window: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) {
+        let count = window.count
+        precondition(
+            input.count == count && count <= size && output.count == size / 2 + 1, "RealFFT: wrong buffer sizes")
+        guard let samples = input.baseAddress, let weights = window.baseAddress, let powers = output.baseAddress
+        else { return }
+        let points = self.input
+        for i in 0..<count { points[i] = samples[i] * weights[i] }
+        (points + count).update(repeating: 0, count: size - count)
         fftwf_execute(plan)
-        for bin in 0..<(size / 2 + 1) {
-            let (real, imaginary) = bins[bin]
-            output[bin] = real * real + imaginary * imaginary
+        let bins = size / 2 + 1
+        // fftwf_complex is two Floats, real then imaginary.
+        self.bins.withMemoryRebound(to: Float.self, capacity: 2 * bins) { parts in
+            for bin in 0..<bins {
+                let (real, imaginary) = (parts[bin &* 2], parts[bin &* 2 &+ 1])
+                powers[bin] = real * real + imaginary * imaginary
+            }
         }
     }
 }

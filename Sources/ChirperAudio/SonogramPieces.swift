@@ -118,9 +118,12 @@ struct SonogramPieces {
         let file = try FileByteReader(path: path, offset: decoder.offset, chunkSize: Self.headBytes)
         while !part.isComplete, let chunk = try file.readNow() {
             if stopped() { throw CancellationError() }
-            part.feed(try decoder.feed(chunk), channels: 1)
+            for batch in try decoder.feed(chunk) { part.feed(batch, channels: 1) }
         }
-        if !part.isComplete { part.feed(try decoder.finish(), channels: 1) }
+        // (Not finished once the piece's frames are in: a piece before the last ends mid-file, which the decoder's
+        // finish would take for a file cut short.)
+        guard !part.isComplete else { return }
+        for batch in try decoder.finish() { part.feed(batch, channels: 1) }
     }
 }
 
@@ -156,15 +159,17 @@ final class PieceDecoder {
         self.offset = offset
     }
 
-    /// The samples `bytes` complete, from the piece's first on (one channel: the decoder mixes to mono).
-    func feed(_ bytes: [UInt8]) throws -> [Int16] { kept(try decoder.feed(bytes)) }
+    /// The samples `bytes` complete, from the piece's first on (one channel: the decoder mixes to mono), in the
+    /// decoder's batches (not joined: the accumulator takes them one by one).
+    func feed(_ bytes: [UInt8]) throws -> [[Int16]] { samples(try decoder.feed(bytes)) }
 
-    func finish() throws -> [Int16] { kept(try decoder.finish()) }
+    func finish() throws -> [[Int16]] { samples(try decoder.finish()) }
 
-    private func kept(_ outputs: [DecodedAudio]) -> [Int16] {
-        var samples: [Int16] = []
-        for case .samples(let batch) in outputs { samples += batch }
-        return samples
+    private func samples(_ outputs: [DecodedAudio]) -> [[Int16]] {
+        outputs.compactMap { output in
+            guard case .samples(let batch) = output else { return nil }
+            return batch
+        }
     }
 }
 

@@ -114,7 +114,6 @@ public enum MeasurementAnalysis {
         guard first <= last else { throw .bandNarrowerThanBin(binWidth: binWidth) }
         let bins = Array(first...last)
         let window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
-        var frame = [Float](repeating: 0, count: size)
         var spectrum = [Float](repeating: 0, count: size / 2 + 1)
         var perBin = [Double](repeating: 0, count: bins.count)
         var perFrame: [Double] = []
@@ -123,9 +122,13 @@ public enum MeasurementAnalysis {
         var peak = (energy: -1.0, frequency: 0.0, time: 0.0)
         var start = 0
         while start + size <= samples.count {
-            for i in 0..<size { frame[i] = samples[start + i] * window[i] }
-            frame.withUnsafeBufferPointer { input in
-                spectrum.withUnsafeMutableBufferPointer { output in transform.power(of: input, into: output) }
+            samples.withUnsafeBufferPointer { samples in
+                window.withUnsafeBufferPointer { window in
+                    spectrum.withUnsafeMutableBufferPointer { output in
+                        let input = UnsafeBufferPointer(rebasing: samples[start..<(start + size)])
+                        transform.power(of: input, windowedBy: window, into: output)
+                    }
+                }
             }
             let time = begin + (Double(start) + Double(size) / 2) / rate
             var total = 0.0

@@ -115,12 +115,16 @@ public struct Sonogram: Sendable, Hashable {
 
 /// The power spectrum of one windowed frame: a real FFT, injected so the model stays free of C.
 ///
-/// `power` receives `size` samples and writes `size / 2 + 1` squared magnitudes (bin k is k·rate/size Hz).
+/// `power` receives up to `size` samples and their window, and writes `size / 2 + 1` squared magnitudes (bin k is
+/// k·rate/size Hz).
 public protocol PowerSpectrumTransform: AnyObject {
     /// Points of the transform.
     var size: Int { get }
-    /// Writes the power of each bin of `input` into `output`.
-    func power(of input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>)
+    /// Writes into `output` the power of each bin of `input` multiplied, sample by sample, by `window` (as many
+    /// as `input`, at most `size`; the transform's remaining points are zero).
+    func power(
+        of input: UnsafeBufferPointer<Float>, windowedBy window: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<Float>)
 }
 
 /// A section of a recording, in seconds.

@@ -30,14 +30,18 @@ public final class SonogramAccumulator {
     private let dft: Int
     private let hop: Int
     private let window: [Float]
-    // The last `size` mono samples, oldest first from `filled - size`.
+    // Mono samples awaiting analysis: the next window is `pending[pendingStart ..< pendingStart + size]`, of which
+    // `pendingCount` are in. The array holds three windows, so that what a window shares with the next is moved
+    // to the front once every few windows (`compactPending`), not after each.
     private var pending: [Float]
+    private var pendingStart = 0
     private var pendingCount = 0
-    private var frame: [Float]
     private var spectrum: [Float]
     // Which bins make each row: `rowBins[row]` is a half-open range of bins.
     private let rowBins: [Range<Int>]
-    // dB per cell, column-major (`cells[column * rows + row]`); NaN where no frame has landed yet.
+    // The loudest power per cell relative to `referencePower`, column-major (`cells[column * rows + row]`); NaN
+    // where no frame has landed yet. Kept as power, not dB, since the max is the same either way: the logarithm
+    // is taken once per cell when the picture is drawn, not once per row of every frame.
     private var cells: [Float]
     private var secondsPerColumn: Double
     private var framesDone = 0
@@ -74,8 +78,7 @@ public final class SonogramAccumulator {
         let rate = Double(self.sampleRate)
         lastSample = shape.window.map { Int($0.end * rate) + size / 2 }
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
-        pending = [Float](repeating: 0, count: size)
-        frame = [Float](repeating: 0, count: dft)
+        pending = [Float](repeating: 0, count: 3 * size)
         spectrum = [Float](repeating: 0, count: dft / 2 + 1)
         let binWidth = Double(self.sampleRate) / Double(dft)
         let rows = shape.rows
@@ -151,7 +154,7 @@ public final class SonogramAccumulator {
     }
 
     /// Floats held, all told: constant for a given shape and FFT size (the memory bound the tests check).
-    public var storageCount: Int { cells.count + pending.count + frame.count + spectrum.count + window.count }
+    public var storageCount: Int { cells.count + pending.count + spectrum.count + window.count }
 
     /// Seconds of audio fed so far.
     public var secondsFed: Double { Double(samplesSeen) / Double(sampleRate) }
@@ -181,20 +184,25 @@ public final class SonogramAccumulator {
             frame = skip
         }
         samples.withUnsafeBufferPointer { input in
+            guard let input = input.baseAddress else { return }
             while frame < frames, !isComplete {
+                if pendingStart + size > pending.count { compactPending() }
                 // Fill the window as far as this chunk goes, then analyse it if it is full.
                 let take = min(size - pendingCount, frames - frame)
+                let (start, first) = (pendingStart + pendingCount, frame)
                 pending.withUnsafeMutableBufferPointer { pending in
+                    guard let output = pending.baseAddress.map({ $0 + start }) else { return }
                     if channels == 1 {
                         // Mono (what the decoder gives for analysis): a loop the compiler vectorises.
-                        for offset in 0..<take { pending[pendingCount + offset] = Float(input[frame + offset]) * scale }
+                        let input = input + first
+                        for offset in 0..<take { output[offset] = Float(input[offset]) * scale }
                         return
                     }
                     for offset in 0..<take {
-                        let base = (frame + offset) * channels
+                        let frame = input + (first + offset) * channels
                         var sum: Int32 = 0
-                        for channel in 0..<channels { sum += Int32(input[base + channel]) }
-                        pending[pendingCount + offset] = Float(sum) * scale
+                        for channel in 0..<channels { sum += Int32(frame[channel]) }
+                        output[offset] = Float(sum) * scale
                     }
                 }
                 pendingCount += take
@@ -202,27 +210,36 @@ public final class SonogramAccumulator {
                 frame += take
                 if pendingCount == size {
                     analyseFrame()
-                    // Keep what the next window shares with this one.
-                    pending.withUnsafeMutableBufferPointer { pending in
-                        for i in 0..<(size - hop) { pending[i] = pending[i + hop] }
-                    }
+                    // The next window starts a hop on; it shares the rest with this one.
+                    pendingStart += hop
                     pendingCount = size - hop
                 }
             }
         }
     }
 
+    /// Moves the next window's samples to the front of `pending`, to make room after them.
+    private func compactPending() {
+        let (start, count) = (pendingStart, pendingCount)
+        pending.withUnsafeMutableBufferPointer { pending in
+            guard let base = pending.baseAddress else { return }
+            base.update(from: base + start, count: count)
+        }
+        pendingStart = 0
+    }
+
     /// The picture of what was fed: the columns that hold audio (all of them when the duration was right).
     public func picture() -> Sonogram {
         let rows = shape.rows
         let used = min(shape.columns, max(1, Int((secondsDrawn / secondsPerColumn).rounded(.up))))
-        let (floor, ceiling) = range(columns: used)
+        let decibels = cells[0..<(used * rows)].map(Self.decibels)
+        let (floor, ceiling) = range(of: decibels)
         var levels = [Float](repeating: 0, count: rows * used)
         let span = ceiling - floor
         var previous = [Float](repeating: floor, count: rows)
         for column in 0..<used {
             for row in 0..<rows {
-                var db = cells[column * rows + row]
+                var db = decibels[column * rows + row]
                 // A column no frame landed in (a picture wider than the frames) repeats its left neighbour.
                 if db.isNaN { db = previous[row] }
                 previous[row] = db
@@ -239,12 +256,12 @@ public final class SonogramAccumulator {
     /// The dB drawn as 0 and as 1: fixed, or the 20th and 99.9th percentiles of the picture's cells (at least
     /// 30 dB apart, so a recording of noise alone stays light; the ceiling at least −70 dB, so near-silence,
     /// such as dither, stays blank).
-    private func range(columns used: Int) -> (Float, Float) {
+    private func range(of decibels: [Float]) -> (Float, Float) {
         switch shape.contrast {
         case .fixed(let floor, let ceiling):
             return (floor, max(ceiling, floor + 1))
         case .auto:
-            let values = cells[0..<(used * shape.rows)].filter { $0.isFinite }
+            let values = decibels.filter { $0.isFinite }
             guard !values.isEmpty else { return (-90, -10) }
             let ranks = [
                 Int(Double(values.count - 1) * 0.2), min(values.count - 1, Int(Double(values.count - 1) * 0.999)),
@@ -256,15 +273,14 @@ public final class SonogramAccumulator {
     }
 
     private func analyseFrame() {
+        let (start, size) = (pendingStart, size)
         pending.withUnsafeBufferPointer { pending in
             window.withUnsafeBufferPointer { window in
-                frame.withUnsafeMutableBufferPointer { frame in
-                    for i in 0..<size { frame[i] = pending[i] * window[i] }
+                spectrum.withUnsafeMutableBufferPointer { output in
+                    let input = UnsafeBufferPointer(rebasing: pending[start..<(start + size)])
+                    transform.power(of: input, windowedBy: window, into: output)
                 }
             }
-        }
-        frame.withUnsafeBufferPointer { input in
-            spectrum.withUnsafeMutableBufferPointer { output in transform.power(of: input, into: output) }
         }
         // The frame's centre decides its column; a frame centred outside the window is left out.
         let centre = (Double(firstSample + framesDone * hop) + Double(size) / 2) / Double(sampleRate) - startTime
@@ -279,17 +295,25 @@ public final class SonogramAccumulator {
             mergeColumnsPairwise()
             column = Int(centre / secondsPerColumn)
         }
-        let rows = shape.rows
-        for row in 0..<rows {
-            var peak: Float = 0
-            for bin in rowBins[row] where spectrum[bin] > peak { peak = spectrum[bin] }
-            let db = peak > 0 ? 10 * log10(peak / referencePower) : -Float.infinity
-            let cell = column * rows + row
-            cells[cell] = Self.louder(cells[cell], db)
+        let (rows, rowBins, referencePower) = (shape.rows, rowBins, referencePower)
+        spectrum.withUnsafeBufferPointer { spectrum in
+            cells.withUnsafeMutableBufferPointer { cells in
+                for row in 0..<rows {
+                    var peak: Float = 0
+                    for bin in rowBins[row] where spectrum[bin] > peak { peak = spectrum[bin] }
+                    let cell = column * rows + row
+                    cells[cell] = Self.louder(cells[cell], peak / referencePower)
+                }
+            }
         }
     }
 
-    /// The louder of two cells' dB, where NaN is a cell no frame has landed in.
+    /// dB of a cell's power (NaN stays NaN: no frame landed there).
+    private static func decibels(_ power: Float) -> Float {
+        power > 0 ? 10 * log10(power) : (power.isNaN ? .nan : -Float.infinity)
+    }
+
+    /// The louder of two cells, where NaN is a cell no frame has landed in.
     private static func louder(_ a: Float, _ b: Float) -> Float {
         a.isNaN ? b : (b.isNaN ? a : max(a, b))
     }

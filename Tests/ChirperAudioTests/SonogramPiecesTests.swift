@@ -112,10 +112,10 @@ struct SonogramPiecesTests {
                 var at = Int(decoder.offset)
                 while piece.count < end - start, at < bytes.count {
                     let chunk = Array(bytes[at..<min(bytes.count, at + 8192)])
-                    piece += try decoder.feed(chunk)
+                    piece += try decoder.feed(chunk).joined()
                     at += chunk.count
                 }
-                if piece.count < end - start { piece += try decoder.finish() }
+                if piece.count < end - start { piece += try decoder.finish().joined() }
                 if piece.count < end - start { short.append(start) }
                 joined += piece.prefix(end - start)
             }
