@@ -9,7 +9,8 @@
 #define CHIRPER_FFTW_FUNCTIONS(X) \
     X(float *, fftwf_alloc_real, (size_t n), (n), NULL) \
     X(fftwf_complex *, fftwf_alloc_complex, (size_t n), (n), NULL) \
-    X(fftwf_plan, fftwf_plan_dft_r2c_1d, (int n, float *in, fftwf_complex *out, unsigned flags), (n, in, out, flags), NULL)
+    X(fftwf_plan, fftwf_plan_dft_1d, (int n, fftwf_complex *in, fftwf_complex *out, int sign, unsigned flags), \
+      (n, in, out, sign, flags), NULL)
 
 #define CHIRPER_FFTW_VOID_FUNCTIONS(V) \
     V(fftwf_free, (void *p), (p)) \

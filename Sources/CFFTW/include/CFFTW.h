@@ -13,7 +13,8 @@
 /// first call's result). Returns 0, or -1 with the reason (dlerror's text) in `error`.
 int chirper_fftw_load(char *error, size_t size);
 
-// The planner flags, as constants Swift can see (they are macros).
+// The planner flag and the direction, as constants Swift can see (they are macros).
 static const unsigned chirper_fftw_estimate = FFTW_ESTIMATE;
+static const int chirper_fftw_forward = FFTW_FORWARD;
 
 #endif
