@@ -168,7 +168,7 @@ extension Character {
 public enum Licence {
     public static func name(for url: String) -> String {
         let lower = url.lowercased()
-        guard let range = lower.range(of: "creativecommons.org/") else { return url }
+        guard let range = lower.firstRange(of: "creativecommons.org/") else { return url }
         let parts = lower[range.upperBound...].split(separator: "/")
         if parts.first == "publicdomain" {
             if parts.count > 1, parts[1] == "zero" { return "CC0 \(parts.count > 2 ? parts[2] : "1.0")" }

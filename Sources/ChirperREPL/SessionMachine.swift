@@ -22,7 +22,8 @@ struct SessionMachine: Sendable {
         var terminal: TerminalGraphicsSupport = .none
         /// Seeds each quiz given no `--seed` (the runner's random number).
         var seed: UInt64 = 0
-        /// The desktop (MPRIS) is on the bus: the rendered state is published to it.
+        /// The desktop (MPRIS) is on the bus, or may be: the rendered state is published to it (until
+        /// `desktopMissing`).
         var desktop = false
         /// Where the desktop's cover art is kept (the runner's own folder); nil: none is drawn.
         var coverArtFolder: String?
@@ -224,7 +225,8 @@ struct SessionMachine: Sendable {
         case pixels(PixelCanvas, columns: Int, rows: Int)
     }
 
-    let setup: Setup
+    /// What the session started with; only `desktop` changes, when the session hears there is no bus.
+    private(set) var setup: Setup
     var presenter: Presenter { setup.presenter }
     private(set) var list: ListState = .idle
     private(set) var playback: PlaybackState = .start
@@ -340,6 +342,8 @@ struct SessionMachine: Sendable {
             desktop(command)
         case .desktopMissing(let text):
             if setup.interactive { say([presenter.desktopNotice(text)]) }
+            // Nothing is on the bus to show the rendered state to: it is no longer derived (every progress tick did).
+            setup.desktop = false
             run(coverArt.turnOff())
         case .coverArt(let file, let drawn):
             run(drawn ? coverArt.drawn(file: file) : coverArt.failed(file: file))

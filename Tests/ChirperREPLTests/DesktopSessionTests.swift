@@ -29,6 +29,16 @@ private func playing(_ position: Double, segment: Int = 0, paused: Bool = false)
 
 @Suite("The desktop (MPRIS) in the session, one event at a time")
 struct DesktopSessionTests {
+    @Test("once the session hears there is no bus, playing on publishes nothing more (not every tick's state)")
+    func noBusNoPublishing() {
+        var machine = desktopSession()
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        #expect(published(machine.handle(.playback(playing(1)))).count == 1)
+        _ = machine.handle(.desktopMissing("no D-Bus session bus"))
+        #expect(published(machine.handle(.playback(playing(2)))).isEmpty)
+        #expect(published(machine.handle(.playback(playing(3, paused: true)))).isEmpty)
+    }
+
     @Test("OpenUri of a xeno-canto page searches its number and plays it once the list has settled")
     func openURI() throws {
         var machine = desktopSession()
