@@ -262,6 +262,8 @@ struct SessionMachine: Sendable {
     /// The terminal's width when the running line was typed.
     private(set) var columns = 80
     private var shownStatus: [String] = []
+    /// The buffer figure on the shown status line (`StatusBufferHold`).
+    private var shownBuffer: Double?
     private var shownStripImage: StripImage?
     /// What the desktop was last shown.
     var shownDesktop: DesktopState?
@@ -483,16 +485,30 @@ struct SessionMachine: Sendable {
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
-        let line = presenter.status(playback, title: recording.map { side + $0.englishName })
+        let title = recording.map { side + $0.englishName }
         let view = presenter.strip(strip, playback: playback, keeping: &stripLines)
-        let rows = view.rows + (line.map { [$0] } ?? [])
+        func rows(_ playback: PlaybackState) -> [String] {
+            view.rows + (presenter.status(playback, title: title).map { [$0] } ?? [])
+        }
         // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
         // between page turns, compared at once). An image is compared by the page it shows.
-        if !TerminalLayout.same(rows, shownStatus) || view.picture != shownStripImage {
-            shownStatus = rows
-            shownStripImage = view.picture
-            emit(.status(rows, view.picture))
+        guard view.picture == shownStripImage else { return show(rows(playback), view.picture) }
+        // Nothing but a buffer figure the shown one may stand for: nothing to redraw.
+        if let shown = shownBuffer, let now = playback.progress?.buffered,
+            StatusBufferHold.holds(shown: shown, now: now),
+            TerminalLayout.same(rows(playback.showing(buffered: shown)), shownStatus)
+        {
+            return
         }
+        let current = rows(playback)
+        if !TerminalLayout.same(current, shownStatus) { show(current, view.picture) }
+    }
+
+    private mutating func show(_ rows: [String], _ picture: StripImage?) {
+        shownStatus = rows
+        shownStripImage = picture
+        shownBuffer = playback.progress?.buffered
+        emit(.status(rows, picture))
     }
 
     private mutating func sonogramEnded(id: Int, _ result: Result<Sonogram, WorkFailure>) {

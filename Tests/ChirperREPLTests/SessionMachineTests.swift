@@ -56,6 +56,40 @@ private func listedSession(_ presenter: Presenter, terminal: TerminalGraphicsSup
 
 @Suite("The REPL session, one event at a time")
 struct SessionMachineTests {
+    @Test(
+        "the status line is redrawn when its clock changes or the buffer really moves, not at every tick of the figure")
+    func statusBufferHeld() {
+        var machine = session(terminal)
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        func redrawn(at position: Double, buffered: Double) -> String? {
+            var playing = progress(Fixture.wren, 1, at: position)
+            playing.buffered = buffered
+            return machine.handle(.playback(.playing(playing))).compactMap { action -> String? in
+                if case .status(let rows, _) = action { rows.last } else { nil }
+            }.last
+        }
+        let first = redrawn(at: 1.0, buffered: 1.9)
+        #expect(first?.contains("0:01 / 0:12") == true && first?.hasSuffix("buf 1.9 s") == true)
+        // The chunks' sawtooth alone: the line stands.
+        #expect(redrawn(at: 1.1, buffered: 1.7) == nil)
+        #expect(redrawn(at: 1.2, buffered: 1.5) == nil)
+        // The clock moves: the line is redrawn with the buffer as it is.
+        let second = redrawn(at: 2.0, buffered: 1.6)
+        #expect(second?.contains("0:02 / 0:12") == true && second?.hasSuffix("buf 1.6 s") == true)
+        // The buffer moves by half a second, then falls under a second: every change is shown.
+        #expect(redrawn(at: 2.1, buffered: 1.0)?.hasSuffix("buf 1.0 s") == true)
+        #expect(redrawn(at: 2.2, buffered: 0.9)?.hasSuffix("buf 0.9 s") == true)
+        #expect(redrawn(at: 2.3, buffered: 0.8)?.hasSuffix("buf 0.8 s") == true)
+        #expect(redrawn(at: 2.4, buffered: 0.8) == nil)
+        // Paused, the word changes at once.
+        var paused = progress(Fixture.wren, 1, at: 2.4)
+        paused.buffered = 1.1
+        let lines = machine.handle(.playback(.paused(paused))).compactMap { action -> String? in
+            if case .status(let rows, _) = action { rows.last } else { nil }
+        }
+        #expect(lines.last?.contains("paused") == true && lines.last?.hasSuffix("buf 1.1 s") == true)
+    }
+
     @Test("a script's next line waits for the answer to a search, then for the list to settle")
     func scriptWaitsForTheList() {
         var machine = session(script)
