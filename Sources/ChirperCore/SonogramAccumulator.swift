@@ -4,7 +4,7 @@ import Foundation
 /// `SonogramShape.fftPlan`), power reduced to the picture's rows (max over the bins of a row) and frames to its
 /// columns (max over the frames of a column, so a brief call is never averaged away).
 ///
-/// Memory is the picture's size plus one window, whatever the recording's length. With a time window, only
+/// Memory is the picture's size plus a few windows, whatever the recording's length. With a time window, only
 /// the frames centred inside it count and `isComplete` says when the rest need not be decoded. Without one,
 /// columns are assigned by time from the expected duration; when it is unknown, or the audio runs past it,
 /// the columns fill up and are then merged pairwise (each column covering twice the time), so the picture

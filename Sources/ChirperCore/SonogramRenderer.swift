@@ -209,6 +209,9 @@ public struct SonogramRenderer: Sendable {
         let pageTime = sonogram.startTime + Double(page.start) * perColumn
         let marked = Self.column(of: position, in: sonogram) - page.start
         var marker = Self.timeLabel(pageTime, step: 1).leftPadded(to: Self.gutterWidth - 1) + "└"
+        // Three bytes a column, and the marker's colour: one allocation, not one every few columns (ten times a
+        // second while the strip is on).
+        marker.reserveCapacity(marker.utf8.count + 3 * page.visible + 16)
         for column in 0..<page.visible {
             let time = pageTime + (Double(column) + 0.5) * perColumn
             if column == marked {

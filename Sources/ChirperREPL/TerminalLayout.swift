@@ -73,6 +73,8 @@ enum TerminalLayout {
     /// `text` cut to `columns` visible columns; SGR and other CSI sequences are kept (they take no room), other
     /// control characters dropped.
     static func clip(_ text: String, columns: Int) -> String {
+        // Most rows fit as they are (the status line, the strip's marker): found by a scan, without a copy.
+        if fits(text, columns: columns) { return text }
         var output = String.UnicodeScalarView()
         var used = 0
         var scalars = text.unicodeScalars.makeIterator()
@@ -94,6 +96,23 @@ enum TerminalLayout {
             output.append(scalar)
         }
         return String(output)
+    }
+
+    /// `text` is what `clip` would make of it: CSI sequences and printable scalars only, within `columns`.
+    private static func fits(_ text: String, columns: Int) -> Bool {
+        var used = 0
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "\u{1B}" {
+                guard scalars.next() == "[" else { return false }
+                while let part = scalars.next(), !(0x40...0x7E).contains(part.value) {}
+                continue
+            }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return false }
+            used += displayWidth(scalar)
+            if used > columns { return false }
+        }
+        return true
     }
 
     /// `items` in columns down then across, like ls, within `columns`.
