@@ -487,27 +487,28 @@ struct SessionMachine: Sendable {
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
         let title = recording.map { side + $0.englishName }
         let view = presenter.strip(strip, playback: playback, keeping: &stripLines)
-        func rows(_ playback: PlaybackState) -> [String] {
-            view.rows + (presenter.status(playback, title: title).map { [$0] } ?? [])
+        var line = presenter.status(playback, title: title)
+        var buffered = playback.progress?.buffered
+        // The status line stands while nothing on it but a buffer figure the shown one may stand for has changed,
+        // also when the strip's rows above it change (its marker moves at every tick on a short page).
+        if let shown = shownBuffer, let now = buffered, StatusBufferHold.holds(shown: shown, now: now),
+            let held = presenter.status(playback.showing(buffered: shown), title: title),
+            let shownLine = shownStatus.last, TerminalLayout.same([held], [shownLine])
+        {
+            (line, buffered) = (held, shown)
         }
+        let current = view.rows + (line.map { [$0] } ?? [])
         // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
         // between page turns, compared at once). An image is compared by the page it shows.
-        guard view.picture == shownStripImage else { return show(rows(playback), view.picture) }
-        // Nothing but a buffer figure the shown one may stand for: nothing to redraw.
-        if let shown = shownBuffer, let now = playback.progress?.buffered,
-            StatusBufferHold.holds(shown: shown, now: now),
-            TerminalLayout.same(rows(playback.showing(buffered: shown)), shownStatus)
-        {
-            return
+        if view.picture != shownStripImage || !TerminalLayout.same(current, shownStatus) {
+            show(current, view.picture, buffered: buffered)
         }
-        let current = rows(playback)
-        if !TerminalLayout.same(current, shownStatus) { show(current, view.picture) }
     }
 
-    private mutating func show(_ rows: [String], _ picture: StripImage?) {
+    private mutating func show(_ rows: [String], _ picture: StripImage?, buffered: Double?) {
         shownStatus = rows
         shownStripImage = picture
-        shownBuffer = playback.progress?.buffered
+        shownBuffer = buffered
         emit(.status(rows, picture))
     }
 

@@ -297,6 +297,47 @@ struct SessionMachineTests {
         #expect(shape.rows == 12 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
     }
 
+    @Test("with the strip on, its marker moves at every tick and the status line under it stands while its figures do")
+    func stripMarkerMovesStatusStands() throws {
+        var machine = listedSession(terminal)
+        _ = machine.handle(typed("play 1"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 1))))
+        let shape = try #require(
+            machine.handle(typed("sono on")).compactMap { action -> SonogramShape? in
+                if case .computeStrip(_, _, let shape) = action { shape } else { nil }
+            }.first)
+        let picture = Sonogram(
+            rows: shape.rows, columns: shape.columns,
+            levels: [Float](repeating: 0.5, count: shape.rows * shape.columns), maxFrequency: 12_000, duration: 12,
+            sampleRate: 44_100)
+        _ = machine.handle(.stripPicture(PlaybackTicket(1), .success(picture)))
+        func shown(at position: Double, buffered: Double) -> [String]? {
+            var playing = progress(Fixture.wren, 1, at: position)
+            playing.buffered = buffered
+            return machine.handle(.playback(.playing(playing))).compactMap { action -> [String]? in
+                if case .status(let rows, _) = action { rows } else { nil }
+            }.last
+        }
+        let first = try #require(shown(at: 1.0, buffered: 1.9))
+        #expect(first.last?.hasSuffix("buf 1.9 s") == true)
+        // A page of 92 columns for 9.2 s: the marker moves every 0.1 s, while the chunks' sawtooth alone moves the
+        // buffer figure and the progress bar's cell (0.43 s of the 12) holds.
+        var marker = first.dropLast().last
+        for (position, buffered) in [(1.14, 1.7), (1.28, 1.5)] {
+            let rows = try #require(shown(at: position, buffered: buffered), "the marker moved at \(position)")
+            #expect(rows.dropLast().last != marker, "the marker's row is redrawn")
+            #expect(rows.last == first.last, "the status line stands at \(position): \(rows.last ?? "")")
+            marker = rows.dropLast().last
+        }
+        // The progress bar moves on: the status line is redrawn, with the buffer as it is.
+        let barMoved = try #require(shown(at: 1.42, buffered: 1.6))
+        #expect(barMoved.last != first.last && barMoved.last?.hasSuffix("buf 1.6 s") == true)
+        // The clock moves: the same.
+        let second = try #require(shown(at: 2.0, buffered: 1.8))
+        #expect(second.last?.contains("0:02 / 0:12") == true && second.last?.hasSuffix("buf 1.8 s") == true)
+    }
+
     @Test("sono on with kitty: the strip in pixels; its image rides on the status, the same while its page holds")
     func pixelStrip() throws {
         let kitty = TerminalGraphicsSupport(kitty: true, cellWidth: 10, cellHeight: 20, answered: true)
