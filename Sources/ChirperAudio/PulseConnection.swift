@@ -8,7 +8,8 @@ final class ContextState: @unchecked Sendable {
         case connecting
         case ready
         case failed(AudioSinkError)
-        case closed
+        /// Closed; after a failure, that failure (see `close`).
+        case closed(after: AudioSinkError?)
     }
 
     var phase: Phase = .connecting
@@ -127,7 +128,7 @@ final class PulseConnection: @unchecked Sendable {
                 switch state.phase {
                 case .ready: return .success(())
                 case .failed(let error): return .failure(error)
-                case .closed: return .failure(CancellationError())
+                case .closed(let failure): return .failure(failure ?? CancellationError())
                 case .connecting:
                     state.waiters.append(continuation)
                     return nil
@@ -144,7 +145,14 @@ final class PulseConnection: @unchecked Sendable {
             if case .closed = state.phase {
                 // Closed before: nothing more to do (close is idempotent).
             } else {
-                state.phase = .closed
+                // A failed connection keeps its failure: a caller that took it while it was connecting and asks
+                // only now, after the caller that saw the failure first closed it, hears why (no sound server),
+                // not that it was closed.
+                if case .failed(let failure) = state.phase {
+                    state.phase = .closed(after: failure)
+                } else {
+                    state.phase = .closed(after: nil)
+                }
                 state.idleTimer?.cancel()
                 resumptions.fail(state.takeWaiters(), with: CancellationError())
                 pa_context_disconnect(context)
