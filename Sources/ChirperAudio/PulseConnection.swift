@@ -148,11 +148,8 @@ final class PulseConnection: @unchecked Sendable {
                 // A failed connection keeps its failure: a caller that took it while it was connecting and asks
                 // only now, after the caller that saw the failure first closed it, hears why (no sound server),
                 // not that it was closed.
-                if case .failed(let failure) = state.phase {
-                    state.phase = .closed(after: failure)
-                } else {
-                    state.phase = .closed(after: nil)
-                }
+                let failure: AudioSinkError? = if case .failed(let failure) = state.phase { failure } else { nil }
+                state.phase = .closed(after: failure)
                 state.idleTimer?.cancel()
                 resumptions.fail(state.takeWaiters(), with: CancellationError())
                 pa_context_disconnect(context)
