@@ -8,7 +8,6 @@ extension Player {
     func runPipeline(_ pipeline: Pipeline, item: PlayItem, segment: PlaybackSegment) async -> PipelineOutcome {
         do {
             try Task.checkCancellation()
-            try await sink.prepare()
             let source = try sources.source(for: item.location)
             return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
                 // The feed first: its child task is scheduled first, and the request goes out sooner.
@@ -24,7 +23,11 @@ extension Player {
                         })
                     return try await feed.run()
                 }
+                // The sound server's connection is awaited beside the feed, not before it: in a cold start the
+                // request for the audio goes out while libpulse loads and connects, instead of after. A sink that
+                // cannot be had (no sound server) still ends the pipeline at once, with the feed cancelled.
                 group.addTask {
+                    try await self.sink.prepare()
                     try await self.reportProgress(pipeline)
                     return nil
                 }
