@@ -14,7 +14,7 @@ ARGS ?=
 ## Packed relocations need glibc 2.36 (Debian 12) to run; an older glibc gets the usual ones.
 RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, "."); \
 	if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "-Xlinker -z -Xlinker pack-relative-relocs" }')
-## libstdc++, which the Swift runtime and Foundation use, is linked in from its archive instead of being loaded
+## libstdc++, which the Swift runtime uses, is linked in from its archive instead of being loaded
 ## from libstdc++.so at every start: 0.4 ms less to `--version`, first sound about 0.4 ms sooner and 1 MiB less
 ## resident (BENCH.md, 2026-11-27). swiftc names `-lstdc++` itself, so lld is shown first a folder holding the
 ## archive alone (made by `static-cxx`); without the archive, the shared library is used as before.

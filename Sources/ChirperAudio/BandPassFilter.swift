@@ -1,5 +1,9 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Plays only a band (`ab` over a selection's band): a band-pass made of Butterworth biquads (Robert
 /// Bristow-Johnson's cookbook): two high-pass sections at the band's bottom and two low-pass sections at its

@@ -1,5 +1,6 @@
 import ChirperCore
-import Foundation
+import Dispatch
+import FoundationEssentials
 import NIOConcurrencyHelpers
 
 /// A byte source that serves a cached recording from disk, and otherwise tees the network read into the cache.
@@ -101,7 +102,7 @@ final class CachePart: @unchecked Sendable {
     let id: String
     private let offset: Int64
     private let cache: RecordingCache
-    private var handle: FileHandle?
+    private var handle: AppendingFile?
     private var written: Int64 = 0
     /// This part still holds the cache's claim on `id` (given back once, from either side).
     private let claimed = NIOLockedValueBox(true)
@@ -122,13 +123,12 @@ final class CachePart: @unchecked Sendable {
                 try fileManager.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data().write(to: url)
-                handle = try FileHandle(forWritingTo: url)
+                handle = try AppendingFile(path: url.path)
             } catch {
                 cache.cannotWrite(error)
             }
-        } else if ((try? fileManager.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value == offset {
-            handle = try? FileHandle(forWritingTo: url)
-            _ = try? handle?.seekToEnd()
+        } else if FileIO.size(atPath: url.path) == offset {
+            handle = try? AppendingFile(path: url.path)
             written = offset
         }
         if handle == nil { releaseClaim() }
@@ -138,11 +138,11 @@ final class CachePart: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(cache.writer))
         guard let handle else { return }
         do {
-            try handle.write(contentsOf: chunk)
+            try handle.write(chunk)
             written += Int64(chunk.count)
         } catch {
             // A full disk or a deleted folder only costs the caching, never the playing.
-            try? handle.close()
+            handle.close()
             self.handle = nil
             try? FileManager.default.removeItem(at: url)
             releaseClaim()
@@ -153,7 +153,7 @@ final class CachePart: @unchecked Sendable {
     func finish(expectedLength: Int64?) {
         dispatchPrecondition(condition: .onQueue(cache.writer))
         guard let handle else { return }
-        try? handle.close()
+        handle.close()
         self.handle = nil
         if let expectedLength, written < expectedLength {
             releaseClaim()
@@ -174,7 +174,7 @@ final class CachePart: @unchecked Sendable {
 
     func close() {
         dispatchPrecondition(condition: .onQueue(cache.writer))
-        try? handle?.close()
+        handle?.close()
         handle = nil
     }
 }

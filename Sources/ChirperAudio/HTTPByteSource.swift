@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import ChirperCore
 import ChirperHTTP
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 

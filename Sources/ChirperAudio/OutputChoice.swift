@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// Where `--output` sends the sound.
 public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {

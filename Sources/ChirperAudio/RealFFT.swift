@@ -1,7 +1,11 @@
 import CFFTW
-import Foundation
+import FoundationEssentials
 import ChirperCore
 import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why the FFT could not be set up.
 public enum FFTError: UserFacingError, Hashable {

@@ -1,7 +1,11 @@
 import ChirperCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The play cache on disk (`$XDG_CACHE_HOME/chirper-play`): complete recordings named `XC<id>.<ext>` (the
 /// id only, the extension sniffed), `.part` files while a download is in flight, and `index.json` (sizes and
@@ -53,7 +57,7 @@ public final class RecordingCache: Sendable {
         if let base = environment["XDG_CACHE_HOME"], base.hasPrefix("/") {
             return URL(fileURLWithPath: base).appendingPathComponent("chirper-play")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? PathText.homeDirectory
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/chirper-play")
     }
 
@@ -64,8 +68,8 @@ public final class RecordingCache: Sendable {
         return index.withLockedValue { index -> URL? in
             guard let entry = index.entries[id] else { return nil }
             let url = directory.appendingPathComponent(entry.file)
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
-            guard let size, size.int64Value == entry.size else {
+            let size = FileIO.size(atPath: url.path)
+            guard let size, size == entry.size else {
                 // Deleted, or not the file that was kept (truncated, replaced): fetched again instead.
                 index.entries[id] = nil
                 if size != nil { try? FileManager.default.removeItem(at: url) }
@@ -187,11 +191,8 @@ public final class RecordingCache: Sendable {
     func commit(id: String, part: URL, expectedLength: Int64?) {
         dispatchPrecondition(condition: .onQueue(writer))
         let fileManager = FileManager.default
-        let size = ((try? fileManager.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value ?? -1
-        let head = (try? FileHandle(forReadingFrom: part)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 12)
-        }
+        let size = FileIO.size(atPath: part.path) ?? -1
+        let head = FileIO.head(ofPath: part.path, count: 12)
         guard let stem = FieldKitNaming.stem(forID: id), size > 0, expectedLength.map({ $0 == size }) ?? true,
             let ext = head.flatMap({ FieldKitNaming.sniffExtension(Array($0)) })
         else {
@@ -217,7 +218,7 @@ public final class RecordingCache: Sendable {
         }
         for entry in evicted {
             try? fileManager.removeItem(at: directory.appendingPathComponent(entry.file))
-            let sidecar = (entry.file as NSString).deletingPathExtension + ".json"
+            let sidecar = PathText.removingExtension(entry.file) + ".json"
             try? fileManager.removeItem(at: directory.appendingPathComponent(sidecar))
         }
         // An entry larger than the whole cache was removed at once: no metadata for it either.
@@ -240,11 +241,7 @@ public final class RecordingCache: Sendable {
     }
 
     static func reason(_ error: any Error) -> String {
-        if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
-        if let error = error as? CocoaError, let underlying = error.underlying as? POSIXError {
-            return String(cString: strerror(underlying.code.rawValue))
-        }
-        return (error as NSError).localizedDescription
+        FileErrorText.reason(error)
     }
 
     /// The index on disk, or one rebuilt from the files present when it is missing or unreadable.
@@ -269,7 +266,7 @@ public final class RecordingCache: Sendable {
             let id = stem.hasPrefix("XC") ? String(stem.dropFirst(2)) : stem
             guard FieldKitNaming.stem(forID: id) == stem,
                 let attributes = try? fileManager.attributesOfItem(atPath: url.path),
-                let size = (attributes[.size] as? NSNumber)?.int64Value
+                let size = FileIO.size(atPath: url.path)
             else { continue }
             let used = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             index.entries[id] = .init(file: name, size: size, lastUse: used)

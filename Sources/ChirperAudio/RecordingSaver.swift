@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Downloads one recording's original audio into a folder: written to `XC<id>.part`, resumed with `Range`
@@ -30,7 +30,7 @@ public struct RecordingSaver: Sendable {
     /// `$XDG_DATA_HOME/chirper-play/recordings`, or `~/.local/share/chirper-play/recordings`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let base = environment["XDG_DATA_HOME"], base.hasPrefix("/") { return base + "/chirper-play/recordings" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/chirper-play/recordings"
+        return (environment["HOME"] ?? PathText.homeDirectory) + "/.local/share/chirper-play/recordings"
     }
 
     public func save(

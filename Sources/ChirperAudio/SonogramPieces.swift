@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 import NIOConcurrencyHelpers
 
 /// Draws the sonogram of a long recording from pieces decoded in parallel, one per core (issue 30: a

@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 extension OfflineCatalog {
     /// `--offline`: the saved and cached recordings as one catalogue, searched with the same matcher as the

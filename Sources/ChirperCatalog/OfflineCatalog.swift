@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// A catalogue on disk in xeno-canto's v3 shape: `catalog.json` (one recordings page holding every recording)
 /// beside the audio files it names. It answers tagged queries the way xeno-canto does, so the list store cannot
@@ -37,10 +37,7 @@ public struct OfflineCatalog: RecordingSource {
         } catch {
             throw ListError(.catalog, "\(catalogFile.path) is not a recordings page (\(error)); check --catalog")
         }
-        let raw = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        let files = (raw?["recordings"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) { result, item in
-            if let id = item["id"] as? String, let file = item["file"] as? String { result[id] = file }
-        }
+        let files = PageDecoder.files(data)
         self.directory = root.path
         self.name = name
         self.recordings = page.recordings.map { recording in
@@ -72,7 +69,7 @@ public struct OfflineCatalog: RecordingSource {
 
     static func resolve(_ file: String, in root: URL) -> AudioAvailability {
         if file.isEmpty { return .restricted }
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/".unicodeScalars)
         let parts = file.split(separator: "/", omittingEmptySubsequences: false)
         guard !file.hasPrefix("/"), file.unicodeScalars.allSatisfy(allowed.contains),
             parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
@@ -90,9 +87,8 @@ public struct OfflineCatalog: RecordingSource {
     }
 
     private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        return nsError.localizedDescription
+        if let error = error as? CocoaError, error.code == .fileReadNoSuchFile { return "no such file" }
+        return FileErrorText.reason(error)
     }
 
     public func page(
@@ -179,8 +175,7 @@ struct CatalogMatcher: Sendable {
     enum Mode { case exact, prefix, contains }
 
     private func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            .trimmingSpaces
+        text.foldingCaseAndAccents.trimmingSpaces
     }
 
     /// `=value` always asks for an exact match.

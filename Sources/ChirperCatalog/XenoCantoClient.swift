@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import ChirperCore
 import ChirperHTTP
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 
@@ -44,10 +44,13 @@ public struct XenoCantoConfiguration: Sendable {
     /// `text` with the API key replaced by `***`, in plain and percent-encoded form.
     public func redact(_ text: String) -> String {
         guard !apiKey.isEmpty else { return text }
-        var result = text.replacingOccurrences(of: apiKey, with: "***")
-        if let encoded = apiKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != apiKey {
-            result = result.replacingOccurrences(of: encoded, with: "***")
-        }
+        var result = text.replacing(apiKey, with: "***")
+        // Percent-encoded as in a URL: every byte but ASCII letters and digits as %XX.
+        let encoded = apiKey.utf8.map { byte in
+            (byte < 0x80 && Character(Unicode.Scalar(byte)).isLetter) || (0x30...0x39).contains(byte)
+                ? String(Unicode.Scalar(byte)) : "%" + String(cFormat: "%02X", byte)
+        }.joined()
+        if encoded != apiKey { result = result.replacing(encoded, with: "***") }
         return result
     }
 }
@@ -270,11 +273,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
             return nil
         }
         if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        if let date = formatter.date(from: value) {
+        if let date = HTTPDate.parse(value) {
             return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
         }
         return nil

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `also <n> [k]`: the search for a background species of a recording (v3's `also` array, kept as
 /// ``Recording/background``). xeno-canto cannot OR species in one query, so a recording with several

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The attribution xeno-canto asks for when a recording is used: recordist, XC number, page URL, licence
 /// (../shared/xeno-canto/SOURCES.md: "Attribution: recordist, XC number, https://xeno-canto.org/<id>,
@@ -64,7 +64,7 @@ public struct LicenceTerms: Sendable, Hashable {
 
     public init(url: String) {
         let lower = url.lowercased()
-        guard let range = lower.range(of: "creativecommons.org/") else {
+        guard let range = lower.firstRange(of: "creativecommons.org/") else {
             self.init(known: false, nonCommercial: false, noDerivatives: false)
             return
         }

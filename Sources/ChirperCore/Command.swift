@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One line typed at the prompt, understood.
 public enum Command: Sendable, Hashable {

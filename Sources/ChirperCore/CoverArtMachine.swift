@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The desktop's cover art (MPRIS `mpris:artUrl`): the sonogram of the recording playing, drawn once into a
 /// picture file of the session's own, as a pure state machine.

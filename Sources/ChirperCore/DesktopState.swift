@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the desktop (MPRIS: media keys, `playerctl`, the player widget) asks of the player: each becomes what
 /// the typed command would do.
@@ -30,7 +30,7 @@ public enum DesktopCommand: Sendable, Hashable {
     public static func xenoCantoNumber(_ uri: String) -> Int? {
         let text = uri.trimmingSpaces
         let digits: Substring
-        if let scheme = text.range(of: "://") {
+        if let scheme = text.firstRange(of: "://") {
             guard ["http", "https"].contains(text[..<scheme.lowerBound].lowercased()) else { return nil }
             let rest = text[scheme.upperBound...]
             let parts = rest.split(separator: "/", omittingEmptySubsequences: false)

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Raven's robust measurements of one selection (a time section and a band of one recording), computed from
 /// its spectrogram inside the band, energy being the squared magnitude (definitions as in the Raven Pro
@@ -75,7 +79,7 @@ public enum MeasurementError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         switch self {
         case .tooShort(let seconds, let window):
-            "the selection is \(String(format: "%.3f", seconds)) s, shorter than one FFT window (\(String(format: "%.3f", window)) s); select more"
+            "the selection is \(String(cFormat: "%.3f", seconds)) s, shorter than one FFT window (\(String(cFormat: "%.3f", window)) s); select more"
         case .bandNarrowerThanBin(let binWidth):
             "the band holds no FFT bin (bins are \(Int(binWidth.rounded())) Hz apart); select a wider band"
         case .silent:

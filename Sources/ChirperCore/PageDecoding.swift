@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One page of search results.
 public struct Page: Sendable, Hashable {
@@ -27,6 +27,17 @@ public struct PageDecodingError: Error, Sendable, Equatable, CustomStringConvert
 /// Reads xeno-canto recordings pages (API v3, and v2's older field names) tolerantly: numbers may come as
 /// strings or numbers, any field may be null or missing, and URLs may be protocol-relative.
 public enum PageDecoder {
+    /// Each recording's `file` by its `id`, both as text (an offline catalog's own field, beside the v3 ones);
+    /// empty when the reply is not a recordings page.
+    public static func files(_ data: some Collection<UInt8>) -> [String: String] {
+        guard case .array(let items)? = (try? JSONValue.parse(data))?["recordings"] else { return [:] }
+        var files: [String: String] = [:]
+        for item in items {
+            if case .string(let id)? = item["id"], case .string(let file)? = item["file"] { files[id] = file }
+        }
+        return files
+    }
+
     /// Decodes a recordings page. Invalid UTF-8 is replaced (shown harmlessly) rather than rejected.
     public static func decode(_ data: some Collection<UInt8>) throws(PageDecodingError) -> Page {
         let reply: JSONValue

@@ -1,3 +1,5 @@
+@_spi(_Unicode) import Swift
+
 /// Text helpers in plain Swift for the paths every page and row goes through: Foundation's `String` methods
 /// (`trimmingCharacters(in:)`, `replacingOccurrences(of:with:)`) bridge through `NSString` on Linux, which
 /// made them 17 % of a search's CPU time (perf, 50 rows).
@@ -9,6 +11,25 @@ extension String {
     /// Without the spaces and tabs at either end, as `trimmingCharacters(in: .whitespaces)` on Linux (Unicode's
     /// space separators, the tab and U+200B ZERO WIDTH SPACE, CoreFoundation's set; line breaks stay).
     public var trimmingSpaces: String { self[...].trimmingSpaces }
+}
+
+extension String {
+    /// Lower case and without accents, for matching what was typed: "Pīpīwharauroa" and "pipiwharauroa",
+    /// "Straße" and "strasse" are the same. As Foundation's `folding(options: [.caseInsensitive,
+    /// .diacriticInsensitive])`, which FoundationEssentials does not have (issue 30): the canonical
+    /// decomposition (NFD, the standard library's own `_nfd`) without its combining marks ("é" is "e" and
+    /// U+0301), then upper and lower case, which folds "ß" to "ss" and "ﬁ" to "fi" as case folding does.
+    public var foldingCaseAndAccents: String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: _nfd.filter { $0.properties.canonicalCombiningClass == .notReordered })
+        return String(scalars).uppercased().lowercased()
+    }
+
+    /// Exactly `length` characters: cut, or padded with spaces, as Foundation's `padding(toLength:withPad:
+    /// startingAt:)` with a space.
+    public func padded(toLength length: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)
+    }
 }
 
 extension Substring {

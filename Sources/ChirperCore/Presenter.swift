@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns the two state machines' changes into the lines the user sees. This is the one place that decides
 /// what is shown: the REPL passes every change through here and prints the result.

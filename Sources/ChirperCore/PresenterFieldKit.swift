@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The field kit's lines: `save:`, `queue:` and `cite:` in pipes, plain sentences on a terminal.
 extension Presenter {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The list and its rows: state lines, rows fitted to the width, `info` and the attribution.
 extension Presenter {
@@ -192,11 +192,11 @@ extension Presenter {
         let shown = (fields + boxes).filter { !$0.1.isEmpty }
         if isScript {
             return ["info: n=\(row) id=\(quote(recording.label))"]
-                + shown.dropFirst().map { "info: \($0.0.replacingOccurrences(of: " ", with: "-"))=\(quote($0.1))" }
+                + shown.dropFirst().map { "info: \($0.0.replacing(" ", with: "-"))=\(quote($0.1))" }
         }
         let labelWidth = shown.map(\.0.count).max() ?? 0
         return shown.map { name, value in
-            bold(name.padding(toLength: labelWidth, withPad: " ", startingAt: 0)) + "  " + clean(value)
+            bold(name.padded(toLength: labelWidth)) + "  " + clean(value)
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Playback: its state lines, the status line, the sonograms and the settings.
 extension Presenter {
@@ -55,7 +55,7 @@ extension Presenter {
         var fields = ""
         let settings = progress.settings
         if !settings.speed.isNormal || settings.speed.mode == .keep {
-            fields += " speed=\(settings.speed.description.replacingOccurrences(of: " ", with: " mode="))"
+            fields += " speed=\(settings.speed.description.replacing(" ", with: " mode="))"
         }
         if let loop = progress.loop { fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))" }
         if settings.volume != 100 { fields += " volume=\(settings.volume)" }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The quiz's lines. Between a question and its answer nothing names the recording: no title, recordist or
 /// number.
@@ -93,7 +93,7 @@ extension Presenter {
             lines += stats.species.map {
                 "quiz: species deck=\(quote($0.deck)) sci=\(quote($0.species)) en=\(quote($0.englishName))"
                     + " answered=\($0.answered) right=\($0.right)"
-                    + " due=\($0.due.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
+                    + " due=\($0.due.map { $0.formatted(.iso8601) } ?? "-")"
             }
             lines += stats.confusions.map {
                 "quiz: confused deck=\(quote($0.deck)) species=\(quote($0.species)) answered=\(quote($0.answered))"

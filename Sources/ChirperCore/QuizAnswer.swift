@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a typed answer names: a choice's number, or a species by its English or scientific name, matched
 /// forgivingly (case, accents, hyphens and a typo or two do not matter).
 public enum QuizAnswer {
@@ -41,7 +39,7 @@ public enum QuizAnswer {
 
     /// Lower case, no accents, letters and digits separated by single spaces.
     static func normalize(_ text: String) -> String {
-        let folded = text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased()
+        let folded = text.foldingCaseAndAccents
         let words = folded.split { !$0.isLetter && !$0.isNumber }
         return words.joined(separator: " ")
     }

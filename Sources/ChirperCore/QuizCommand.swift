@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a quiz's deck comes from.
 public enum QuizOrigin: Sendable, Hashable {

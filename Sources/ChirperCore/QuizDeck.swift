@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A deck to learn: the species of a query (or of the recordings kept), each with its playable recordings.
 public struct QuizDeck: Sendable, Hashable {

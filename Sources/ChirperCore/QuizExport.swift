@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `quiz export FILE.csv`: each card's recordings as CSV rows (RFC 4180), for a spreadsheet or Anki's CSV import.
 public enum QuizExport {
@@ -18,6 +18,6 @@ public enum QuizExport {
         var value = TerminalText.sanitize(text)
         if let first = value.first, "=+-@".contains(first) { value = "'" + value }
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + value.replacing("\"", with: "\"\"") + "\""
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the store knows of a deck when a quiz starts.
 public struct QuizProgress: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether a recording can be played, and from where.
 public enum AudioAvailability: Sendable, Hashable {

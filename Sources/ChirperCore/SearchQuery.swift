@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A search in xeno-canto's tagged syntax (API v3 accepts tagged queries only).
 ///
@@ -22,7 +22,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         public var text: String {
             let needsQuotes = value.isEmpty || value.contains { " \t=<>\"".contains($0) }
             guard needsQuotes else { return "\(tag):\(value)" }
-            return "\(tag):\"\(value.replacingOccurrences(of: "\"", with: ""))\""
+            return "\(tag):\"\(value.replacing("\"", with: ""))\""
         }
     }
 

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Builds a `Sonogram` from PCM chunks as they are decoded: a short-time FFT (Hann window, the hop of
 /// `SonogramShape.fftPlan`), power reduced to the picture's rows (max over the bins of a row) and frames to its

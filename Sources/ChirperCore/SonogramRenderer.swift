@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Draws a `Sonogram` as text, greyscale like xeno-canto's (dark on light: loud is dark).
 ///
@@ -107,7 +107,7 @@ public struct SonogramRenderer: Sendable {
         let low = sonogram.minFrequency > 0 ? kHz(sonogram.minFrequency) : "0"
         let header =
             "sono: \(cleanLabel.isEmpty ? "-" : cleanLabel) \(low)-\(kHz(sonogram.maxFrequency))kHz"
-            + " \(String(format: "%.1f", sonogram.startTime))-\(String(format: "%.1f", sonogram.endTime))s"
+            + " \(String(cFormat: "%.1f", sonogram.startTime))-\(String(cFormat: "%.1f", sonogram.endTime))s"
             + " cols=\(sonogram.columns) rows=\(sonogram.rows)"
         var lines = [header]
         for row in stride(from: sonogram.rows - 1, through: 0, by: -1) {
@@ -262,7 +262,7 @@ public struct SonogramRenderer: Sendable {
 
     static func kHz(_ hz: Double) -> String {
         let khz = hz / 1000
-        return khz >= 100 ? String(Int(khz.rounded())) : String(format: "%.1f", khz)
+        return khz >= 100 ? String(Int(khz.rounded())) : String(cFormat: "%.1f", khz)
     }
 
     /// Tick columns and their labels: a round step giving at least 10 columns between ticks, at round
@@ -303,9 +303,9 @@ public struct SonogramRenderer: Sendable {
     static func timeLabel(_ seconds: Double, step: Double) -> String {
         if step >= 60 || seconds >= 120 {
             let whole = Int(seconds.rounded())
-            return "\(whole / 60):" + String(format: "%02d", whole % 60)
+            return "\(whole / 60):" + String(cFormat: "%02d", whole % 60)
         }
-        return step < 1 ? String(format: "%.1fs", seconds) : "\(Int(seconds.rounded()))s"
+        return step < 1 ? String(cFormat: "%.1fs", seconds) : "\(Int(seconds.rounded()))s"
     }
 }
 

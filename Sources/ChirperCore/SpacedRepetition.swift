@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a learner remembers of one card (a species and sound type): FSRS's memory state and when to ask next.
 public struct CardMemory: Sendable, Hashable {

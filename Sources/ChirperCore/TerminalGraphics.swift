@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `sono` draws: real pixels with a terminal graphics protocol, or text half-blocks.
 public enum GraphicsMode: String, Sendable, Hashable, CaseIterable {
@@ -65,11 +65,11 @@ public struct TerminalGraphicsSupport: Sendable, Hashable {
         var support = TerminalGraphicsSupport()
         let text = String(decoding: bytes, as: UTF8.self)
         // Kitty: ESC _ G i=31 ; OK ESC \
-        if let range = text.range(of: "\u{1B}_Gi=31;") {
+        if let range = text.firstRange(of: "\u{1B}_Gi=31;") {
             support.kitty = text[range.upperBound...].hasPrefix("OK")
         }
         // Cell size: ESC [ 6 ; height ; width t
-        if let range = text.range(of: "\u{1B}[6;") {
+        if let range = text.firstRange(of: "\u{1B}[6;") {
             let rest = text[range.upperBound...]
             if let end = rest.firstIndex(of: "t") {
                 let numbers = rest[..<end].split(separator: ";").compactMap { Int($0) }
@@ -80,7 +80,7 @@ public struct TerminalGraphicsSupport: Sendable, Hashable {
             }
         }
         // Primary device attributes: ESC [ ? 6x ; 1 ; 4 ; … c; 4 means sixel graphics.
-        guard let range = text.range(of: "\u{1B}[?") else { return (support, false) }
+        guard let range = text.firstRange(of: "\u{1B}[?") else { return (support, false) }
         let rest = text[range.upperBound...]
         guard let end = rest.firstIndex(of: "c") else { return (support, false) }
         let attributes = rest[..<end].split(separator: ";").compactMap { Int($0) }

@@ -1,6 +1,10 @@
 import CSystemd
 import ChirperCore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What sd-bus said, as one line.
 public struct DBusError: Error, Sendable, Hashable, UserFacingError {

@@ -1,7 +1,11 @@
 import CSystemd
 import ChirperCore
-import Foundation
+import FoundationEssentials
 import Synchronization
+import Dispatch
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// MPRIS 2 on the session bus (`org.mpris.MediaPlayer2.chirper_play`): the desktop's media keys, `playerctl`
 /// and the player widget see chirper-play and drive it.
@@ -43,7 +47,7 @@ public final class MPRISServer: Sendable {
         let go = DispatchSemaphore(value: 0)
         let wake = (read: fds[0], write: fds[1])
         let serverBox = Mutex<MPRISServer?>(nil)
-        let thread = Thread {
+        startDetachedThread(name: "chirper-mpris") {
             let loop: BusLoop
             do {
                 loop = try BusLoop(commands: commands)
@@ -62,8 +66,6 @@ public final class MPRISServer: Sendable {
             server.ended()
             server.finished.signal()
         }
-        thread.name = "chirper-mpris"
-        thread.start()
         ready.wait()
         switch opened.withLock({ $0 }) {
         case .success(let name):

@@ -1,6 +1,10 @@
 import CPNG
 import ChirperCore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why a PNG could not be written or read: one line, with libpng's own words.
 public struct PNGError: UserFacingError, Hashable {

@@ -1,6 +1,10 @@
-import Foundation
+import FoundationEssentials
 import CChafa
 import ChirperCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A picture the terminal's protocol cannot be given, and why (one line).
 public struct PixelEncoderError: UserFacingError, Hashable {

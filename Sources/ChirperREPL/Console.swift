@@ -1,5 +1,10 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the REPL reads commands and writes what it shows: a terminal with line editing and a live status
 /// line, or plain pipes for scripts. The app never writes to stdout directly.
@@ -39,31 +44,31 @@ public final class PipeConsole: Console {
     public let isInteractive = false
     public let width = 80
     public let lines: AsyncStream<String>
-    private let lock = NSLock()
+    private let lock = Mutex(())
     /// `--json`: each line as a JSON object (``JSONLines``), errors on standard error.
     private let json: Bool
 
-    public init(input: FileHandle = .standardInput, json: Bool = false) {
+    public init(json: Bool = false) {
         self.json = json
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
         lines = stream
         // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
-        let thread = Thread {
+        startDetachedThread(name: "chirper-input", stackSize: 1 << 20) {
             while let line = Swift.readLine(strippingNewline: true) {
                 continuation.yield(line)
             }
             continuation.finish()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     public func print(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock { _ in write(lines) }
+    }
+
+    private func write(_ lines: [String]) {
         guard json else {
-            Self.write((lines.joined(separator: "\n") + "\n"), to: .standardOutput)
+            Self.write((lines.joined(separator: "\n") + "\n"), to: STDOUT_FILENO)
             return
         }
         var out = ""
@@ -71,19 +76,19 @@ public final class PipeConsole: Console {
             // Escape sequences (a picture for a terminal) have no place in JSON lines.
             guard !line.hasPrefix("\u{1B}") else { continue }
             if JSONLines.isError(line) {
-                if !out.isEmpty { Self.write(out, to: .standardOutput) }
+                if !out.isEmpty { Self.write(out, to: STDOUT_FILENO) }
                 out = ""
-                Self.write(JSONLines.object(for: line) + "\n", to: .standardError)
+                Self.write(JSONLines.object(for: line) + "\n", to: STDERR_FILENO)
             } else {
                 out += JSONLines.object(for: line) + "\n"
             }
         }
-        if !out.isEmpty { Self.write(out, to: .standardOutput) }
+        if !out.isEmpty { Self.write(out, to: STDOUT_FILENO) }
     }
 
     /// Writes `text`; a reader that went away (`| head`: EPIPE) is not the session's end, nor a crash.
-    private static func write(_ text: String, to handle: FileHandle) {
-        try? handle.write(contentsOf: Data(text.utf8))
+    private static func write(_ text: String, to descriptor: Int32) {
+        FileIO.writeAll(text.utf8, to: descriptor)
     }
 
     public func setStatus(_ rows: [String], picture: StatusPicture?) {}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ChirperCore
 
 /// The `help` text.
@@ -113,7 +113,7 @@ enum Help {
             return ["Commands:"]
                 + CommandParser.commands.map { command in
                     let aliases = command.aliases.isEmpty ? "" : " (also \(command.aliases.joined(separator: ", ")))"
-                    return "  " + command.usage.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    return "  " + command.usage.padded(toLength: width) + "  "
                         + command.summary + aliases
                 }
                 + [

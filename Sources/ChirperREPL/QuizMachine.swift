@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// A quiz session: a pure machine of the REPL session. It picks each question (missed cards again soon, then
 /// what is due, then new cards, each card by its memory), grades the answers and keeps the score; the session

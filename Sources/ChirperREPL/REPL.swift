@@ -1,6 +1,10 @@
 import ChirperCatalog
 import ChirperCore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The read-eval-print loop's effect runner. Every event (typed lines, list and playback changes, Ctrl-C, the
 /// workers' results) goes, in order, through the one ``SessionMachine``, which decides; the actor only does
@@ -71,7 +75,7 @@ public actor REPL {
         session = SessionMachine(
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
-                homeDirectory: getenv("HOME").map { String(cString: $0) } ?? NSHomeDirectory(), contrast: contrast,
+                homeDirectory: getenv("HOME").map { String(cString: $0) } ?? PathText.homeDirectory, contrast: contrast,
                 graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil,
                 coverArtFolder: coverArtFolder))
         (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
@@ -288,7 +292,7 @@ public actor REPL {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
                 return .textWritten(path: path, refusal: nil)
             } catch {
-                let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+                let reason = FileErrorText.reason(error)
                 return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
             }
         case .writePNG(let image, let path):
@@ -327,7 +331,7 @@ public actor REPL {
                 let reason =
                     error is any UserFacingError
                     ? userMessage(for: error)
-                    : "cannot write \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)"
+                    : "cannot write \(path): \(FileErrorText.reason(error))"
                 return .quiz(.exported(path: path, rows: 0, refusal: reason))
             }
         case .control(let control):

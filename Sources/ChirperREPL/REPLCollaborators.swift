@@ -1,6 +1,6 @@
 import ChirperCatalog
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
 /// passes refusals on.

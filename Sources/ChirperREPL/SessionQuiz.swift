@@ -1,6 +1,6 @@
 import ChirperCatalog
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// The quiz, as part of the session machine: commands, answers, and what the quiz machine decides.
 extension SessionMachine {

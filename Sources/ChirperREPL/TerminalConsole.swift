@@ -1,7 +1,8 @@
 import CEditLine
 import ChirperCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -87,13 +88,10 @@ public final class TerminalConsole: Console {
         let ready = DispatchSemaphore(value: 0)
         mailbox.stopped.enter()
         // A plain thread: it blocks in poll(2) and in libedit's reads, which must not hold up the cooperative pool.
-        let thread = Thread {
+        startDetachedThread(name: "chirper-terminal", stackSize: 1 << 20) {
             TerminalSession.run(setup, mailbox: mailbox, continuation: continuation, ready: ready)
             mailbox.stopped.leave()
         }
-        thread.name = "chirper-terminal"
-        thread.stackSize = 1 << 20
-        thread.start()
         ready.wait()
         if let failure = mailbox.setupFailure {
             TerminalConsole.openFlag.release()
@@ -187,17 +185,17 @@ public final class TerminalConsole: Console {
 /// Whether a terminal console is open.
 private final class OpenFlag: @unchecked Sendable {
     // @unchecked: `open` is read and written only with `lock` held.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var open = false
 
     func claim() -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             defer { open = true }
             return !open
         }
     }
 
     func release() {
-        lock.withLock { open = false }
+        lock.withLock { _ in open = false }
     }
 }

@@ -1,5 +1,5 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import CEditLine
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +39,7 @@ final class TerminalHistory {
     /// Reads the file, creating its folder (0700) and the file (0600) when missing.
     func load() {
         guard let path else { return }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         if let problem = Self.makeFolders(folder) {
             report("cannot create \(folder): \(problem)")
             return

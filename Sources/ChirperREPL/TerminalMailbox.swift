@@ -1,6 +1,7 @@
 import ChirperCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,7 @@ enum TerminalRequest: Sendable {
 final class TerminalMailbox: @unchecked Sendable {
     // @unchecked: `currentColumns`, `failure` and `closing` are read and written only with `lock` held; the
     // requests, the descriptors and the group are thread-safe.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     /// Finished by the `close` request, or when the terminal thread goes away on its own.
     private let requests = Channel(of: TerminalRequest.self, failure: Never.self)
     private var currentColumns: Int
@@ -44,7 +45,7 @@ final class TerminalMailbox: @unchecked Sendable {
 
     /// True for the first caller only.
     func beginClosing() -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             defer { closing = true }
             return !closing
         }
@@ -80,13 +81,13 @@ final class TerminalMailbox: @unchecked Sendable {
     }
 
     var columns: Int {
-        get { lock.withLock { currentColumns } }
-        set { lock.withLock { currentColumns = newValue } }
+        get { lock.withLock { _ in currentColumns } }
+        set { lock.withLock { _ in currentColumns = newValue } }
     }
 
     /// Why the terminal thread could not set up, as its setup threw it (the console rethrows it).
     var setupFailure: TerminalConsoleError? {
-        get { lock.withLock { failure } }
-        set { lock.withLock { failure = newValue } }
+        get { lock.withLock { _ in failure } }
+        set { lock.withLock { _ in failure = newValue } }
     }
 }

@@ -1,7 +1,7 @@
 import CEditLine
 import ChirperCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import CEditLine
 import ChirperCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -18,7 +18,9 @@ extension TerminalSession {
             // A tag ("cnt:") wants its value straight after it; a finished word gets a space.
             return replace(word, with: first.hasSuffix(":") ? first : first + " ")
         }
-        let common = candidates.dropFirst().reduce(first) { String($0.commonPrefix(with: $1)) }
+        let common = candidates.dropFirst().reduce(first) { common, next in
+            String(zip(common, next).prefix { $0 == $1 }.map(\.0))
+        }
         if common.unicodeScalars.count > word.unicodeScalars.count {
             return replace(word, with: common)
         }

@@ -1,5 +1,6 @@
 import ChirperCore
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// The quiz's progress on disk: decks, their recordings, each card's memory and every answer, in one SQLite
 /// file (`$XDG_DATA_HOME/chirper-play/quiz.sqlite`). Each answer is one transaction (the answer and the
@@ -8,7 +9,7 @@ public final class QuizStore: @unchecked Sendable {
     // @unchecked: the connection is opened with SQLITE_OPEN_FULLMUTEX (SQLite serialises its use), and `lock`
     // keeps each method's statements together.
     private let database: SQLiteDatabase
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     /// The schema's version (`PRAGMA user_version`); a newer file is refused rather than misread.
     static let schemaVersion = 1
@@ -19,7 +20,7 @@ public final class QuizStore: @unchecked Sendable {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             base = data
         } else {
-            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+            base = (environment["HOME"] ?? PathText.homeDirectory) + "/.local/share"
         }
         return base + "/chirper-play/quiz.sqlite"
     }
@@ -27,7 +28,7 @@ public final class QuizStore: @unchecked Sendable {
     /// Opens (or creates) the store at `path`, creating its folder. `busyTimeout`: milliseconds a statement
     /// waits for another program holding the store before it is refused.
     public init(path: String, busyTimeout: Int32 = 2000) throws(StoreError) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
@@ -206,7 +207,7 @@ public final class QuizStore: @unchecked Sendable {
             ).map { row in
                 row.enumerated().map { index, value in
                     index == 4
-                        ? value.double.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) }
+                        ? value.double.map { Date(timeIntervalSince1970: $0).formatted(.iso8601) }
                             ?? ""
                         : value.string
                 }
@@ -221,11 +222,9 @@ public final class QuizStore: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` holding the lock (NSLock's `withLock` does not keep the error's type).
+    /// Runs `body` holding the lock.
     private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withLock { (_: inout Void) throws(StoreError) -> T in try body() }
     }
 
     /// Where a recording's audio is: its URL, or the file it was kept in.

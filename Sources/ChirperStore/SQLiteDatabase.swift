@@ -1,6 +1,6 @@
 import CSQLite
 import ChirperCore
-import Foundation
+import FoundationEssentials
 
 /// What SQLite said, as one line for the user.
 public struct StoreError: Error, Sendable, Hashable, UserFacingError {

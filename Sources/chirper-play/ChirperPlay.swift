@@ -7,7 +7,7 @@ import ChirperHTTP
 import ChirperREPL
 import ChirperStore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import NIOCore
 import Synchronization
 
@@ -46,7 +46,7 @@ struct ChirperPlay {
 
     /// A command line that cannot be run: its one line and the usage on standard error, status 64 (EX_USAGE).
     static func fail(_ error: LaunchError) -> Never {
-        FileHandle.standardError.write(Data(LaunchHelp.failure(error).utf8))
+        FileIO.writeAll(LaunchHelp.failure(error).utf8, to: STDERR_FILENO)
         exit(64)
     }
 
@@ -97,7 +97,7 @@ struct ChirperPlay {
             throw LaunchError(error.description)
         }
         for notice in trustNotices {
-            FileHandle.standardError.write(Data("chirper-play: \(notice)\n".utf8))
+            FileIO.writeAll("chirper-play: \(notice)\n".utf8, to: STDERR_FILENO)
         }
         let http = HTTPClients.streaming(trust: trust)
         let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
@@ -276,22 +276,20 @@ struct ChirperPlay {
             repl.send(.desktopMissing(missing))
             return
         }
-        let thread = Thread {
+        startDetachedThread(name: "chirper-mpris-go") {
             do {
                 desktop.attach(try MPRISServer.start { commands.send($0) })
             } catch {
                 repl.send(.desktopMissing(missing))
             }
         }
-        thread.name = "chirper-mpris-start"
-        thread.start()
     }
 
     /// A new folder, readable by this user only, for the cover art: in `$XDG_RUNTIME_DIR` (the session's
     /// own, emptied at logout), else in the temporary folder; nil if none can be made (no cover art then).
     static func makeCoverArtFolder(environment: [String: String]) -> String? {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        let parent = runtime.flatMap { access($0, W_OK) == 0 ? $0 : nil } ?? NSTemporaryDirectory()
+        let parent = runtime.flatMap { access($0, W_OK) == 0 ? $0 : nil } ?? PathText.temporaryDirectory
         var template = Array((parent.hasSuffix("/") ? parent : parent + "/").utf8CString.dropLast())
         template += Array("chirper-play-art.XXXXXX".utf8CString)
         return template.withUnsafeMutableBufferPointer { buffer in
@@ -375,8 +373,8 @@ struct ChirperPlay {
         do {
             return try TerminalConsole(askGraphics: askGraphics)
         } catch {
-            FileHandle.standardError.write(
-                Data("chirper-play: line editing is unavailable (\(error)); reading plain lines\n".utf8))
+            FileIO.writeAll(
+                "chirper-play: line editing is unavailable (\(error)); reading plain lines\n".utf8, to: STDERR_FILENO)
             return PipeConsole()
         }
     }

@@ -5,7 +5,7 @@ import ChirperDesktop
 import ChirperGraphics
 import ChirperREPL
 import ChirperStore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 // The audio side serves the REPL through its protocols; the REPL does not know the audio module.

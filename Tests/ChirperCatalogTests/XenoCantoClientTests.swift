@@ -373,6 +373,39 @@ struct XenoCantoClientTests {
         #expect(configuration.redact("https://x/?key=\(secretKey)&a=1") == "https://x/?key=***&a=1")
     }
 
+    @Test("a key with characters a URL escapes is hidden in its plain and its percent-encoded form")
+    func percentEncodedKeyRedacted() throws {
+        let key = "k3y/with+odd chars"
+        let encoded = try #require(key.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let configuration = XenoCantoConfiguration(apiURL: "https://x/", apiKey: key)
+        #expect(configuration.redact("plain \(key) and ?key=\(encoded)&a=1") == "plain *** and ?key=***&a=1")
+    }
+
+    @Test(
+        "Retry-After as an HTTP date is read as DateFormatter with RFC 9110's format reads it",
+        arguments: [
+            "Wed, 21 Oct 2015 07:28:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT", "Thu, 29 Feb 2024 23:59:59 GMT",
+            "Fri, 27 Nov 2026 07:30:00 GMT", "Thu, 01 Jan 1970 00:00:00 GMT",
+        ])
+    func httpDates(_ text: String) throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        let expected = try #require(formatter.date(from: text))
+        #expect(HTTPDate.parse(text) == expected)
+    }
+
+    @Test(
+        "what is not an HTTP date is not read as one",
+        arguments: [
+            "", "7", "Wed, 21 Oct 2015", "Wed, 32 Oct 2015 07:28:00 GMT", "Wed, 21 Okt 2015 07:28:00 GMT",
+            "Wed, 21 Oct 2015 24:28:00 GMT", "Wed, 21 Oct 2015 07:28 GMT", "Wed, 21 Oct 2015 07:28:00 CEST",
+        ])
+    func notHTTPDates(_ text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
+
     @Test("server text with terminal escapes is stripped before it reaches a message")
     func escapesStripped() async throws {
         try await withClient(handler: { _ in

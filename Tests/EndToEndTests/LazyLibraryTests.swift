@@ -27,6 +27,10 @@ struct LazyLibraryTests {
         try await session.waitForLine("list: populated")
         let atStart = try session.mappedFiles()
         #expect(loaded(atStart, "libmpg123.so"), "the decoder is linked: \(atStart.sorted())")
+        // Built on FoundationEssentials alone (issue 30): Foundation, CoreFoundation and ICU cost every start.
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!loaded(atStart, library), "\(library) is loaded: \(atStart.sorted())")
+        }
         for library in onDemand {
             #expect(!loaded(atStart, library), "\(library) is loaded before it is needed")
         }
