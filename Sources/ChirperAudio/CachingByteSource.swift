@@ -102,8 +102,7 @@ final class CachePart: @unchecked Sendable {
     let id: String
     private let offset: Int64
     private let cache: RecordingCache
-    private var handle: AppendingFile?
-    private var written: Int64 = 0
+    private var handle: PartFile?
     /// This part still holds the cache's claim on `id` (given back once, from either side).
     private let claimed = NIOLockedValueBox(true)
 
@@ -123,13 +122,12 @@ final class CachePart: @unchecked Sendable {
                 try fileManager.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data().write(to: url)
-                handle = try AppendingFile(path: url.path)
+                handle = try PartFile(path: url.path)
             } catch {
                 cache.cannotWrite(error)
             }
         } else if FileIO.size(atPath: url.path) == offset {
-            handle = try? AppendingFile(path: url.path)
-            written = offset
+            handle = try? PartFile(path: url.path)
         }
         if handle == nil { releaseClaim() }
     }
@@ -138,13 +136,11 @@ final class CachePart: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(cache.writer))
         guard let handle else { return }
         do {
-            try handle.write(chunk)
-            written += Int64(chunk.count)
+            try handle.append(chunk)
         } catch {
             // A full disk or a deleted folder only costs the caching, never the playing.
-            handle.close()
+            handle.discard()
             self.handle = nil
-            try? FileManager.default.removeItem(at: url)
             releaseClaim()
         }
     }
@@ -153,6 +149,7 @@ final class CachePart: @unchecked Sendable {
     func finish(expectedLength: Int64?) {
         dispatchPrecondition(condition: .onQueue(cache.writer))
         guard let handle else { return }
+        let written = handle.size
         handle.close()
         self.handle = nil
         if let expectedLength, written < expectedLength {

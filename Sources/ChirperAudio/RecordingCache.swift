@@ -264,12 +264,8 @@ public final class RecordingCache: Sendable {
             guard parts.count == 2, ["mp3", "wav"].contains(parts[1]) else { continue }
             let stem = String(parts[0])
             let id = stem.hasPrefix("XC") ? String(stem.dropFirst(2)) : stem
-            guard FieldKitNaming.stem(forID: id) == stem,
-                let attributes = try? fileManager.attributesOfItem(atPath: url.path),
-                let size = FileIO.size(atPath: url.path)
-            else { continue }
-            let used = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            index.entries[id] = .init(file: name, size: size, lastUse: used)
+            guard FieldKitNaming.stem(forID: id) == stem, let status = FileIO.status(atPath: url.path) else { continue }
+            index.entries[id] = .init(file: name, size: status.size, lastUse: status.modified)
         }
         return index
     }

@@ -6,13 +6,18 @@ import FoundationEssentials
 
 /// Plain file reads and writes on descriptors, where FoundationEssentials (what the program is built on instead
 /// of Foundation, issue 30) has no `FileHandle`: sizes, the first bytes of a file, and writes that go on
-/// through partial writes and signals.
+/// through partial writes and signals. A `.part` being appended to is a `PartFile` (ChirperAudio).
 public enum FileIO {
     /// The size of the file at `path` (not following a symbolic link), nil when there is none.
     public static func size(atPath path: String) -> Int64? {
+        status(atPath: path)?.size
+    }
+
+    /// The size and the last modification (seconds since 1970) of the file at `path`, from one `lstat`.
+    public static func status(atPath path: String) -> (size: Int64, modified: Double)? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
+        return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     /// Up to `count` bytes from the start of the file at `path`, nil when it cannot be read.
@@ -45,34 +50,4 @@ public enum FileIO {
         }
         return true
     }
-}
-
-/// A file opened to append to, with one owner (the cache's writer queue), closed once: FoundationEssentials'
-/// stand-in for `FileHandle(forWritingTo:)` followed by `seekToEnd()`.
-public final class AppendingFile {
-    private var descriptor: Int32
-
-    /// Opens the existing file at `path` to append to it.
-    public init(path: String) throws(POSIXError) {
-        descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
-
-    public func write(_ bytes: [UInt8]) throws(POSIXError) {
-        guard descriptor >= 0 else { throw POSIXError(.EBADF) }
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if wrote < 0, errno == EINTR { continue }
-            guard wrote > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            done += wrote
-        }
-    }
-
-    public func close() {
-        if descriptor >= 0 { _ = Glibc.close(descriptor) }
-        descriptor = -1
-    }
-
-    deinit { close() }
 }
