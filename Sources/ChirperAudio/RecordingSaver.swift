@@ -136,7 +136,7 @@ public struct RecordingSaver: Sendable {
     private func finish(
         _ recording: Recording, label: String, stem: String, folder: String, partPath: String, total: Int64
     ) -> SaveOutcome {
-        let head = FileManager.default.contents(atPath: partPath).map { Array($0.prefix(12)) } ?? []
+        let head = FileIO.head(ofPath: partPath, count: 12) ?? []
         guard let ext = FieldKitNaming.sniffExtension(head) else {
             unlink(partPath)
             return .failed(label: label, reason: "the server did not send MP3 or WAV audio; nothing saved")
