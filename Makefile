@@ -10,7 +10,8 @@ ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
 ## lays out first the functions a session runs (scripts/link/chirper-play.order, from `make link-order`), with
 ## packed relative relocations and without exporting the Swift runtime's symbols: fewer pages to fault in and
-## relocate at start, and about 8 MiB less resident (BENCH.md, 2026-11-26).
+## relocate at start, and about 8 MiB less resident (BENCH.md, 2026-11-26). The functions swiftc names no symbol
+## for, which the order file cannot name, are laid out together just before them (scripts/link/private-functions.ld).
 ## Packed relocations need glibc 2.36 (Debian 12) to run; an older glibc gets the usual ones.
 RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, "."); \
 	if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "-Xlinker -z -Xlinker pack-relative-relocs" }')
@@ -23,7 +24,8 @@ CXX_FOLDER := $(CURDIR)/.build-cxx
 STATIC_CXX := $(if $(filter /%,$(CXX_ARCHIVE)),-Xlinker -L$(CXX_FOLDER))
 RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
 	-Xswiftc -use-ld=lld -Xlinker --no-export-dynamic $(RELR) -Xlinker --no-warn-symbol-ordering \
-	-Xlinker "--symbol-ordering-file=$(CURDIR)/scripts/link/chirper-play.order" $(STATIC_CXX)
+	-Xlinker "--symbol-ordering-file=$(CURDIR)/scripts/link/chirper-play.order" \
+	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
 .PHONY: run test build format lint bench link-order fuzz demo-assets deps-run deps-test deps-bench clean install uninstall \
 	static-cxx

@@ -10,11 +10,15 @@ in the resident size). `make run`, `make install` and `make bench` link with lld
 `--symbol-ordering-file`, which puts the functions named in this file first, in this order, so that what
 runs sits in a few MB.
 
-The functions are the ones valgrind's callgrind sees run in these sessions, session by session in this
-order (so that the start-up comes first; within a session by name, as callgrind does not say when each
-first ran): `--version`, `--help`, a search and a play to PulseAudio, a search, next-page and a
-decode to null, a seek, the offline catalogue with a sonogram, and a terminal session with the status
-line and the live strip. It uses `make bench`'s inputs, loopback server and private PulseAudio.
+The functions are the ones valgrind's callgrind sees run in these sessions: a search and a play to null
+to its end (make bench's figures 4a and 4b), the same to PulseAudio (figures 2, 3 and 4d), a terminal
+session with the status line and the live strip (11a), `--version`, a search with next-page, a seek, the
+offline catalogue with a sonogram, and `--help`. The kernel maps a file's pages 64 KiB at a time around
+each first touch, so what a session has resident is every 64 KiB block holding a function it runs: the
+functions are grouped by the sessions that run them, the groups laid out in reflected Gray-code order of
+those sessions (most important first), so that each of the first two sessions' functions are one
+contiguous run, the third's two runs, and so on; a function run only by later sessions never sits among
+the first session's. It uses `make bench`'s inputs, loopback server and private PulseAudio.
 
 A stale file does no harm: lld skips names that are no longer there (`--no-warn-symbol-ordering`), and a
 new function not named here is only laid out with the rest. Needs valgrind (`apt-get install valgrind`).
@@ -38,21 +42,40 @@ from bench import API_KEY, HERE, INPUTS, SEEK_NAME, SEEK_SECONDS, Pulse, generat
 
 
 def scenarios(api):
-    """(name, arguments, lines written, terminal?) in the order their functions are laid out."""
+    """(name, arguments, lines written, terminal?), most important first (see gray_order)."""
     return [
-        ("version", ["--version"], [], False),
-        ("help", ["--help"], [], False),
-        ("search-play", ["--api-url", api, "--output", "pulse", "--cache-size", "0"],
+        ("stream-null", ["--api-url", api, "--output", "null"],
+         ["search en:min1", "play 1", "wait", "quit"], False),
+        ("play-pulse", ["--api-url", api, "--output", "pulse"],
          ["search en:ttfs", "play 1", "wait", "quit"], False),
-        ("pages-decode", ["--api-url", api, "--output", "null"],
+        ("terminal", ["--api-url", api, "--output", "pulse"],
+         ["search en:ttfs", "play 1", "sono on", "play 1", "quit"], True),
+        ("version", ["--version"], [], False),
+        ("pages-decode", ["--api-url", api, "--output", "null", "--cache-size", "0"],
          ["search en:min1", "next-page", "play 1", "wait", "quit"], False),
         ("seek", ["--api-url", api, "--output", "pulse"],
          ["search en:seek65", "play 1", "seek 0:30", "seek 0:02", "stop", "quit"], False),
         ("offline-sono", ["--catalog", "{catalog}", "--output", "null"],
          ["search bench", "sono 1", "cite 1", "play 1", "wait", "quit"], False),
-        ("terminal", ["--api-url", api, "--output", "pulse"],
-         ["search en:ttfs", "play 1", "sono on", "play 1", "quit"], True),
+        ("help", ["--help"], [], False),
     ]
+
+
+def gray_order(sessions):
+    """All the functions of `sessions` ([(name, set of functions)], most important first), in the order of
+    the reflected Gray code of which sessions run them (those the first session runs first), by name within
+    a group. Adjacent groups differ in one session, so session k's functions lie in at most 2^(k-1) runs."""
+    everything = set().union(*(functions for _, functions in sessions))
+
+    def rank(name):
+        value, bit = 0, 0
+        for index, (_, functions) in enumerate(sessions):
+            gray = (name not in functions) if index == 0 else (name in functions)
+            bit ^= gray
+            value = value * 2 + bit
+        return value
+
+    return sorted(everything, key=lambda name: (rank(name), name))
 
 
 def called_functions(profile):
@@ -147,7 +170,7 @@ def profile(args, work):
         api = f"http://127.0.0.1:{port}/api/3/recordings"
         env = dict(pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1", HOME=str(work / "home"),
                    TERM="xterm-256color")
-        order, seen = [], set()
+        sessions = []
         for name, arguments, lines, terminal in scenarios(api):
             output = work / f"{name}.callgrind"
             command = ["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
@@ -155,14 +178,13 @@ def profile(args, work):
                        *[a.replace("{catalog}", str(catalog)) for a in arguments]]
             started = time.monotonic()
             (run_terminal if terminal else run_plain)(command, lines, env)
-            new = sorted(set(called_functions(output)) - seen)
-            seen.update(new)
-            order += new
-            log(f"{name}: {len(new)} more functions ({time.monotonic() - started:.0f} s)")
+            functions = set(called_functions(output))
+            sessions.append((name, functions))
+            log(f"{name}: {len(functions)} functions ({time.monotonic() - started:.0f} s)")
     finally:
         server.terminate()
         pulse.stop()
-    return order
+    return gray_order(sessions)
 
 
 if __name__ == "__main__":
