@@ -243,7 +243,9 @@ final class PulseConnection: @unchecked Sendable {
         bufferSeconds: Double,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> PulseOutput {
-        let capacity = max(format.channels * 2, Int(bufferSeconds * Double(format.bytesPerSecond)))
+        // Whole frames, so that what the queue's ring hands over at its end is whole frames too.
+        let frame = format.channels * 2
+        let capacity = max(frame, Int(bufferSeconds * Double(format.bytesPerSecond)) / frame * frame)
         // A parked stream torn down here fails its waiters (it should have none) once the lock is released.
         var resumptions = PulseResumptions()
         let locking = Result { () throws -> (PulseOutput, reused: Bool) in

@@ -48,7 +48,7 @@ final class PulseOutput: AudioOutput, Sendable {
                 let count = min(room, total - offset)
                 guard count > 0 else { return }
                 samples.withUnsafeBytes { raw in
-                    state.queue.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
+                    _ = state.queue.append(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
                 }
                 offset += count
                 state.pump(into: &resumptions)

@@ -31,20 +31,20 @@ final class PulseStreamState: @unchecked Sendable {
     /// Called when the stream is gone for good (to unregister it).
     var onGone: (() -> Void)?
 
-    /// Audio accepted by `write` and not yet handed to the server (bytes from `queueStart` on). Bounded
-    /// by `capacity`; the server itself holds only about `PulseConnection.latency` more.
-    var queue: [UInt8] = []
-    var queueStart = 0
-    let capacity: Int
+    /// Audio accepted by `write` and not yet handed to the server, at most `capacity` bytes (whole frames); the
+    /// server itself holds only about `PulseConnection.latency` more.
+    var queue: ByteRing
+    var capacity: Int { queue.capacity }
     var frameBytes: Int { format.channels * 2 }
-    var pending: Int { queue.count - queueStart }
+    var pending: Int { queue.count }
     /// A waiting writer is woken once this much room is free (a quarter of the queue), so that it hands over
     /// large pieces instead of waking for every few milliseconds the server takes.
     var wakeRoom: Int { max(frameBytes, capacity / 4 / frameBytes * frameBytes) }
 
+    /// - Parameter capacity: bytes queued here at most, a multiple of a frame (see `PulseConnection.openStream`).
     init(format: PCMFormat, capacity: Int, onUnderrun: @escaping @Sendable () -> Void) {
         self.format = format
-        self.capacity = capacity
+        self.queue = ByteRing(capacity: capacity)
         self.onUnderrun = onUnderrun
     }
 
@@ -99,8 +99,7 @@ final class PulseStreamState: @unchecked Sendable {
             onUnderrun = {}
             drainIssued = false
             failAll(CancellationError(), into: &resumptions)
-            queue = []
-            queueStart = 0
+            queue.removeAll()
         case .tearDown:
             tearDown(into: &resumptions)
         case .beginLease:
@@ -126,8 +125,7 @@ final class PulseStreamState: @unchecked Sendable {
             break
         }
         failAll(error, into: &resumptions)
-        queue = []
-        queueStart = 0
+        queue.removeAll()
         stream = nil
         pa_stream_unref(handle)
     }
@@ -143,22 +141,21 @@ final class PulseStreamState: @unchecked Sendable {
         guard let stream, case .ready = phase, gate != .held else { return }
         var writable = pa_stream_writable_size(stream)
         while writable != -1, pending >= frameBytes, writable >= frameBytes {
-            let count = min(writable, pending) / frameBytes * frameBytes
-            let status = queue.withUnsafeBytes { raw in
-                pa_stream_write(stream, raw.baseAddress! + queueStart, count, nil, 0, PA_SEEK_RELATIVE)
+            // The oldest piece of the queue that lies in one run (the ring's end splits it in two at most).
+            var status: Int32 = 0
+            var handed = 0
+            queue.consume(upTo: writable / frameBytes * frameBytes) { piece in
+                status = pa_stream_write(stream, piece.baseAddress!, piece.count, nil, 0, PA_SEEK_RELATIVE)
+                handed = status < 0 ? 0 : piece.count
+                return handed
             }
             if status < 0 {
                 phase = .failed(.soundServerLost(detail: PulseError.message(status)))
                 failAll(blockingError ?? CancellationError(), into: &resumptions)
                 return
             }
-            queueStart += count
-            handedBytes += count
-            writable -= count
-        }
-        if queueStart > 0 && queueStart >= queue.count / 2 {
-            queue.removeFirst(queueStart)
-            queueStart = 0
+            handedBytes += handed
+            writable -= handed
         }
         if pending + wakeRoom <= capacity {
             resumptions.resume(waiters.take(.space), with: .success(()))
