@@ -19,7 +19,7 @@ import Synchronization
 struct ChirperPlay {
     let options: LaunchOptions
 
-    static func main() async {
+    static func main() {
         let request: LaunchRequest
         do {
             request = try LaunchOptions.parse(Array(CommandLine.arguments.dropFirst()))
@@ -37,10 +37,21 @@ struct ChirperPlay {
             let program = ChirperPlay(options: options)
             do {
                 try program.validate()
-                exit(try await program.run())
             } catch {
                 fail(error)
             }
+            // The session runs on the global executor and ends the process with its status; the main thread
+            // parks. An async `main` would hand the main thread to `dispatch_main`, which ends it with
+            // `pthread_exit`: a forced unwind of its stack that read about 800 KiB of the binary's unwind
+            // tables at every start and kept them resident.
+            Task.detached {
+                do throws(LaunchError) {
+                    exit(try await program.run())
+                } catch {
+                    ChirperPlay.fail(error)
+                }
+            }
+            while true { pause() }
         }
     }
 
