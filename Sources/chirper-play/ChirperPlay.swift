@@ -40,6 +40,7 @@ struct ChirperPlay {
             } catch {
                 fail(error)
             }
+            AllocatorTuning.apply()
             // The session runs on the global executor and ends the process with its status; the main thread
             // parks. An async `main` would hand the main thread to `dispatch_main`, which ends it with
             // `pthread_exit`: a forced unwind of its stack that read about 800 KiB of the binary's unwind
@@ -95,7 +96,6 @@ struct ChirperPlay {
 
     /// Runs the session; returns the exit status.
     func run() async throws(LaunchError) -> Int32 {
-        AllocatorTuning.keepFreedMemory()
         let environment = ProcessInfo.processInfo.environment
         let key = (options.apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingSpaces
         let interactive = !options.json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
