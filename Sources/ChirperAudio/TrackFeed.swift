@@ -222,8 +222,9 @@ final class TrackFeed {
                     decoded.append(item)
                 case .samples(let samples):
                     seconds += decodedFormat?.seconds(ofSamples: samples.count) ?? 0
-                    // Samples after samples join them: the floor goes on in one write and one report.
-                    if case .samples(let earlier)? = decoded.last {
+                    // While the segment starts, samples after samples join them: the floor goes on in one write
+                    // and one report. Later each batch goes on as the decoder made it, not copied into a longer one.
+                    if machine.starting, case .samples(let earlier)? = decoded.last {
                         decoded[decoded.count - 1] = .samples(earlier + samples)
                     } else {
                         decoded.append(item)
