@@ -1,3 +1,4 @@
+import ChirperCore
 import Glibc
 
 /// A `.part` being written (a `save`'s, or the play cache's): opened for appending (created if missing), closed
@@ -30,22 +31,15 @@ final class PartFile {
     deinit { close() }
 
     func append(_ bytes: [UInt8]) throws(WriteError) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                let reason = String(cString: strerror(code))
-                throw WriteError(
-                    message: code == ENOSPC
-                        ? "the disk is full (\(reason)); free some space or save to another folder"
-                        : "cannot write \(path) (\(reason)); save to another folder",
-                    reason: reason)
-            }
-            done += count
-            size += Int64(count)
+        if let code = FileIO.writeAll(bytes, to: descriptor) {
+            let reason = String(cString: strerror(code))
+            throw WriteError(
+                message: code == ENOSPC
+                    ? "the disk is full (\(reason)); free some space or save to another folder"
+                    : "cannot write \(path) (\(reason)); save to another folder",
+                reason: reason)
         }
+        size += Int64(bytes.count)
     }
 
     /// Closes the file (once; later writes fail).

@@ -37,17 +37,18 @@ public enum FileIO {
         return Array(bytes[..<filled])
     }
 
-    /// Writes all of `bytes` to `descriptor`; false when the other end is gone (EPIPE) or the write fails.
+    /// Writes all of `bytes` to `descriptor`, going on after partial writes and signals: nil when everything
+    /// went, else the system's error number (EPIPE when the other end is gone, ENOSPC when the disk is full).
     @discardableResult
-    public static func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Bool {
+    public static func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
         let array = Array(bytes)
         var done = 0
         while done < array.count {
             let wrote = array.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, array.count - done) }
             if wrote < 0, errno == EINTR { continue }
-            guard wrote > 0 else { return false }
+            guard wrote > 0 else { return wrote < 0 ? errno : EIO }
             done += wrote
         }
-        return true
+        return nil
     }
 }
