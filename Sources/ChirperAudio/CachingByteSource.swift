@@ -34,9 +34,33 @@ public struct CachingByteSource: ByteSource {
                 return try await FileByteSource(path: file.path).open(from: offset)
             }
         }
+        if let whole = cache.partLength(id: id), offset < whole, base.canResume,
+            let reader = await readPart(from: offset, whole: whole)
+        {
+            return reader
+        }
         let reader = try await base.open(from: offset)
         guard let part = cache.claimPart(id: id) else { return reader }
+        if let whole = reader.totalLength { cache.notePartLength(whole, id: id) }
         return TeeReader(base: reader, part: CachePart(url: part, offset: offset, cache: cache, id: id), cache: cache)
+    }
+
+    /// A read from `offset` inside the `.part` begun this session (a seek or a loop back beyond what the player
+    /// holds, a replay of a recording stopped early): the part's bytes from disk, then the rest from the server
+    /// from where the part ends, teed on into it. Nil when the part does not reach `offset` or another reader
+    /// is writing it.
+    private func readPart(from offset: Int64, whole: Int64) async -> (any ByteReader)? {
+        // The writes the last reader of this part queued are on disk first.
+        await cache.settle()
+        guard let part = cache.claimPart(id: id) else { return nil }
+        guard let size = FileIO.size(atPath: part.path), offset < size,
+            let file = try? FileByteReader(path: part.path, offset: offset, chunkSize: 64 * 1024)
+        else {
+            cache.release(id: id)
+            return nil
+        }
+        return PartThenNetworkReader(
+            file: file, fileEnd: size, offset: offset, whole: whole, part: part, base: base, cache: cache, id: id)
     }
 }
 

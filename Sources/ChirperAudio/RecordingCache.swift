@@ -23,6 +23,10 @@ public final class RecordingCache: Sendable {
     /// Ids whose `.part` a reader is writing now: a second reader of the same recording (a `sono` while it
     /// plays) reads through without teeing, so two writers never share one part file.
     private let writing = NIOLockedValueBox<Set<String>>([])
+    /// The whole length of each recording whose `.part` was begun in this session, as its server said: a
+    /// later read from inside such a part reads the part from disk and asks the server only for the rest
+    /// (see `CachingByteSource`). A part from an earlier session has none, and is only ever resumed at its end.
+    private let partLengths = NIOLockedValueBox<[String: Int64]>([:])
     /// Readers waiting for the `.part` of an id to end (taken with `writing` locked first).
     private let followers = NIOLockedValueBox<[String: [CheckedContinuation<Void, Never>]]>([:])
     /// A folder that cannot be written is said once, not at every play.
@@ -87,6 +91,16 @@ public final class RecordingCache: Sendable {
             return nil
         }
         return directory.appendingPathComponent("\(stem).part")
+    }
+
+    /// Notes the whole length of the recording whose `.part` of `id` a reader writes.
+    func notePartLength(_ length: Int64, id: String) {
+        partLengths.withLockedValue { $0[id] = length }
+    }
+
+    /// The whole length of the recording whose `.part` of `id` was begun in this session, if its server said.
+    func partLength(id: String) -> Int64? {
+        partLengths.withLockedValue { $0[id] }
     }
 
     /// A `.part` of `id` is being written or committed.
@@ -190,6 +204,8 @@ public final class RecordingCache: Sendable {
     /// Runs on `writer`.
     func commit(id: String, part: URL, expectedLength: Int64?) {
         dispatchPrecondition(condition: .onQueue(writer))
+        // Committed or discarded: no part of `id` is left to read from.
+        partLengths.withLockedValue { $0[id] = nil }
         let fileManager = FileManager.default
         let size = FileIO.size(atPath: part.path) ?? -1
         let head = FileIO.head(ofPath: part.path, count: 12)

@@ -161,6 +161,58 @@ struct RecordingCacheTests {
         }
     }
 
+    @Test(
+        "a seek back into what arrived reads the part from disk: the server is asked only for the rest, from where the part ends"
+    )
+    func seekBackReadsThePart() async throws {
+        try await withCacheAndServer(id: "34") { cache, server, url in
+            let source = try ByteSources.cached(.live(), cache: cache).source(for: .remote(url))
+            // The player reads 5 chunks, then seeks back: its reader is dropped.
+            var played: [UInt8] = []
+            do {
+                let player = try await source.open(from: 0)
+                for _ in 0..<5 { played += try #require(try await player.read()) }
+            }
+            let back = try await source.open(from: 100)
+            #expect(back.totalLength == Int64(Self.body.count), "the whole length, known before the server is asked")
+            var bytes = try #require(try await back.read())
+            #expect(server.requests.count == 1, "the first bytes after the seek came from disk")
+            while let chunk = try await back.read() { bytes += chunk }
+            #expect(bytes == Array(Self.body[100...]))
+            let requests = server.requests
+            #expect(requests.count == 2)
+            #expect(requests.last?.header("Range") == "bytes=\(played.count)-", "the rest, from where the part ended")
+            // The rest was teed on into the part: the recording is cached whole.
+            await cache.settle()
+            #expect(cache.cachedFile(id: "34") != nil)
+            #expect(try await drain(ByteSources.cached(.live(), cache: cache), url) == Self.body)
+            #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test("a seek back dropped before the rest was asked for leaves the part as it was, for the next read to resume")
+    func seekBackDroppedOnDisk() async throws {
+        try await withCacheAndServer(id: "35") { cache, server, url in
+            let source = try ByteSources.cached(.live(), cache: cache).source(for: .remote(url))
+            do {
+                let player = try await source.open(from: 0)
+                for _ in 0..<3 { _ = try await player.read() }
+            }
+            do {
+                // Another seek comes before the part's bytes are used up.
+                let back = try await source.open(from: 0)
+                let first = try #require(try await back.read())
+                #expect(first == Array(Self.body[..<first.count]))
+                #expect(server.requests.count == 1, "read from disk")
+            }
+            #expect(
+                try await drain(ByteSources.cached(.live(), cache: cache), url, from: 10) == Array(Self.body[10...]))
+            #expect(server.requests.count == 2, "the first read and the rest after the part")
+            await cache.settle()
+            #expect(cache.cachedFile(id: "35") != nil)
+        }
+    }
+
     @Test("a drop mid-play is resumed into the same part, and the recording is cached whole")
     func dropThenResume() async throws {
         let directory = folder()
