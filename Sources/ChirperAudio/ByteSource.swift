@@ -12,11 +12,15 @@ public protocol ByteSource: Sendable {
     /// The path of a local file that holds the whole recording now (a local file, a recording in the cache),
     /// which can be read in parallel pieces; nil while it must come over the network.
     var wholeLocalFile: String? { get }
+    /// Whether what is read from it is kept on disk as it arrives (the play cache), so that reading earlier
+    /// bytes again makes no request: the player then holds only a short window of them in memory.
+    var keepsArrivedBytes: Bool { get }
 }
 
 extension ByteSource {
     public var canResume: Bool { false }
     public var wholeLocalFile: String? { nil }
+    public var keepsArrivedBytes: Bool { false }
 }
 
 /// One read of a source, in order, chunk by chunk. Used by one task; `read` gives back-pressure (nothing

@@ -45,6 +45,10 @@ public struct CachingByteSource: ByteSource {
         return TeeReader(base: reader, part: CachePart(url: part, offset: offset, cache: cache, id: id), cache: cache)
     }
 
+    /// Keeps what it reads on disk as it arrives (the cache's `.part`): reading it again from an earlier byte
+    /// reads the disk, not the network, so the player keeps only a short window of it in memory.
+    public var keepsArrivedBytes: Bool { true }
+
     /// A read from `offset` inside the `.part` begun this session (a seek or a loop back beyond what the player
     /// holds, a replay of a recording stopped early): the part's bytes from disk, then the rest from the server
     /// from where the part ends, teed on into it. Nil when the part does not reach `offset` or another reader

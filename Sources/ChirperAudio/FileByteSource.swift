@@ -11,6 +11,7 @@ public struct FileByteSource: ByteSource {
     }
 
     public var wholeLocalFile: String? { path }
+    public var keepsArrivedBytes: Bool { true }
 
     public func open(from offset: Int64) async throws -> any ByteReader {
         try FileByteReader(path: path, offset: offset, chunkSize: chunkSize)

@@ -32,10 +32,14 @@ final class TrackFeed {
     private let openOutput: OpenOutput
 
     private var machine: FeedMachine
-    /// The last 1 MiB that arrived (a minute of a 128 kbit/s MP3): seeks and loops back inside them need
-    /// no request, and memory stays flat however long the recording (an earlier part comes from the cache
-    /// or a Range request).
-    private var held = HeldBytes(limit: 1 << 20)
+    /// The last bytes that arrived: seeks and loops back inside them need no request, and memory stays flat
+    /// however long the recording. From a source that keeps them on disk (the play cache, a local file) an
+    /// earlier byte is a read of the disk, so a short window is held (`heldFromDisk`); otherwise an earlier
+    /// byte is a Range request, and a minute of a 128 kbit/s MP3 is held (`heldFromNetwork`).
+    private var held: HeldBytes
+    /// 16 s of a 128 kbit/s MP3: what a loop or a step back inside it refeeds without a system call.
+    static let heldFromDisk = 256 << 10
+    static let heldFromNetwork = 1 << 20
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
     private var headerBytes: [UInt8] = []
     private var reader: (any ByteReader)?
@@ -71,6 +75,7 @@ final class TrackFeed {
         self.source = source
         self.pipeline = pipeline
         self.machine = FeedMachine(segment: segment)
+        self.held = HeldBytes(limit: source.keepsArrivedBytes ? Self.heldFromDisk : Self.heldFromNetwork)
         self.configuration = configuration
         self.backoffClock = backoffClock
         self.send = send

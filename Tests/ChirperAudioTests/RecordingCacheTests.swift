@@ -167,6 +167,7 @@ struct RecordingCacheTests {
     func seekBackReadsThePart() async throws {
         try await withCacheAndServer(id: "34") { cache, server, url in
             let source = try ByteSources.cached(.live(), cache: cache).source(for: .remote(url))
+            #expect(source.keepsArrivedBytes)
             // The player reads 5 chunks, then seeks back: its reader is dropped.
             var played: [UInt8] = []
             do {
