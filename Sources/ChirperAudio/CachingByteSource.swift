@@ -3,6 +3,10 @@ import Dispatch
 import FoundationEssentials
 import NIOConcurrencyHelpers
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A byte source that serves a cached recording from disk, and otherwise tees the network read into the cache.
 public struct CachingByteSource: ByteSource {
     let base: any ByteSource
@@ -143,16 +147,16 @@ final class CachePart: @unchecked Sendable {
 
     func open() {
         dispatchPrecondition(condition: .onQueue(cache.writer))
-        let fileManager = FileManager.default
         if offset == 0 {
-            do {
-                // A deleted cache folder is made again here.
-                try fileManager.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data().write(to: url)
-                handle = try PartFile(path: url.path)
-            } catch {
-                cache.cannotWrite(error)
+            // A deleted cache folder is made again here.
+            if let code = FileIO.makeFolders(atPath: cache.directory.path) {
+                cache.cannotWrite(reason: String(cString: strerror(code)))
+            } else {
+                do {
+                    handle = try PartFile(path: url.path, truncating: true)
+                } catch {
+                    cache.cannotWrite(error)
+                }
             }
         } else if FileIO.size(atPath: url.path) == offset {
             handle = try? PartFile(path: url.path)

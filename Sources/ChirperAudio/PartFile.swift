@@ -16,9 +16,10 @@ final class PartFile {
     private let path: String
     private(set) var size: Int64
 
-    init(path: String) throws(WriteError) {
+    /// Opens the part at `path` to append to it; `truncating` empties it first (a part begun again).
+    init(path: String, truncating: Bool = false) throws(WriteError) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncating ? O_TRUNC : 0), 0o644)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw WriteError(message: "cannot write \(path) (\(reason)); save to another folder", reason: reason)

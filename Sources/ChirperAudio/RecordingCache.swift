@@ -171,12 +171,17 @@ public final class RecordingCache: Sendable {
 
     /// Says once that the folder cannot be written.
     func cannotWrite(_ error: any Error) {
+        cannotWrite(reason: Self.reason(error))
+    }
+
+    /// Says once that the folder cannot be written, for the system's `reason`.
+    func cannotWrite(reason: String) {
         let first = toldUnwritable.withLockedValue { told -> Bool in
             defer { told = true }
             return !told
         }
         guard first else { return }
-        report("cannot write in the cache folder \(directory.path) (\(Self.reason(error))); playing goes on uncached")
+        report("cannot write in the cache folder \(directory.path) (\(reason)); playing goes on uncached")
     }
 
     /// Returns once every write asked for so far is done (at exit, and in tests).

@@ -37,6 +37,19 @@ public enum FileIO {
         return Array(bytes[..<filled])
     }
 
+    /// Makes the folder at `path` and any missing folders above it (`mkdir -p`): nil when it is there, else
+    /// the system's error number.
+    public static func makeFolders(atPath path: String) -> Int32? {
+        var made = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            made += "/" + component
+            if mkdir(made, 0o755) != 0, errno != EEXIST { return errno }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno }
+        return info.st_mode & S_IFMT == S_IFDIR ? nil : ENOTDIR
+    }
+
     /// Writes all of `bytes` to `descriptor`, going on after partial writes and signals: nil when everything
     /// went, else the system's error number (EPIPE when the other end is gone, ENOSPC when the disk is full).
     @discardableResult
