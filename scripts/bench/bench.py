@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import server as loopback  # noqa: E402  (beside this script: the audio URLs' ids)
 RATE = 48000  # the null sink, the generated MP3s and the monitor recording all run at 48 kHz
 THRESHOLD = 300  # |sample| above this (about -41 dBFS) is sound; the test signal starts at full level
 SINK = "bench"
@@ -562,6 +564,7 @@ class Bench:
         self.work = Path(tempfile.mkdtemp(prefix="chirper-bench."))
         self.cache = Path(args.cache)
         self.pulse = Pulse(self.work / "pulse")
+        self.caches = self.work / "xdg-cache"
         self.server = None
         self.monitor = None
         self.figures = []
@@ -590,10 +593,15 @@ class Bench:
         return [self.binary, "--api-url", self.api, "--output", output, *extra]
 
     def chirper_env(self):
-        return dict(self.pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1")
+        """A fresh, empty play cache for each process: chirper-play caches what it plays (as it does for users),
+        and no run may play from an earlier run's download."""
+        self.caches.mkdir(parents=True, exist_ok=True)
+        cache = tempfile.mkdtemp(dir=self.caches)
+        return dict(self.pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1", XDG_CACHE_HOME=cache)
 
-    def url(self, name):
-        return f"{self.base}/audio/{name}.mp3"
+    def url(self, name, row=1):
+        """Row `row`'s audio URL for `en:NAME` (xeno-canto's download shape), which the peers play too."""
+        return f"{self.base}/{name}/{loopback.recording_id(name, row)}/download"
 
     def page_url(self, name):
         """The API page chirper-play asks for on `search en:NAME` (the floor fetches it too)."""
@@ -620,7 +628,8 @@ class Bench:
                     self.monitor.wait_silence()
                     if name == "chirper":
                         mark = chirper.out.mark()
-                        began = chirper.send("play 1")
+                        # Another row each time: a recording not heard before, so not in the play cache.
+                        began = chirper.send(f"play {n + 1}")
                         delay = self.monitor.onset(began)
                         _, t_buf = chirper.out.wait(r"^playback: buffering", mark)
                         _, t_play = chirper.out.wait(r"^playback: playing", mark)
@@ -1104,7 +1113,7 @@ class Bench:
                     self.monitor.wait_silence()
                     if name == "chirper":
                         mark = chirper.out.mark()
-                        chirper.send("play 1")
+                        chirper.send(f"play {n + 1}")  # a row not played before: not in the cache
                         chirper.out.wait(r"^playback: playing ", mark)
                         time.sleep(lead)
                         ms_beyond = chirper_seek("beyond", n)
@@ -1249,16 +1258,17 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
     def alternate(self, runs, session, command, answer, peer, what):
         """Times `command` in a running chirper-play `session` (until its line starting with `answer`) and the
         `peer` shell pipeline, alternating which goes first, `runs` times each after one warm-up; returns the
-        wall times in ms by name."""
+        wall times in ms by name. `command` may be a function of the run's number (0 the warm-up)."""
         wall = {"chirper": [], "mpg123": []}
         for n in range(runs + 1):
             for name in ("chirper", "mpg123") if n % 2 == 0 else ("mpg123", "chirper"):
                 if name == "chirper":
                     mark = session.out.mark()
-                    began = session.send(command)
+                    line_sent = command(n) if callable(command) else command
+                    began = session.send(line_sent)
                     line, done = session.out.wait(rf"^({re.escape(answer)}|error:)", mark, timeout=120)
                     if not session.out.text(line)[0].startswith(answer):
-                        raise RuntimeError(f"chirper-play did not answer `{command}`: {session.out.text(line)[0]}")
+                        raise RuntimeError(f"chirper-play did not answer `{line_sent}`: {session.out.text(line)[0]}")
                     took = done - began
                 else:
                     took, _, _, _, status, err = timed(["bash", "-c", "set -o pipefail; " + peer],
@@ -1280,7 +1290,9 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
         try:
             session.send("search en:min1")
             session.out.wait(r"^list: (paging|populated) rows=")
-            wall = self.alternate(runs, session, "measure 1 0:20-0:30", "measure: n=", peer, "measure")
+            # Another row each run: a recording not measured before, so not in the play cache.
+            wall = self.alternate(runs, session, lambda n: f"measure {n + 1} 0:20-0:30", "measure: n=", peer,
+                                  "measure")
         finally:
             session.close("quit")
         self.figures.append(Figure("12", "`measure 1 0:20-0:30` (10 s of a 1 min MP3) / mpg123 -s | numpy (same STFT)",
@@ -1495,7 +1507,7 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
                     if name == "chirper":
                         mark = session.out.mark()
                         before = self.cpu_seconds(session.proc.pid)
-                        began = session.send("sono 1")
+                        began = session.send(f"sono {n + 1}")  # a row not drawn before: not in the cache
                         head, _ = session.out.wait(r"^(sono: \S+ .* rows=\d+$|error:|sono: .*(cannot draw|failed))",
                                                    mark, timeout=120)
                         header = session.out.text(head)[0]
@@ -1519,7 +1531,9 @@ print("peak", bins[b], "freqs", freqs, "times", times, "entropy", entropy, "slop
                         cpu[name].append(used)
             # 10b: at pixel resolution, written as a PNG (the peer writes a PNG too).
             png = self.cache / "sono-bench.png"
-            wall_png = self.alternate(runs, session, f"sono 1 --png {png}", "sono: png=", peer, "sono --png")
+            # Rows not drawn before (the runs above drew rows 1 to runs + 1): not in the play cache.
+            wall_png = self.alternate(runs, session, lambda n: f"sono {runs + 2 + n} --png {png}", "sono: png=", peer,
+                                      "sono --png")
         finally:
             session.close("quit")
         self.figures.append(Figure("10b", "`sono 1 --png F` (1000 × 300 px PNG) / mpg123 -s | sox spectrogram (PNG)",

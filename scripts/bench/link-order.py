@@ -177,7 +177,11 @@ def profile(args, work):
                        "--compress-strings=no", f"--callgrind-out-file={output}", str(binary),
                        *[a.replace("{catalog}", str(catalog)) for a in arguments]]
             started = time.monotonic()
-            (run_terminal if terminal else run_plain)(command, lines, env)
+            # Each session with an empty play cache, as each run of `make bench` has: the first play of a
+            # recording tees it into the cache (the audio URLs have xeno-canto's download shape).
+            cache = work / "xdg-cache" / name
+            cache.mkdir(parents=True)
+            (run_terminal if terminal else run_plain)(command, lines, dict(env, XDG_CACHE_HOME=str(cache)))
             functions = set(called_functions(output))
             sessions.append((name, functions))
             log(f"{name}: {len(functions)} functions ({time.monotonic() - started:.0f} s)")

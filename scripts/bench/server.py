@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Loopback HTTP server for `make bench`: generated MP3s and a fake xeno-canto v3 API.
 
-    GET /audio/NAME.mp3            the file from --audio-dir, with Range (bytes=N- / N-M) support
+    GET /NAME/ID/download          the file NAME.mp3 from --audio-dir, with Range (bytes=N- / N-M) support:
+                                   xeno-canto's download URL (`…/<id>/download`), which chirper-play's
+                                   play cache keys by ID, as it does for users
+    GET /audio/NAME.mp3            the same file
     GET /api/3/recordings?query=…&page=P&per_page=N
                                    a v3-shaped page of N recordings; every `file` points at
-                                   /audio/NAME.mp3 on this server, NAME being the first word of the
-                                   query that names a file in --audio-dir (`en:tone60` -> tone60.mp3)
+                                   /NAME/ID/download on this server, NAME being the first word of the
+                                   query that names a file in --audio-dir (`en:tone60` -> tone60.mp3), each
+                                   row its own ID (see `recording_id`): a row not played before is not in
+                                   the cache
 
 Listens on 127.0.0.1 with an ephemeral port and prints `port=N` on stdout once it is ready. Stdlib only.
 Every API request is logged to stderr with the time spent building the reply (to separate server cost
@@ -18,6 +23,7 @@ import os
 import re
 import sys
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -65,7 +71,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
-        if url.path.startswith("/audio/"):
+        download = re.fullmatch(r"/([A-Za-z0-9_-]+)/\d+/download", url.path)
+        if download:
+            self.serve_audio(download.group(1) + ".mp3")
+        elif url.path.startswith("/audio/"):
             self.serve_audio(url.path[len("/audio/"):])
         elif url.path == "/api/3/recordings":
             self.serve_api(parse_qs(url.query))
@@ -142,12 +151,13 @@ class Handler(BaseHTTPRequestHandler):
         if page <= pages:
             for index in range(per_page):
                 number = (page - 1) * per_page + index + 1
-                record = {"id": str(900000 + number)}
+                rid = recording_id(audio[:-4], number)
+                record = {"id": rid}
                 record.update(RECORD_TEMPLATE)
                 record["en"] = f"Bench {audio[:-4]} {number}"
-                record["url"] = f"//xeno-canto.org/{900000 + number}"
-                record["file"] = f"{base}/audio/{audio}"
-                record["file-name"] = f"XC{900000 + number}-{audio}"
+                record["url"] = f"//xeno-canto.org/{rid}"
+                record["file"] = f"{base}/{audio[:-4]}/{rid}/download"
+                record["file-name"] = f"XC{rid}-{audio}"
                 record["length"] = length
                 recordings.append(record)
         body = json.dumps({
@@ -161,6 +171,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_bytes(200, "application/json", body)
         print(f"api page={page} per_page={per_page} bytes={len(body)} build_ms={built * 1000:.2f}",
               file=sys.stderr, flush=True)
+
+
+def recording_id(name, number):
+    """The xeno-canto-like id of row `number` of the recordings of file `name`: 9, three digits from the
+    name, six from the row. Rows of one file differ (a row not played before is not in the cache), and
+    files differ from each other."""
+    return f"9{zlib.crc32(name.encode()) % 1000:03d}{number:06d}"
 
 
 def main():
