@@ -39,7 +39,7 @@ public struct CachingByteSource: ByteSource {
             }
         }
         if let whole = cache.partLength(id: id), offset < whole, base.canResume,
-            let reader = await readPart(from: offset, whole: whole)
+            let reader = readPart(from: offset, whole: whole)
         {
             return reader
         }
@@ -57,9 +57,10 @@ public struct CachingByteSource: ByteSource {
     /// holds, a replay of a recording stopped early): the part's bytes from disk, then the rest from the server
     /// from where the part ends, teed on into it. Nil when the part does not reach `offset` or another reader
     /// is writing it.
-    private func readPart(from offset: Int64, whole: Int64) async -> (any ByteReader)? {
-        // The writes the last reader of this part queued are on disk first.
-        await cache.settle()
+    ///
+    /// What is on disk now is read: writes still queued for the part (a slow disk) are not waited for, so a
+    /// seek never waits for the disk; the server is then asked from an earlier byte.
+    private func readPart(from offset: Int64, whole: Int64) -> (any ByteReader)? {
         guard let part = cache.claimPart(id: id) else { return nil }
         guard let size = FileIO.size(atPath: part.path), offset < size,
             let file = try? FileByteReader(path: part.path, offset: offset, chunkSize: 64 * 1024)

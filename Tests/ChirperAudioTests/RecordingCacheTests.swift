@@ -174,6 +174,8 @@ struct RecordingCacheTests {
                 let player = try await source.open(from: 0)
                 for _ in 0..<5 { played += try #require(try await player.read()) }
             }
+            // What the player read is on disk (a seek reads what is there, and never waits for the disk).
+            await cache.settle()
             let back = try await source.open(from: 100)
             #expect(back.totalLength == Int64(Self.body.count), "the whole length, known before the server is asked")
             var bytes = try #require(try await back.read())
@@ -199,6 +201,7 @@ struct RecordingCacheTests {
                 let player = try await source.open(from: 0)
                 for _ in 0..<3 { _ = try await player.read() }
             }
+            await cache.settle()
             do {
                 // Another seek comes before the part's bytes are used up.
                 let back = try await source.open(from: 0)
@@ -211,6 +214,27 @@ struct RecordingCacheTests {
             #expect(server.requests.count == 2, "the first read and the rest after the part")
             await cache.settle()
             #expect(cache.cachedFile(id: "35") != nil)
+        }
+    }
+
+    @Test(
+        "a seek back while the disk does not answer never waits for it: the server is asked again",
+        .timeLimit(.minutes(1)))
+    func seekBackWithAHeldDisk() async throws {
+        try await withCacheAndServer(id: "36") { cache, server, url in
+            let source = try ByteSources.cached(.live(), cache: cache).source(for: .remote(url))
+            cache.writer.suspend()
+            do {
+                let player = try await source.open(from: 0)
+                for _ in 0..<3 { _ = try await player.read() }
+            }
+            let back = try await source.open(from: 100)
+            var bytes: [UInt8] = []
+            while let chunk = try await back.read() { bytes += chunk }
+            #expect(bytes == Array(Self.body[100...]))
+            #expect(server.requests.count == 2)
+            #expect(server.requests.last?.header("Range") == "bytes=100-", "nothing was on disk yet")
+            cache.writer.resume()
         }
     }
 
