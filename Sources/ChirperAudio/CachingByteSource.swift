@@ -45,6 +45,12 @@ public struct CachingByteSource: ByteSource {
         }
         let reader = try await base.open(from: offset)
         guard let part = cache.claimPart(id: id) else { return reader }
+        return tee(reader, into: part, from: offset)
+    }
+
+    /// `reader` (the network from body byte `offset`) teed into `part`, whose claim the tee now holds; the
+    /// whole length the server gave is noted for reads back into the part.
+    func tee(_ reader: any ByteReader, into part: URL, from offset: Int64) -> any ByteReader {
         if let whole = reader.totalLength { cache.notePartLength(whole, id: id) }
         return TeeReader(base: reader, part: CachePart(url: part, offset: offset, cache: cache, id: id), cache: cache)
     }
@@ -68,8 +74,7 @@ public struct CachingByteSource: ByteSource {
             cache.release(id: id)
             return nil
         }
-        return PartThenNetworkReader(
-            file: file, fileEnd: size, offset: offset, whole: whole, part: part, base: base, cache: cache, id: id)
+        return PartThenNetworkReader(file: file, fileEnd: size, offset: offset, whole: whole, part: part, source: self)
     }
 }
 

@@ -15,9 +15,8 @@ final class PartThenNetworkReader: ByteReader {
     /// Where the part ended when the read began: the disk is read up to there, the network from there.
     private let fileEnd: Int64
     private let part: URL
-    private let base: any ByteSource
-    private let cache: RecordingCache
-    private let id: String
+    /// The cached source read from: its network source, its cache and the recording's id.
+    private let source: CachingByteSource
     /// The network part, once the disk's bytes are used up.
     private var network: (any ByteReader)?
     /// This reader still holds the cache's claim on `id` (not yet handed to the network part's tee).
@@ -25,22 +24,17 @@ final class PartThenNetworkReader: ByteReader {
     let totalLength: Int64?
 
     /// `file` reads the claimed `part` from `offset`; the part ends at `fileEnd`, the recording at `whole`.
-    init(
-        file: FileByteReader, fileEnd: Int64, offset: Int64, whole: Int64, part: URL, base: any ByteSource,
-        cache: RecordingCache, id: String
-    ) {
+    init(file: FileByteReader, fileEnd: Int64, offset: Int64, whole: Int64, part: URL, source: CachingByteSource) {
         self.file = file
         self.position = offset
         self.fileEnd = fileEnd
         self.totalLength = whole
         self.part = part
-        self.base = base
-        self.cache = cache
-        self.id = id
+        self.source = source
     }
 
     deinit {
-        if claimed { cache.release(id: id) }
+        if claimed { source.cache.release(id: source.id) }
     }
 
     var rangeIgnored: Bool { network?.rangeIgnored ?? false }
@@ -59,19 +53,17 @@ final class PartThenNetworkReader: ByteReader {
         if let network { return try await network.read() }
         let reader: any ByteReader
         do {
-            reader = try await base.open(from: position)
+            reader = try await source.base.open(from: position)
         } catch {
             // A drop before the rest began: the part stays as it is, and the resumed read (from its end)
             // tees on into it.
             claimed = false
-            cache.release(id: id)
+            source.cache.release(id: source.id)
             throw error
         }
-        if let whole = reader.totalLength { cache.notePartLength(whole, id: id) }
         claimed = false
         // The tee appends to the part only where it ends (a part cut short is not teed into).
-        let tee = TeeReader(
-            base: reader, part: CachePart(url: part, offset: position, cache: cache, id: id), cache: cache)
+        let tee = source.tee(reader, into: part, from: position)
         network = tee
         return try await tee.read()
     }
