@@ -8,6 +8,16 @@ import NIOCore
 /// connect timeout before its one line. The player's reconnects and the search's 429/503 retries are their
 /// own, with their own back-off.
 public enum HTTPClients {
+    /// Runs NIO's shared event loop group, which both clients use, on one loop instead of one per core. A session
+    /// has at most a search, a recording's stream and a save on the network at once, a few hundred kbit/s that
+    /// one thread serves with room to spare (TLS included); each loop is a thread started, one after the other,
+    /// before the first request goes out. On this 2-core machine the first sound of a cold start came 0.8 ms
+    /// sooner with one (30 interleaved cold starts, twice: BENCH.md, 2026-11-27 afternoon); a laptop's 8 or 16
+    /// cores start as many threads. Called first in `main`, before any client is made (NIO takes it once).
+    public static func runOnOneEventLoop() {
+        NIOSingletons.groupLoopCountSuggestion = 1
+    }
+
     /// The client for searches and playing, one connection pool for both: xeno-canto serves the API and the
     /// audio from one host, so a `play` after a search goes out on the search's open connection (no new TCP
     /// and TLS handshakes). No read timeout: the player reads a recording only as fast as it is heard (slower

@@ -28,6 +28,7 @@ enum Floor {
             say("usage: chirper-floor PAGE-URL AUDIO-URL [--first]", to: STDERR_FILENO)
             exit(2)
         }
+        HTTPClients.runOnOneEventLoop()
         let client = HTTPClients.streaming(trust: .system)
         do {
             let page = try await client.execute(HTTPClientRequest(url: arguments[1]), timeout: .seconds(15))

@@ -41,6 +41,7 @@ struct ChirperPlay {
                 fail(error)
             }
             AllocatorTuning.apply()
+            HTTPClients.runOnOneEventLoop()
             // The session runs on the global executor and ends the process with its status; the main thread
             // parks. An async `main` would hand the main thread to `dispatch_main`, which ends it with
             // `pthread_exit`: a forced unwind of its stack that read about 800 KiB of the binary's unwind

@@ -203,6 +203,15 @@ final class LiveChirper: @unchecked Sendable {
         return Set(maps.split(separator: "\n").compactMap { line in line.split(separator: " ").last.map(String.init) })
     }
 
+    /// The names of its threads now (`/proc/PID/task/*/comm`).
+    func threadNames() throws -> [String] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     /// The exit status (128 + n for a signal the program handled by leaving).
     func waitForExit() async -> Int32? {
         var iterator = exited.makeAsyncIterator()

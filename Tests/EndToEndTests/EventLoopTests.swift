@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+@Suite("The network's threads")
+struct EventLoopTests {
+    @Test("a session searches and plays on one event loop thread, not one per core")
+    func oneEventLoop() async throws {
+        let session = try LiveChirper(["--output", "null", "--no-mpris"], environment: [:])
+        defer { session.signal(SIGKILL) }
+        try session.type("search en:trill")
+        try await session.waitForLine("list: populated")
+        try session.type("play 1")
+        try await session.waitForLine("playback: playing")
+        // NIO names its shared group's threads NIO-SGLTN-<group>-#<loop>.
+        let loops = try session.threadNames().filter { $0.hasPrefix("NIO-SGLTN-") }
+        #expect(loops.count == 1, "event loop threads: \(loops)")
+    }
+}
