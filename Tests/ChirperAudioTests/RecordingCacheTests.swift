@@ -224,6 +224,8 @@ struct RecordingCacheTests {
         try await withCacheAndServer(id: "36") { cache, server, url in
             let source = try ByteSources.cached(.live(), cache: cache).source(for: .remote(url))
             cache.writer.suspend()
+            // Resumed on every way out: the cache's flush at the end waits for the writer.
+            defer { cache.writer.resume() }
             do {
                 let player = try await source.open(from: 0)
                 for _ in 0..<3 { _ = try await player.read() }
@@ -234,7 +236,6 @@ struct RecordingCacheTests {
             #expect(bytes == Array(Self.body[100...]))
             #expect(server.requests.count == 2)
             #expect(server.requests.last?.header("Range") == "bytes=100-", "nothing was on disk yet")
-            cache.writer.resume()
         }
     }
 
