@@ -3,7 +3,7 @@ import ChirperCore
 /// Runs the list store: feeds it events, performs the effects it returns (fetching pages from a source,
 /// cancelling superseded fetches) and publishes each state change once. The store decides; this only acts.
 public actor ListController {
-    private var store = ListStore()
+    private var store: ListStore
     private let source: any RecordingSource
     private let perPage: Int
     private var tasks: [FetchID: Task<Void, Never>] = [:]
@@ -13,6 +13,7 @@ public actor ListController {
 
     public init(source: any RecordingSource, perPage: Int? = nil) {
         self.source = source
+        self.store = ListStore(exampleSearch: source.exampleSearch)
         self.perPage = perPage ?? source.defaultPerPage
         (updates, continuation) = AsyncStream.makeStream(of: ListState.self)
     }

@@ -8,6 +8,7 @@ public struct OfflineCatalog: RecordingSource {
     public let directory: String
     public let name: String
     public var defaultPerPage: Int { 10 }
+    public let exampleSearch: String
     /// Every recording, in catalogue order, with `file` resolved to files inside `directory`.
     public let recordings: [Recording]
     /// Sidecars that could not be read (``init(sidecarsIn:name:)``): the REPL says how many were skipped.
@@ -18,6 +19,7 @@ public struct OfflineCatalog: RecordingSource {
         self.name = name
         self.recordings = recordings
         self.skippedSidecars = skippedSidecars
+        self.exampleSearch = Self.exampleSearch(in: recordings)
     }
 
     /// Loads `directory/catalog.json`. A `file` value is only accepted as a plain relative path that stays
@@ -45,6 +47,32 @@ public struct OfflineCatalog: RecordingSource {
             recording.audio = Self.resolve(files[recording.id] ?? "", in: root)
             return recording
         }
+        self.exampleSearch = Self.exampleSearch(in: recordings)
+    }
+
+    /// A search that finds some of `recordings`: the country most of them share (`cnt:` matches the start of the
+    /// country, so its first word does), else the first English name's first word (`en:` matches any part).
+    /// Letters and digits only, lowercased: nothing a catalogue or a sidecar says reaches a hint as more than a
+    /// word.
+    static func exampleSearch(in recordings: [Recording]) -> String {
+        func firstWord(_ text: String) -> String? {
+            // Escape sequences go whole first, so that no parameter of one (`2J`) is taken for a word.
+            TerminalText.sanitize(text).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).first.map {
+                $0.lowercased()
+            }
+        }
+        var countries: [String: Int] = [:]
+        for recording in recordings {
+            if let word = firstWord(recording.country) { countries[word, default: 0] += 1 }
+        }
+        // The most shared; of equals, the first in alphabetical order, so the hint is the same at every start.
+        if let country = countries.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
+            return "cnt:\(country.key)"
+        }
+        if let name = recordings.lazy.compactMap({ firstWord($0.englishName) }).first {
+            return "en:\(name)"
+        }
+        return "en:wren"
     }
 
     /// The bundled demo catalogue, looked for beside the executable's package (assets/demo), then in the

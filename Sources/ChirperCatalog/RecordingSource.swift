@@ -7,6 +7,9 @@ public protocol RecordingSource: Sendable {
     var name: String { get }
     /// The page size used when the user gives none.
     var defaultPerPage: Int { get }
+    /// A search that finds recordings here, for the hints that say to search first (`search en:wren` on
+    /// xeno-canto finds nothing in the demo catalog).
+    var exampleSearch: String { get }
     /// Fetches one page of `query`. `onRetry` is called before each wait for a retry.
     func page(
         query: SearchQuery,

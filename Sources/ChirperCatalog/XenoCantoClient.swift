@@ -61,6 +61,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     public let configuration: XenoCantoConfiguration
     public var name: String { "xeno-canto" }
     public var defaultPerPage: Int { 50 }
+    public var exampleSearch: String { "en:wren" }
 
     private let http: HTTPClient
     private let clock: C

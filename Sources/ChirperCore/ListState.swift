@@ -212,8 +212,12 @@ public struct ListStore: Sendable {
     /// Bumped by every search, so replies to older searches are dropped.
     private var generation = 0
     private var inFlight: FetchID?
+    /// A search that finds something in the store's source, for the hint that says to search first.
+    private let exampleSearch: String
 
-    public init() {}
+    public init(exampleSearch: String = "en:wren") {
+        self.exampleSearch = exampleSearch
+    }
 
     public mutating func handle(_ event: ListEvent) -> [ListEffect] {
         switch event {
@@ -247,7 +251,7 @@ public struct ListStore: Sendable {
     private mutating func nextPageRequested() -> [ListEffect] {
         switch state {
         case .idle:
-            return [.refuse("nothing to page yet: search first, e.g. search en:wren")]
+            return [.refuse("nothing to page yet: search first, e.g. search \(exampleSearch)")]
         case .loading(let query, _, _):
             return [.refuse("the first page of \(query.text) is still loading")]
         case .empty(let query):

@@ -18,13 +18,22 @@ public struct Presenter: Sendable {
     public var sourceName: String
     /// The terminal takes 24-bit colour (`COLORTERM=truecolor`); else the 256-colour palette.
     public var trueColor: Bool
+    /// A search that finds something in the source (`RecordingSource.exampleSearch`), for the hints that say
+    /// to search first.
+    public var exampleSearch: String
 
-    public init(style: Style, width: Int = 80, sourceName: String, trueColor: Bool = false) {
+    public init(
+        style: Style, width: Int = 80, sourceName: String, trueColor: Bool = false, exampleSearch: String = "en:wren"
+    ) {
         self.style = style
         self.width = max(20, width)
         self.sourceName = sourceName
         self.trueColor = trueColor
+        self.exampleSearch = exampleSearch
     }
+
+    /// What the hints say to type first.
+    public var searchFirst: String { "search first, e.g. search \(exampleSearch)" }
 
     var isScript: Bool { style == .script }
     var color: Bool { style == .terminal(color: true) }

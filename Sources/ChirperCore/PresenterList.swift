@@ -108,7 +108,7 @@ extension Presenter {
         } else if let line = stateLine(state) {
             lines.append(line)
         } else {
-            lines.append("Nothing listed yet: search first, e.g. search en:wren")
+            lines.append("Nothing listed yet: \(searchFirst)")
         }
         return lines
     }

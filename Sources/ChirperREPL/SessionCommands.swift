@@ -300,7 +300,7 @@ extension SessionMachine {
     /// The rows a selection names, or nil after one line saying why.
     private mutating func rows(_ text: String, for command: String) -> [Int]? {
         guard !list.rows.isEmpty else {
-            refuse("no rows yet: search first, e.g. search en:wren")
+            refuse("no rows yet: \(presenter.searchFirst)")
             return nil
         }
         do {
@@ -314,7 +314,7 @@ extension SessionMachine {
     private mutating func recording(at row: Int, for command: String) -> Recording? {
         let rows = list.rows
         guard !rows.isEmpty else {
-            refuse("no rows yet: search first, e.g. search en:wren")
+            refuse("no rows yet: \(presenter.searchFirst)")
             return nil
         }
         guard row <= rows.count else {

@@ -119,7 +119,10 @@ struct ChirperPlay {
         if options.offline {
             let kit = OfflineCatalog(sidecarsIn: [saveDirectory, cacheDirectory.path])
             let skipped = kit.skippedSidecars > 0 ? ", \(kit.skippedSidecars) unreadable sidecars skipped" : ""
-            (source, sourceLine) = (kit, "offline: \(kit.recordings.count) saved and cached recordings\(skipped)")
+            (source, sourceLine) = (
+                kit,
+                "offline: \(kit.recordings.count) saved and cached recordings\(skipped)\(Self.searchHint(kit))"
+            )
         } else {
             do {
                 (source, sourceLine) = try Self.source(
@@ -171,7 +174,8 @@ struct ChirperPlay {
             style: console.isInteractive ? .terminal(color: color) : .script,
             width: console.width,
             sourceName: source.name,
-            trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
+            trueColor: ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? ""),
+            exampleSearch: source.exampleSearch
         )
         // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
         let desktopCommands = DesktopCommandRelay()
@@ -245,7 +249,10 @@ struct ChirperPlay {
     ) throws(ListError) -> (any RecordingSource, String) {
         if let catalog {
             let offline = try OfflineCatalog(directory: catalog, name: "the catalog in \(catalog)")
-            return (offline, "offline catalog \(catalog) (\(offline.recordings.count) recordings)")
+            return (
+                offline,
+                "offline catalog \(catalog) (\(offline.recordings.count) recordings\(Self.searchHint(offline)))"
+            )
         }
         if !key.isEmpty {
             let configuration = XenoCantoConfiguration(apiURL: apiURL, apiKey: key)
@@ -260,8 +267,15 @@ struct ChirperPlay {
         let demo = try OfflineCatalog(directory: folder, name: "the demo catalog")
         return (
             demo,
-            "offline demo catalog: \(demo.recordings.count) synthetic sounds (set XENO_CANTO_API_KEY for xeno-canto)"
+            "offline demo catalog: \(demo.recordings.count) synthetic sounds\(Self.searchHint(demo))"
+                + " (set XENO_CANTO_API_KEY for xeno-canto)"
         )
+    }
+
+    /// What the banner suggests searching in an offline catalogue, so that a first search finds something; nothing
+    /// when it has no recordings.
+    static func searchHint(_ catalog: OfflineCatalog) -> String {
+        catalog.recordings.isEmpty ? "" : ", try search \(catalog.exampleSearch)"
     }
 
     /// The quiz: decks from the catalogue or the disk, and the store (opened at its first use; one that cannot

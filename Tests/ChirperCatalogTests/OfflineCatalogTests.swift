@@ -50,6 +50,37 @@ struct OfflineCatalogTests {
         #expect(try await count(try Demo.catalog(), query) == expected)
     }
 
+    @Test(
+        "the search the hints suggest finds recordings: the demo's country, else a name; a catalogue's text only as a word"
+    )
+    func exampleSearch() async throws {
+        let demo = try Demo.catalog()
+        #expect(demo.exampleSearch == "cnt:demoland", "the country 11 of its 30 share")
+        #expect(try await count(demo, demo.exampleSearch) == 11)
+
+        let unplaced = OfflineCatalog(
+            directory: "/nowhere", name: "the test catalog",
+            recordings: [
+                Recording(id: "1", englishName: "\u{1B}[2J Eurasian\u{7} Wren"),
+                Recording(id: "2", englishName: "Common Blackbird"),
+            ],
+            skippedSidecars: 0)
+        #expect(unplaced.exampleSearch == "en:eurasian", "no countries: the first name's first word, escapes dropped")
+        #expect(try await count(unplaced, unplaced.exampleSearch) == 1)
+
+        let tied = OfflineCatalog(
+            directory: "/nowhere", name: "the test catalog",
+            recordings: ["Spain", "United Kingdom", "united states", "France", "Spain"].enumerated().map {
+                Recording(id: String($0.offset), country: $0.element)
+            },
+            skippedSidecars: 0)
+        #expect(tied.exampleSearch == "cnt:spain", "of two countries shared by two each, the first alphabetically")
+        #expect(try await count(tied, tied.exampleSearch) == 2)
+
+        let empty = OfflineCatalog(directory: "/nowhere", name: "the test catalog", recordings: [], skippedSidecars: 0)
+        #expect(empty.exampleSearch == "en:wren")
+    }
+
     @Test("pages are cut at the page size and report their count")
     func paging() async throws {
         let catalog = try Demo.catalog()

@@ -179,6 +179,15 @@ struct ListStoreTests {
         #expect(store.state.rows.map(\.id) == ["50", "51"])
     }
 
+    @Test("before any search, next-page says to search first with a search that finds something in the source")
+    func nextPageBeforeSearchNamesTheSourcesExample() {
+        var store = ListStore(exampleSearch: "cnt:demoland")
+        #expect(
+            store.handle(.nextPageRequested) == [.refuse("nothing to page yet: search first, e.g. search cnt:demoland")]
+        )
+        #expect(store.state == .idle)
+    }
+
     @Test("next-page is refused, with a reason, where it makes no sense")
     func nextPageRefusals() {
         var store = ListStore()

@@ -169,6 +169,7 @@ final class ScriptedPlayer: PlaybackControl {
 struct OnePageSource: RecordingSource {
     let name = "the test catalog"
     let defaultPerPage = 50
+    let exampleSearch = "en:wren"
     let recordings: [Recording]
 
     func page(

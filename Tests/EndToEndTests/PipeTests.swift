@@ -395,6 +395,19 @@ struct PipeTests {
         #expect(run.lines("error: ").first?.contains("no more pages") == true)
     }
 
+    @Test("without a key, the hint to search first names a search that finds demo recordings, and it does")
+    func demoHintFindsRecordings() async throws {
+        let run = try await runChirper(["--output", "null"], input: ["play 1", "next-page", "search cnt:demoland"])
+        #expect(run.status == 0)
+        #expect(
+            run.lines("error: ") == [
+                "error: \"no rows yet: search first, e.g. search cnt:demoland\"",
+                "error: \"nothing to page yet: search first, e.g. search cnt:demoland\"",
+            ])
+        #expect(run.lines("list: populated").count + run.lines("list: paging").count == 1, "\(run.stdout)")
+        #expect(run.lines("row: ").count >= 10)
+    }
+
     @Test("flags: --version, --help, and bad values get one clear line and the usage")
     func flags() async throws {
         let version = try await runChirper(["--version"], input: [])
