@@ -22,7 +22,10 @@ extension PlaybackMachine {
         from a: TimeInput, to b: TimeInput, once: Bool = false, band: FrequencyBand? = nil
     ) -> Action {
         guard realTimeOutput else {
-            return .refuse("loops need a sound server: --output wav and null run faster than real time")
+            // Said as what was asked for: `ab` plays its sections once each.
+            return .refuse(
+                "\(once ? "A/B listening needs" : "loops need") a sound server: --output wav and null run faster than"
+                    + " real time")
         }
         guard var session = loadedSession else { return refusal(for: "loop") }
         switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {

@@ -73,6 +73,19 @@ struct PlaybackStudyMachineTests {
         #expect(try #require(terminal.status(machine.playbackState)).contains(" 0:05 / 0:31"))
     }
 
+    @Test("without a sound server a loop and an A/B section are refused as what was asked for, and play on")
+    func sectionsNeedASoundServer() {
+        var machine = PlaybackMachine(realTimeOutput: false)
+        _ = machine.playRequested(bird)
+        let before = machine.playbackState
+        let tail = "a sound server: --output wav and null run faster than real time"
+        #expect(machine.loopRequested(from: seconds(1), to: seconds(2)) == .refuse("loops need " + tail))
+        #expect(
+            machine.loopRequested(from: seconds(1), to: seconds(2), once: true)
+                == .refuse("A/B listening needs " + tail))
+        #expect(machine.playbackState == before)
+    }
+
     @Test("relative seeks step from the position heard; back past the start lands on the start")
     func relativeSeeks() {
         var (machine, ticket) = playing(queued: 2, played: 1)
