@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 #if canImport(Glibc)
@@ -61,6 +62,18 @@ public enum TransportFailure: Equatable, Sendable {
             }
             return
         }
+        // The host's name did not resolve (no network, no DNS server, or no such name): NIO says so in its
+        // connection error, with nothing tried after the lookups.
+        if let error = error as? NIOConnectionError, error.connectionErrors.isEmpty,
+            error.dnsAError != nil || error.dnsAAAAError != nil
+        {
+            self = .unknownHost
+            return
+        }
+        if error is SocketAddressError.UnknownHost {
+            self = .unknownHost
+            return
+        }
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             self = .dropped
             return
@@ -98,7 +111,7 @@ public enum TransportFailure: Equatable, Sendable {
         case .refused:
             return "could not connect to \(host): connection refused"
         case .unknownHost:
-            return "could not find \(host) (DNS)"
+            return "could not find \(host): its name does not resolve (no network, or a wrong address)"
         case .tooManyRedirects:
             return "\(host) redirected too many times"
         case .cancelled:

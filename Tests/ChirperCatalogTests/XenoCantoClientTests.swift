@@ -358,6 +358,23 @@ struct XenoCantoClientTests {
         #expect(error?.message.contains("connection refused") == true, "\(String(describing: error))")
     }
 
+    @Test("a host whose name does not resolve says so plainly, not as the resolver's error")
+    func unknownHost() async throws {
+        // `.invalid` never resolves (RFC 2606), with or without a network and a DNS server.
+        let http = HTTPClients.streaming(trust: .system)
+        let client = XenoCantoClient(
+            configuration: XenoCantoConfiguration(
+                apiURL: "https://chirper-play.invalid/api/3/recordings", apiKey: secretKey),
+            httpClient: http, clock: RecordingClock())
+        let error = await failure(of: client)
+        try await http.shutdown()
+        #expect(error?.kind == .network)
+        #expect(
+            error?.message
+                == "could not find chirper-play.invalid: its name does not resolve (no network, or a wrong address);"
+                + " check your connection or --api-url")
+    }
+
     @Test("the key never appears in any message, even when the server echoes it")
     func keyRedacted() async throws {
         try await withClient(handler: { request in
