@@ -46,11 +46,15 @@ public struct RecordingSaver: Sendable {
                 "\(recording.audio == .restricted ? "restricted: its audio is not offered" : "no audio to save")")
         }
         let folder = URL(fileURLWithPath: directory).standardizedFileURL.path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
+        switch FileIO.makeFolders(atPath: folder) {
+        case nil:
+            break
+        case ENOTDIR where FileIO.status(atPath: folder) != nil:
+            return fail("\(folder) is a file, not a folder; save to a folder (save <n> DIR)")
+        case let number?:
             return fail(
-                "cannot create the folder \(folder) (\(RecordingCache.reason(error))); save to another (save <n> DIR)")
+                "cannot create the folder \(folder) (\(String(cString: strerror(number)))); save to another (save <n> DIR)"
+            )
         }
         guard access(folder, W_OK | X_OK) == 0 else {
             return fail(

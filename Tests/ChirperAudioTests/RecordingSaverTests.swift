@@ -164,7 +164,9 @@ struct RecordingSaverTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/XC254462.mp3")) == Data("mine".utf8))
     }
 
-    @Test("an unwritable folder and a restricted recording each give one line, and nothing is fetched")
+    @Test(
+        "an unwritable folder, a file named as the folder and a restricted recording each give one line, and nothing is fetched"
+    )
     func refusals() async throws {
         let file = folder()
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -177,6 +179,10 @@ struct RecordingSaverTests {
         }
         #expect(reason.hasPrefix("cannot create the folder \(file)/sub ("))
         #expect(reason.hasSuffix("save to another (save <n> DIR)"))
+        #expect(
+            await saver.save(bunting, into: file) { _ in }
+                == .failed(
+                    label: "XC254462", reason: "\(file) is a file, not a folder; save to a folder (save <n> DIR)"))
         var hidden = bunting
         hidden.audio = .restricted
         #expect(
