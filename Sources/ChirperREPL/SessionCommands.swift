@@ -59,7 +59,7 @@ extension SessionMachine {
             }
         case .also(let row, let choice):
             guard let recording = recording(at: row, for: "also") else { break }
-            switch BackgroundSearch.query(for: recording, choice: choice) {
+            switch BackgroundSearch.query(for: recording, row: row, choice: choice) {
             case .success(let query): search(query)
             case .failure(let refusal): refuse(refusal.description)
             }

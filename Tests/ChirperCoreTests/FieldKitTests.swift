@@ -45,7 +45,7 @@ struct FieldKitTests {
 
     @Test("also searches the one background species by its binomial")
     func alsoOne() throws {
-        let query = try BackgroundSearch.query(for: Self.bunting).get()
+        let query = try BackgroundSearch.query(for: Self.bunting, row: 1).get()
         #expect(query.terms == [SearchQuery.Term(tag: "sp", value: "spinus tristis")])
         #expect(query.description.contains("sp:\"spinus tristis\""))
     }
@@ -54,23 +54,28 @@ struct FieldKitTests {
     func alsoRefusals() {
         var recording = Self.bunting
         recording.background = ["Coereba flaveola", "Vireo altiloquus"]
-        guard case .failure(let refusal) = BackgroundSearch.query(for: recording) else {
+        guard case .failure(let refusal) = BackgroundSearch.query(for: recording, row: 3) else {
             Issue.record("several species need a choice")
             return
         }
         #expect(
             refusal.description
-                == "XC254462 has 2 background species (1 Coereba flaveola, 2 Vireo altiloquus); type also <row> <k>")
+                == "XC254462 has 2 background species (1 Coereba flaveola, 2 Vireo altiloquus); choose one: also 3 <k>, e.g. also 3 1"
+        )
         #expect(
-            (try? BackgroundSearch.query(for: recording, choice: 2).get())?.terms.first?.value == "vireo altiloquus")
+            (try? BackgroundSearch.query(for: recording, row: 3, choice: 2).get())?.terms.first?.value
+                == "vireo altiloquus")
         #expect(
-            BackgroundSearch.query(for: recording, choice: 3)
-                == .failure(.outOfRange(label: "XC254462", choice: 3, count: 2)))
+            BackgroundSearch.query(for: recording, row: 3, choice: 3)
+                == .failure(.outOfRange(label: "XC254462", row: 3, choice: 3, count: 2)))
         recording.background = []
-        #expect(BackgroundSearch.query(for: recording) == .failure(.none(label: "XC254462")))
+        #expect(
+            BackgroundSearch.Refusal.outOfRange(label: "XC254462", row: 3, choice: 3, count: 2).description
+                == "XC254462 has 2 background species, not 3; choose one of 1-2: also 3 <k>")
+        #expect(BackgroundSearch.query(for: recording, row: 3) == .failure(.none(label: "XC254462")))
         recording.background = ["Identity unknown"]
         #expect(
-            BackgroundSearch.query(for: recording)
+            BackgroundSearch.query(for: recording, row: 3)
                 == .failure(.notASpecies(label: "XC254462", name: "Identity unknown")))
     }
 
