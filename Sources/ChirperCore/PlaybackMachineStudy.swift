@@ -22,10 +22,10 @@ extension PlaybackMachine {
         from a: TimeInput, to b: TimeInput, once: Bool = false, band: FrequencyBand? = nil
     ) -> Action {
         guard realTimeOutput else {
-            // Said as what was asked for: `ab` plays its sections once each.
+            // Said as what was asked for: a section once (`ab`'s sides, a quiz's excerpt) or a loop.
             return .refuse(
-                "\(once ? "A/B listening needs" : "loops need") a sound server: --output wav and null run faster than"
-                    + " real time")
+                "\(once ? "playing a section needs" : "loops need") a sound server: --output wav and null run faster"
+                    + " than real time")
         }
         guard var session = loadedSession else { return refusal(for: "loop") }
         switch LoopSection.resolve(a, b, current: session.position, duration: session.knownDuration) {

@@ -73,7 +73,9 @@ struct PlaybackStudyMachineTests {
         #expect(try #require(terminal.status(machine.playbackState)).contains(" 0:05 / 0:31"))
     }
 
-    @Test("without a sound server a loop and an A/B section are refused as what was asked for, and play on")
+    @Test(
+        "without a sound server a loop and a section played once (ab, a quiz excerpt) are refused as what was asked for, and play on"
+    )
     func sectionsNeedASoundServer() {
         var machine = PlaybackMachine(realTimeOutput: false)
         _ = machine.playRequested(bird)
@@ -82,7 +84,7 @@ struct PlaybackStudyMachineTests {
         #expect(machine.loopRequested(from: seconds(1), to: seconds(2)) == .refuse("loops need " + tail))
         #expect(
             machine.loopRequested(from: seconds(1), to: seconds(2), once: true)
-                == .refuse("A/B listening needs " + tail))
+                == .refuse("playing a section needs " + tail))
         #expect(machine.playbackState == before)
     }
 

@@ -507,7 +507,7 @@ struct SessionMachineTests {
         var machine = listedSession(script)
         _ = machine.handle(typed("ab 1 2"))
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
-        let refusal = "A/B listening needs a sound server: --output wav and null run faster than real time"
+        let refusal = "playing a section needs a sound server: --output wav and null run faster than real time"
         #expect(
             machine.handle(
                 .answered(
