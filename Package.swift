@@ -184,7 +184,11 @@ let package = Package(
             name: "ChirperCoreTests", dependencies: ["ChirperCore", "ChirperTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ChirperCatalogTests",
-            dependencies: ["ChirperCatalog", "ChirperHTTP", "ChirperTestSupport"],
+            dependencies: [
+                "ChirperCatalog", "ChirperHTTP", "ChirperTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -4,6 +4,8 @@ import ChirperHTTP
 import ChirperTestSupport
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 
 @testable import ChirperCatalog
@@ -358,21 +360,22 @@ struct XenoCantoClientTests {
         #expect(error?.message.contains("connection refused") == true, "\(String(describing: error))")
     }
 
-    @Test("a host whose name does not resolve says so plainly, not as the resolver's error")
+    @Test("a host whose name does not resolve is said plainly: NIO's connection error with only its lookups failed")
     func unknownHost() async throws {
-        // `.invalid` never resolves (RFC 2606), with or without a network and a DNS server.
-        let http = HTTPClients.streaming(trust: .system)
-        let client = XenoCantoClient(
-            configuration: XenoCantoConfiguration(
-                apiURL: "https://chirper-play.invalid/api/3/recordings", apiKey: secretKey),
-            httpClient: http, clock: RecordingClock())
-        let error = await failure(of: client)
-        try await http.shutdown()
-        #expect(error?.kind == .network)
-        #expect(
-            error?.message
-                == "could not find chirper-play.invalid: its name does not resolve (no network, or a wrong address);"
-                + " check your connection or --api-url")
+        // NIO's own connection error, as a search meets it with no network: the lookups fail, nothing is tried.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        do {
+            _ = try await ClientBootstrap(group: loop).resolver(NoSuchHost(loop: loop))
+                .connect(host: "xeno-canto.org", port: 443).get()
+            Issue.record("connected to a host whose name resolves to nothing")
+        } catch {
+            let failure = TransportFailure(error)
+            #expect(failure == .unknownHost, "\(error)")
+            #expect(failure.isTransient, "a network that comes back is worth a reconnect")
+            #expect(
+                failure.message(host: "xeno-canto.org")
+                    == "could not find xeno-canto.org: its name does not resolve (no network, or a wrong address)")
+        }
     }
 
     @Test("the key never appears in any message, even when the server echoes it")
@@ -433,4 +436,21 @@ struct XenoCantoClientTests {
             #expect(error.message.hasSuffix("bad query"))
         }
     }
+}
+
+/// A resolver that finds no address for any name, as the system's does with no network or for a name that does
+/// not exist.
+private struct NoSuchHost: Resolver, Sendable {
+    struct NotFound: Error {}
+    let loop: any EventLoop
+
+    func initiateAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> {
+        loop.makeFailedFuture(NotFound())
+    }
+
+    func initiateAAAAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> {
+        loop.makeFailedFuture(NotFound())
+    }
+
+    func cancelQueries() {}
 }
