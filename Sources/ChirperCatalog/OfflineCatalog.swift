@@ -51,26 +51,33 @@ public struct OfflineCatalog: RecordingSource {
     }
 
     /// A search that finds some of `recordings`: the country most of them share (`cnt:` matches the start of the
-    /// country, so its first word does), else the first English name's first word (`en:` matches any part).
-    /// Letters and digits only, lowercased: nothing a catalogue or a sidecar says reaches a hint as more than a
-    /// word.
+    /// country, so its first word does), else an English name's first word (`en:` matches any part), else a
+    /// genus; each tried against the catalogue's own matcher, so the hint never names a search that finds nothing
+    /// (a country written "(Spain)" does not start with "spain"). Letters and digits only, lowercased and at most
+    /// 24 of them: nothing a catalogue or a sidecar says reaches a hint as more than a word. "en:wren" when
+    /// nothing is found (an empty catalogue).
     static func exampleSearch(in recordings: [Recording]) -> String {
         func firstWord(_ text: String) -> String? {
             // Escape sequences go whole first, so that no parameter of one (`2J`) is taken for a word.
             TerminalText.sanitize(text).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).first.map {
-                $0.lowercased()
+                String($0.lowercased().prefix(24))
             }
         }
         var countries: [String: Int] = [:]
         for recording in recordings {
             if let word = firstWord(recording.country) { countries[word, default: 0] += 1 }
         }
-        // The most shared; of equals, the first in alphabetical order, so the hint is the same at every start.
-        if let country = countries.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
-            return "cnt:\(country.key)"
-        }
-        if let name = recordings.lazy.compactMap({ firstWord($0.englishName) }).first {
-            return "en:\(name)"
+        // The most shared first; of equals, the first in alphabetical order, so the hint is the same at every start.
+        let byCount = countries.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "cnt:\($0.key)" }
+        let names = recordings.lazy.compactMap { firstWord($0.englishName) }.map { "en:\($0)" }
+        let genera = recordings.lazy.compactMap { firstWord($0.genus) }.map { "gen:\($0)" }
+        var tried: Set<String> = []
+        // A few tries at most: each reads every recording.
+        for candidate in byCount.prefix(3) + names.prefix(3) + genera.prefix(2) where tried.insert(candidate).inserted {
+            guard let query = try? SearchQuery.parse(candidate),
+                let matcher = try? CatalogMatcher(query: query)
+            else { continue }
+            if recordings.contains(where: matcher.matches) { return candidate }
         }
         return "en:wren"
     }

@@ -77,6 +77,19 @@ struct OfflineCatalogTests {
         #expect(tied.exampleSearch == "cnt:spain", "of two countries shared by two each, the first alphabetically")
         #expect(try await count(tied, tied.exampleSearch) == 2)
 
+        // A country that does not start with its first word ("(Spain)", an escape before it) is not suggested
+        // (`cnt:` matches from the start), nor a name with a control character inside its first word: each hint
+        // is tried against the catalogue first.
+        let bracketed = OfflineCatalog(
+            directory: "/nowhere", name: "the test catalog",
+            recordings: [
+                Recording(id: "1", genus: "Troglodytes", englishName: "Eura\u{7}sian Wren", country: "(Spain)"),
+                Recording(id: "2", country: "\u{1B}[1mSpain"),
+            ],
+            skippedSidecars: 0)
+        #expect(bracketed.exampleSearch == "gen:troglodytes", "the only hint of the three that finds a recording")
+        #expect(try await count(bracketed, bracketed.exampleSearch) == 1)
+
         let empty = OfflineCatalog(directory: "/nowhere", name: "the test catalog", recordings: [], skippedSidecars: 0)
         #expect(empty.exampleSearch == "en:wren")
     }

@@ -19,6 +19,9 @@ struct TerminalTests {
         let first = try startChirper(["--output", "null"], home: home.path)
         defer { first.stop() }
         try await first.waitForPrompt()
+        try await first.waitFor("the banner, naming a search the demo catalog answers") {
+            $0.transcript.contains { $0.contains("offline demo catalog: 30 synthetic sounds, try search cnt:demoland") }
+        }
         first.type("help\r")
         try await first.waitFor("the help text") { $0.transcript.contains { $0.contains(helpMarker) } }
         first.type("quit\r")
