@@ -49,8 +49,16 @@ public struct RecordingSaver: Sendable {
         switch FileIO.makeFolders(atPath: folder) {
         case nil:
             break
-        case ENOTDIR where FileIO.status(atPath: folder) != nil:
-            return fail("\(folder) is a file, not a folder; save to a folder (save <n> DIR)")
+        case ENOTDIR:
+            // The folder itself, or a folder above it, is a file: name the file.
+            var file = folder
+            while FileIO.status(atPath: file) == nil, file.contains("/"), file != "/" {
+                file = String(file[..<file.lastIndex(of: "/")!])
+            }
+            return fail(
+                file == folder
+                    ? "\(folder) is a file, not a folder; save to a folder (save <n> DIR)"
+                    : "cannot create the folder \(folder): \(file) is a file; save to another (save <n> DIR)")
         case let number?:
             return fail(
                 "cannot create the folder \(folder) (\(String(cString: strerror(number)))); save to another (save <n> DIR)"

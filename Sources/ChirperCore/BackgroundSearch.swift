@@ -21,6 +21,8 @@ public enum BackgroundSearch {
                 let numbered = names.enumerated().map { "\($0.offset + 1) \(TerminalText.sanitize($0.element))" }
                 return "\(label) has \(names.count) background species (\(numbered.joined(separator: ", "))); "
                     + "choose one: also \(row) <k>, e.g. also \(row) 1"
+            case .outOfRange(let label, let row, let choice, let count) where count == 1:
+                return "\(label) has 1 background species, not \(choice); type also \(row)"
             case .outOfRange(let label, let row, let choice, let count):
                 return
                     "\(label) has \(count) background species, not \(choice); choose one of 1-\(count): also \(row) <k>"

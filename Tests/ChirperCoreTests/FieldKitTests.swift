@@ -72,6 +72,9 @@ struct FieldKitTests {
         #expect(
             BackgroundSearch.Refusal.outOfRange(label: "XC254462", row: 3, choice: 3, count: 2).description
                 == "XC254462 has 2 background species, not 3; choose one of 1-2: also 3 <k>")
+        #expect(
+            BackgroundSearch.Refusal.outOfRange(label: "XC254462", row: 3, choice: 2, count: 1).description
+                == "XC254462 has 1 background species, not 2; type also 3")
         #expect(BackgroundSearch.query(for: recording, row: 3) == .failure(.none(label: "XC254462")))
         recording.background = ["Identity unknown"]
         #expect(
