@@ -66,8 +66,18 @@ public enum Command: Sendable, Hashable {
 
 /// Why a line is not a command, as one line that says what to type instead.
 public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case unreadable
+        /// `search` with nothing to search for: the session names a search its source answers.
+        case searchWithoutWords
+    }
+
+    public var kind: Kind
     public var description: String
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String, kind: Kind = .unreadable) {
+        self.description = description
+        self.kind = kind
+    }
 }
 
 /// Parses command lines. Pure: the REPL decides what each command means in the current state.
@@ -152,7 +162,8 @@ public enum CommandParser {
             do {
                 return .search(try SearchQuery.parse(rest))
             } catch {
-                throw CommandError(TerminalText.sanitize(error.description))
+                throw CommandError(
+                    TerminalText.sanitize(error.description), kind: error == .empty ? .searchWithoutWords : .unreadable)
             }
         case "play":
             if !rest.isEmpty, !rest.hasPrefix("-"),

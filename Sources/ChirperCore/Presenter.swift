@@ -35,6 +35,11 @@ public struct Presenter: Sendable {
     /// What the hints say to type first.
     public var searchFirst: String { "search first, e.g. search \(exampleSearch)" }
 
+    /// The answer to `search` alone.
+    public var searchNeedsWords: String {
+        "search needs words or tags, e.g. search \(exampleSearch) (help tags lists the tags)"
+    }
+
     var isScript: Bool { style == .script }
     var color: Bool { style == .terminal(color: true) }
 

@@ -11,6 +11,8 @@ extension SessionMachine {
             // While a quiz question is open, a number or a name that is no command answers it.
             if quizMachine.openQuestion != nil {
                 answerQuiz(line)
+            } else if error.kind == .searchWithoutWords {
+                refuse(presenter.searchNeedsWords)
             } else {
                 refuse(error.description)
             }

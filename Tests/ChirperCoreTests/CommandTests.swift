@@ -23,6 +23,23 @@ struct CommandTests {
         #expect(try CommandParser.parse("search wren cnt:spain") == .search(try SearchQuery.parse("wren cnt:spain")))
     }
 
+    @Test("search alone is told apart from a query that cannot be read, for the session to name a search")
+    func searchWithoutWords() {
+        #expect(
+            throws: CommandError(
+                "search needs words or tags, e.g. search en:wren  or  search gen:turdus cnt:spain",
+                kind: .searchWithoutWords)
+        ) {
+            try CommandParser.parse("search  ")
+        }
+        #expect(
+            throws: CommandError(
+                "unknown search tag 'colour:'; known tags: \(SearchQuery.knownTags.joined(separator: " "))")
+        ) {
+            try CommandParser.parse("search colour:red")
+        }
+    }
+
     @Test(
         "bad lines give one clear line saying what to type",
         arguments: [

@@ -397,10 +397,12 @@ struct PipeTests {
 
     @Test("without a key, the hint to search first names a search that finds demo recordings, and it does")
     func demoHintFindsRecordings() async throws {
-        let run = try await runChirper(["--output", "null"], input: ["play 1", "next-page", "search cnt:demoland"])
+        let run = try await runChirper(
+            ["--output", "null"], input: ["search", "play 1", "next-page", "search cnt:demoland"])
         #expect(run.status == 0)
         #expect(
             run.lines("error: ") == [
+                "error: \"search needs words or tags, e.g. search cnt:demoland (help tags lists the tags)\"",
                 "error: \"no rows yet: search first, e.g. search cnt:demoland\"",
                 "error: \"nothing to page yet: search first, e.g. search cnt:demoland\"",
             ])
