@@ -46,20 +46,15 @@ public struct RecordingSaver: Sendable {
                 "\(recording.audio == .restricted ? "restricted: its audio is not offered" : "no audio to save")")
         }
         let folder = URL(fileURLWithPath: directory).standardizedFileURL.path
-        switch FileIO.makeFolders(atPath: folder) {
-        case nil:
-            break
-        case ENOTDIR:
-            // The folder itself, or a folder above it, is a file: name the file.
-            var file = folder
-            while FileIO.status(atPath: file) == nil, file.contains("/"), file != "/" {
-                file = String(file[..<file.lastIndex(of: "/")!])
-            }
+        let made = FileIO.makeFolders(atPath: folder)
+        // The folder itself, or a folder above it, is a file: name the file.
+        if made == ENOTDIR, let file = FileIO.fileInTheWay(of: folder) {
             return fail(
                 file == folder
                     ? "\(folder) is a file, not a folder; save to a folder (save <n> DIR)"
                     : "cannot create the folder \(folder): \(file) is a file; save to another (save <n> DIR)")
-        case let number?:
+        }
+        if let number = made {
             return fail(
                 "cannot create the folder \(folder) (\(String(cString: strerror(number)))); save to another (save <n> DIR)"
             )

@@ -50,6 +50,19 @@ public enum FileIO {
         return info.st_mode & S_IFMT == S_IFDIR ? nil : ENOTDIR
     }
 
+    /// Why ``makeFolders(atPath:)`` said ENOTDIR: the deepest part of `path` that exists, a file where a folder
+    /// must be (`path` itself, or a folder above it); nil when nothing in the path is in the way.
+    public static func fileInTheWay(of path: String) -> String? {
+        var part = path
+        while status(atPath: part) == nil {
+            guard let slash = part.lastIndex(of: "/"), slash != part.startIndex else { return nil }
+            part = String(part[..<slash])
+        }
+        var info = stat()
+        guard stat(part, &info) == 0 else { return part }
+        return info.st_mode & S_IFMT == S_IFDIR ? nil : part
+    }
+
     /// Writes all of `bytes` to `descriptor`, going on after partial writes and signals: nil when everything
     /// went, else the system's error number (EPIPE when the other end is gone, ENOSPC when the disk is full).
     @discardableResult

@@ -21,5 +21,8 @@ struct FileIOTests {
         try Data([1]).write(to: file)
         #expect(FileIO.makeFolders(atPath: file.path) == ENOTDIR)
         #expect(FileIO.makeFolders(atPath: file.appendingPathComponent("below").path) == ENOTDIR)
+        #expect(FileIO.fileInTheWay(of: file.path) == file.path)
+        #expect(FileIO.fileInTheWay(of: file.appendingPathComponent("below/deeper").path) == file.path)
+        #expect(FileIO.fileInTheWay(of: deep + "/d/e") == nil, "only folders, and parts not made yet")
     }
 }
