@@ -251,7 +251,7 @@ public struct ListStore: Sendable {
     private mutating func nextPageRequested() -> [ListEffect] {
         switch state {
         case .idle:
-            return [.refuse("nothing to page yet: search first, e.g. search \(exampleSearch)")]
+            return [.refuse("nothing to page yet: \(SearchQuery.searchFirst(example: exampleSearch))")]
         case .loading(let query, _, _):
             return [.refuse("the first page of \(query.text) is still loading")]
         case .empty(let query):

@@ -33,7 +33,7 @@ public struct Presenter: Sendable {
     }
 
     /// What the hints say to type first.
-    public var searchFirst: String { "search first, e.g. search \(exampleSearch)" }
+    public var searchFirst: String { SearchQuery.searchFirst(example: exampleSearch) }
 
     /// The answer to `search` alone.
     public var searchNeedsWords: String {

@@ -26,6 +26,11 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The hint to a user with nothing listed yet, naming `example`, a search the source answers.
+    public static func searchFirst(example: String) -> String {
+        "search first, e.g. search \(example)"
+    }
+
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case empty
         case unknownTag(String)
