@@ -82,9 +82,9 @@ public struct OfflineCatalog: RecordingSource {
         return "en:wren"
     }
 
-    /// The bundled demo catalogue, looked for beside the executable's package (assets/demo), then in the
-    /// current directory.
-    public static func locateDemo(executablePath: String = CommandLine.arguments.first ?? "") -> String? {
+    /// The bundled demo catalogue, looked for beside the executable's package (assets/demo) or its install prefix
+    /// (share/chirper-play/demo), then in the current directory.
+    public static func locateDemo(executablePath: String = runningExecutable()) -> String? {
         var candidates: [URL] = []
         if let override = ProcessInfo.processInfo.environment["CHIRPER_DEMO_CATALOG"], !override.isEmpty {
             candidates.append(URL(fileURLWithPath: override))
@@ -100,6 +100,16 @@ public struct OfflineCatalog: RecordingSource {
         return candidates.first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("catalog.json").path)
         }?.path
+    }
+
+    /// The file the kernel ran, whatever it was typed as: argv[0] is only a name when the program was found on
+    /// `PATH`, and a path relative to a folder the user may have left.
+    public static func runningExecutable() -> String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), path.hasPrefix("/")
+        {
+            return path
+        }
+        return CommandLine.arguments.first ?? ""
     }
 
     static func resolve(_ file: String, in root: URL) -> AudioAvailability {

@@ -52,15 +52,20 @@ struct InstallTests {
             #expect(text.contains("graphics"), "\(file) does not complete the flags")
         }
 
-        // The installed program finds its demo catalog from any folder.
-        let demo = try await Tool.run(
-            "/bin/sh",
-            [
-                "-c",
-                "cd / && echo 'search grp:birds' | env -u XENO_CANTO_API_KEY \(quoted(prefix + "/bin/chirper-play")) --output null",
-            ],
-            captureOutput: true)
-        #expect(String(decoding: demo.output, as: UTF8.self).contains("list: paging rows="))
+        // The installed program finds its demo catalog from any folder, by its path and by its name on PATH (where
+        // argv[0] is only "chirper-play").
+        for command in [quoted(prefix + "/bin/chirper-play"), "PATH=\(quoted(prefix + "/bin")):\"$PATH\" chirper-play"]
+        {
+            let demo = try await Tool.run(
+                "/bin/sh",
+                [
+                    "-c",
+                    "cd / && echo 'search grp:birds' | env -u XENO_CANTO_API_KEY \(command) --output null 2>&1",
+                ],
+                captureOutput: true)
+            let output = String(decoding: demo.output, as: UTF8.self)
+            #expect(output.contains("list: paging rows="), "\(command): \(output)")
+        }
 
         let uninstall = try await Tool.run(
             "/bin/sh", ["-c", "\(make) uninstall PREFIX=\(quoted(prefix)) 2>&1"], captureOutput: true)
