@@ -229,8 +229,7 @@ public struct ListStore: Sendable {
             retryScheduled(id, notice)
             return []
         case .pageLoaded(let id, let result):
-            pageLoaded(id, result)
-            return []
+            return pageLoaded(id, result)
         }
     }
 
@@ -282,13 +281,20 @@ public struct ListStore: Sendable {
         }
     }
 
-    private mutating func pageLoaded(_ id: FetchID, _ result: Result<Page, ListError>) {
+    private mutating func pageLoaded(_ id: FetchID, _ result: Result<Page, ListError>) -> [ListEffect] {
         // A reply to anything but the request we are waiting for is late: a superseded search, or a duplicate.
-        guard id == inFlight else { return }
+        guard id == inFlight else { return [] }
         inFlight = nil
         switch (state, result) {
-        case (.loading(let query, _, _), .success(let page)):
-            if page.recordings.isEmpty {
+        case (.loading(let query, let previous, _), .success(let page)):
+            if page.recordings.isEmpty, let scientific = query.scientificReading {
+                // Words that are no English name are tried once as the genus or binomial they look like.
+                generation += 1
+                let next = FetchID(generation: generation, page: 1)
+                inFlight = next
+                state = .loading(query: scientific, previous: previous, retry: nil)
+                return [.fetch(next, query: scientific, page: 1)]
+            } else if page.recordings.isEmpty {
                 state = .empty(query: query)
             } else {
                 state = Self.settle(Listing(query: query, page: page), lastPage: page)
@@ -301,7 +307,7 @@ public struct ListStore: Sendable {
             guard !page.recordings.isEmpty else {
                 // numPages is not trusted: an empty page ends the list.
                 state = .populated(listing)
-                return
+                return []
             }
             listing.append(page)
             state = Self.settle(listing, lastPage: page)
@@ -310,6 +316,7 @@ public struct ListStore: Sendable {
         default:
             break
         }
+        return []
     }
 
     private static func settle(_ listing: Listing, lastPage page: Page) -> ListState {

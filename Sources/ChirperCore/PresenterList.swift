@@ -30,7 +30,8 @@ extension Presenter {
         case (.script, .idle):
             return "list: idle"
         case (.script, .loading(let query, _, let retry)):
-            return "list: loading query=\(quote(query.text))" + (retry.map { " " + retryFields($0) } ?? "")
+            return "list: loading query=\(quote(query.text))\(readingField(query))"
+                + (retry.map { " " + retryFields($0) } ?? "")
         case (.script, .populated(let listing)):
             return "list: populated \(counts(listing))"
         case (.script, .paging(let listing, let next)):
@@ -43,12 +44,17 @@ extension Presenter {
             }
             return "list: paging \(counts(listing)) \(nextField)"
         case (.script, .empty(let query)):
-            return "list: empty query=\(quote(query.text))"
+            return "list: empty query=\(quote(query.text))\(readingField(query))"
         case (.script, .error(let query, let error, _)):
             return "list: error query=\(quote(query.text)) message=\(quote(error.message))"
         case (.terminal, .idle):
             return nil
         case (.terminal, .loading(let query, _, nil)):
+            if case .scientificName(let words) = query.reading {
+                return dim(
+                    "No English name matches \(clean(words)); searching it as a scientific name: \(clean(query.text)) …"
+                )
+            }
             return dim("Searching \(sourceName) for \(clean(query.text)) …")
         case (.terminal, .loading(_, _, let retry?)), (.terminal, .paging(_, .loading(_, let retry?))):
             return warn(
@@ -63,12 +69,32 @@ extension Presenter {
         case (.terminal, .populated), (.terminal, .paging(_, .available)):
             return nil
         case (.terminal, .empty(let query)):
-            return
-                "No recordings match \(clean(query.text)). Try fewer tags or a broader name (e.g. en:warbler), or check the tags with help tags."
+            return emptyLine(query)
         case (.terminal, .error(_, let error, let previous)):
             let kept = previous.map { " The list for \(clean($0.query.text)) is still shown." } ?? ""
             return bad("Search failed: \(clean(error.message)).\(kept)")
         }
+    }
+
+    /// What to try after a search that found nothing, in the source's own syntax.
+    private func emptyLine(_ query: SearchQuery) -> String {
+        let otherTags = query.terms.dropFirst().map { clean($0.text) }
+        let fewer = otherTags.isEmpty ? "" : " Try without \(otherTags.joined(separator: " ")), or"
+        let instead = otherTags.isEmpty ? " Try" : ""
+        switch query.reading {
+        case .scientificName(let words):
+            return "No recordings match \(clean(words)) as an English name (en:) or a scientific name"
+                + " (\(clean(query.terms[0].text))).\(fewer)\(instead) checking the spelling, or e.g. search \(exampleSearch)."
+        case .englishName, .tagged:
+            return "No recordings match \(clean(query.text)).\(fewer)\(instead) part of a name (en:warbler),"
+                + " a scientific name (sp:\"larus fuscus\", gen:turdus), or e.g. search \(exampleSearch); help tags lists the tags."
+        }
+    }
+
+    /// In a pipe, how the words typed were read, where the search is not the one typed.
+    private func readingField(_ query: SearchQuery) -> String {
+        guard case .scientificName(let words) = query.reading else { return "" }
+        return " read=scientific typed=\(quote(words))"
     }
 
     private func footer(_ state: ListState) -> String? {
@@ -84,7 +110,9 @@ extension Presenter {
 
     private func summary(_ listing: Listing) -> String {
         let total = listing.totalRecordings
-        return "page \(listing.pagesLoaded) of \(listing.numPages) · \(total) recording\(total == 1 ? "" : "s")"
+        var line = "page \(listing.pagesLoaded) of \(listing.numPages) · \(total) recording\(total == 1 ? "" : "s")"
+        if case .scientificName = listing.query.reading { line += " of \(clean(listing.query.terms[0].text))" }
+        return line
     }
 
     private func counts(_ listing: Listing) -> String {

@@ -51,10 +51,38 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var terms: [Term]
+    /// How the query reads what was typed: birders type scientific names as often as English ones, and untagged
+    /// words are read as an English name first.
+    public enum Reading: Sendable, Hashable {
+        /// As typed: the tags say what each value is.
+        case tagged
+        /// Untagged `words` read as an English name (`en:`); read as a scientific name if that finds nothing.
+        case englishName(words: String)
+        /// Untagged `words` that found nothing as an English name, read as a genus (`gen:`) or a binomial (`sp:`).
+        case scientificName(words: String)
+    }
 
-    public init(terms: [Term]) {
+    public var terms: [Term]
+    public var reading: Reading
+
+    public init(terms: [Term], reading: Reading = .tagged) {
         self.terms = terms
+        self.reading = reading
+    }
+
+    /// The same search with its untagged words read as a scientific name, when they look like one: one word is
+    /// a genus, two a binomial, letters and hyphens only. Nil once tried, or for tags.
+    public var scientificReading: SearchQuery? {
+        guard case .englishName(let words) = reading, let first = terms.first, first.tag == "en" else { return nil }
+        let parts = words.split(separator: " ")
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ word in word.count >= 2 && word.allSatisfy { $0.isLetter || $0 == "-" } })
+        else { return nil }
+        let name = parts.joined(separator: " ").lowercased()
+        let tag = parts.count == 1 ? "gen" : "sp"
+        var terms = self.terms
+        terms[0] = Term(tag: tag, value: name)
+        return SearchQuery(terms: terms, reading: .scientificName(words: words))
     }
 
     /// The search tags xeno-canto documents for API v3.
@@ -101,10 +129,10 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if let empty = terms.first(where: { $0.value.isEmpty }) { throw .emptyValue(empty.tag) }
-        if !bare.isEmpty {
-            terms.insert(Term(tag: "en", value: bare.joined(separator: " ")), at: 0)
-        }
-        return SearchQuery(terms: terms)
+        guard !bare.isEmpty else { return SearchQuery(terms: terms) }
+        let words = bare.joined(separator: " ")
+        terms.insert(Term(tag: "en", value: words), at: 0)
+        return SearchQuery(terms: terms, reading: .englishName(words: words))
     }
 
     /// The query string sent as `query=`.

@@ -64,6 +64,57 @@ struct ListStoreTests {
         #expect(store.state == .empty(query: wren))
     }
 
+    @Test("untagged words that find no English name are searched once as the binomial they look like")
+    func binomialFallback() throws {
+        var store = ListStore()
+        let typed = try SearchQuery.parse("Prunella modularis cnt:spain")
+        _ = store.handle(.searchSubmitted(typed))
+        let effects = store.handle(
+            .pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 0, ids: nil, total: 0))))
+        let scientific = SearchQuery(
+            terms: [.init(tag: "sp", value: "prunella modularis"), .init(tag: "cnt", value: "spain")],
+            reading: .scientificName(words: "Prunella modularis"))
+        #expect(effects == [.fetch(FetchID(generation: 2, page: 1), query: scientific, page: 1)])
+        #expect(store.state == .loading(query: scientific, previous: nil, retry: nil))
+        _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 1, ids: 1...3))))
+        guard case .populated(let listing) = store.state else {
+            Issue.record("expected populated, got \(store.state)")
+            return
+        }
+        #expect(listing.query == scientific, "the list says what was searched")
+    }
+
+    @Test("one word is tried as a genus; a second empty page is the end, with no third try")
+    func genusFallbackThenEmpty() throws {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(try SearchQuery.parse("prunella")))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 0, ids: nil, total: 0))))
+        let genus = SearchQuery(
+            terms: [.init(tag: "gen", value: "prunella")], reading: .scientificName(words: "prunella"))
+        #expect(store.state == .loading(query: genus, previous: nil, retry: nil))
+        let late = store.handle(
+            .pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...2))))
+        #expect(
+            late.isEmpty && store.state == .loading(query: genus, previous: nil, retry: nil), "a late reply is dropped")
+        let effects = store.handle(
+            .pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 0, ids: nil, total: 0))))
+        #expect(effects.isEmpty)
+        #expect(store.state == .empty(query: genus))
+    }
+
+    @Test("an English name typed with its tag, or words that are no name, are not read again")
+    func noFallbackForTagsOrNonNames() throws {
+        for typed in ["en:prunella", "grey heron 2", "common wood pigeon call", "o'brien"] {
+            var store = ListStore()
+            let query = try SearchQuery.parse(typed)
+            _ = store.handle(.searchSubmitted(query))
+            let effects = store.handle(
+                .pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 0, ids: nil, total: 0))))
+            #expect(effects.isEmpty, "\(typed)")
+            #expect(store.state == .empty(query: query), "\(typed)")
+        }
+    }
+
     @Test("a failed first page gives error and keeps the previous list playable")
     func firstPageFailureKeepsPrevious() {
         var store = ListStore()

@@ -51,6 +51,26 @@ struct PresenterTests {
                 == "list: error query=\"en:wren\" message=\"said \\\"no\\\"\"")
     }
 
+    @Test("a search read as a scientific name says so, and what it found nothing as says what to try instead")
+    func scientificReadingLines() throws {
+        let typed = try SearchQuery.parse("prunella modularis")
+        let scientific = try #require(typed.scientificReading)
+        #expect(
+            terminal.stateLine(.loading(query: scientific, previous: nil, retry: nil))
+                == "No English name matches prunella modularis; searching it as a scientific name: "
+                + "sp:\"prunella modularis\" …")
+        #expect(
+            script.stateLine(.loading(query: scientific, previous: nil, retry: nil))
+                == "list: loading query=\"sp:\\\"prunella modularis\\\"\" read=scientific typed=\"prunella modularis\"")
+        let none = try #require(terminal.stateLine(.empty(query: scientific)))
+        #expect(none.contains("as an English name (en:) or a scientific name (sp:\"prunella modularis\")"))
+        let demo = Presenter(
+            style: .terminal(color: false), width: 140, sourceName: "the demo", exampleSearch: "cnt:demoland")
+        let tagged = try #require(demo.stateLine(.empty(query: try SearchQuery.parse("en:wren cnt:narnia"))))
+        #expect(tagged.contains("Try without cnt:narnia"), "\(tagged)")
+        #expect(tagged.contains("e.g. search cnt:demoland"), "names a search the source answers: \(tagged)")
+    }
+
     @Test("script values escape every quote and backslash, also a quote carrying a combining mark")
     func scriptQuoting() {
         #expect(script.quote(#"a\b"c"#) == #""a\\b\"c""#)
