@@ -25,9 +25,12 @@ public struct MeasurementReader: Sendable {
         self.makeTransform = makeTransform
     }
 
-    /// Raven's measurements of `span` × `band` of `item`. Throws `MeasurementReadError` (one line) or
+    /// Raven's measurements of `span` × `band` of `item`; with no band and a `signalWithin` limit, in the band
+    /// within it that holds the recording's sound (`SignalBand`). Throws `MeasurementReadError` (one line) or
     /// `CancellationError`.
-    public func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement {
+    public func measure(
+        _ item: PlayItem, span: TimeSpan, band: FrequencyBand?, signalWithin limit: FrequencyBand? = nil
+    ) async throws -> SelectionMeasurement {
         guard span.duration <= Self.longest else {
             throw MeasurementReadError(
                 label: item.label,
@@ -102,11 +105,24 @@ public struct MeasurementReader: Sendable {
                 label: item.label, reason: "no audio in the selection; select a section the recording has")
         }
         let plan = MeasurementAnalysis.plan(sampleRate: rate)
-        do {
+        let transform = try makeTransform(plan.size)
+        var measured = band
+        if band == nil, let limit {
+            guard
+                let found = SignalBand.find(
+                    in: samples, sampleRate: rate, within: limit, transform: transform, hop: plan.hop)
+            else {
+                throw MeasurementReadError(
+                    label: item.label,
+                    reason: "no sound stands above the noise here; select a call to measure (select <n> <a-b> <lo-hi>)")
+            }
+            measured = found
+        }
+        do throws(MeasurementError) {
             return try MeasurementAnalysis.measure(
-                samples, sampleRate: rate, begin: Double(first) / Double(rate), band: band,
-                transform: try makeTransform(plan.size), hop: plan.hop)
-        } catch let error as MeasurementError {
+                samples, sampleRate: rate, begin: Double(first) / Double(rate), band: measured,
+                transform: transform, hop: plan.hop)
+        } catch {
             throw MeasurementReadError(label: item.label, reason: error.description)
         }
     }

@@ -5,11 +5,16 @@ extension Presenter {
         public var recording: Recording
         public var sonogram: Sonogram
         public var measurement: SelectionMeasurement
+        /// The band measured was found from the sound (a whole row), not chosen.
+        public var bandFound: Bool
 
-        public init(recording: Recording, sonogram: Sonogram, measurement: SelectionMeasurement) {
+        public init(
+            recording: Recording, sonogram: Sonogram, measurement: SelectionMeasurement, bandFound: Bool = false
+        ) {
             self.recording = recording
             self.sonogram = sonogram
             self.measurement = measurement
+            self.bandFound = bandFound
         }
     }
 
@@ -50,12 +55,16 @@ extension Presenter {
                 lines.append(
                     "compare: \(name) id=\(quote(recording.label)) en=\(quote(recording.englishName))"
                         + " rec=\(quote(recording.recordist)) begin=\(RavenSelectionTable.fixed(m.begin, 3))"
-                        + " end=\(RavenSelectionTable.fixed(m.end, 3))")
+                        + " end=\(RavenSelectionTable.fixed(m.end, 3)) low=\(Int(m.low.rounded()))"
+                        + " high=\(Int(m.high.rounded())) band=\(section.bandFound ? "found" : "selected")")
                 lines += SonogramRenderer.scriptLines(section.sonogram, label: recording.label).dropFirst()
             } else {
                 lines.append(
                     bold("\(name)  \(clean(recording.label)) \(clean(recording.englishName))")
-                        + dim("  \(clean(recording.recordist)) · \(preciseClock(m.begin))-\(preciseClock(m.end))"))
+                        + dim("  \(clean(recording.recordist)) · \(preciseClock(m.begin))-\(preciseClock(m.end))")
+                        + dim(
+                            " · measured in \(kHz(m.low))-\(kHz(m.high)) kHz\(section.bandFound ? ", where its sound is" : "")"
+                        ))
                 lines += sonogramRenderer.terminalLines(section.sonogram)
             }
         }
@@ -83,6 +92,12 @@ extension Presenter {
         }
         return lines
     }
+}
+
+/// `2.1`, `12`: a band's edge in kHz as a user would type it.
+private func kHz(_ hertz: Double) -> String {
+    let tenths = Int((hertz / 100).rounded())
+    return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
 }
 
 extension String {

@@ -65,9 +65,10 @@ extension Presenter {
         return fields
     }
 
-    /// How tall `sono <n>` draws: 16 shade rows in a pipe, 12 text lines (24 pixel rows) on a terminal.
+    /// How tall `sono <n>` draws: 16 shade rows in a pipe, 16 text lines (32 pixel rows) on a terminal, enough
+    /// to tell a note's shape across the birds' band.
     public var sonogramShape: (width: Int, lines: Int) {
-        isScript ? (72 + SonogramRenderer.gutterWidth + 1, 16) : (width, 12)
+        isScript ? (72 + SonogramRenderer.gutterWidth + 1, 16) : (width, 16)
     }
 
     /// The renderer for this style: shade characters in pipes and without colour, else half-blocks.

@@ -7,6 +7,11 @@ public struct FrequencyBand: Sendable, Hashable {
         self.low = low
         self.high = high
     }
+
+    /// Where birds sing: what `sono` and the live strip draw unless asked for another band (cut at Nyquist).
+    public static let birds = FrequencyBand(high: 12_000)
+    /// The whole recording, up to its Nyquist frequency (`sono … max`).
+    public static let whole = FrequencyBand(high: nil)
 }
 
 /// `sono [n] [lo-hi | max] [a-b] [--png FILE]`, parsed.
@@ -18,12 +23,18 @@ public struct SonogramDraw: Sendable, Hashable {
     public var window: TimeSpan?
     /// Also write the picture as a PNG file here (as typed; `~` allowed).
     public var png: String?
+    /// `--contrast auto|fixed` for this picture; nil for the session's (`--contrast` at launch).
+    public var contrast: SonogramContrast?
 
-    public init(row: Int?, band: FrequencyBand? = nil, window: TimeSpan? = nil, png: String? = nil) {
+    public init(
+        row: Int?, band: FrequencyBand? = nil, window: TimeSpan? = nil, png: String? = nil,
+        contrast: SonogramContrast? = nil
+    ) {
         self.row = row
         self.band = band
         self.window = window
         self.png = png
+        self.contrast = contrast
     }
 }
 
@@ -35,7 +46,8 @@ public enum SonogramRequest: Sendable, Hashable {
     case strip(on: Bool, lines: Int? = nil, band: FrequencyBand? = nil)
 
     /// The usage line for errors and help.
-    public static let usage = "sono [n] [lo-hi|max-kHz] [a-b] [--png FILE] | sono on [lines] [lo-hi] | sono off"
+    public static let usage =
+        "sono [n] [lo-hi|top|max] [a-b] [--png FILE] [--contrast auto|fixed] | sono on [lines] [lo-hi] | sono off"
 
     /// Lines the live strip may take.
     public static let stripLines = 2...40
@@ -66,6 +78,15 @@ public enum SonogramRequest: Sendable, Hashable {
             if word == "--png" {
                 guard !words.isEmpty else { throw CommandError("--png needs a file name, e.g. --png wren.png") }
                 draw.png = words.removeFirst()
+            } else if word == "--contrast" {
+                switch words.first?.lowercased() {
+                case "auto": draw.contrast = .auto
+                case "fixed": draw.contrast = .fixedDefault
+                default: throw CommandError("--contrast takes auto or fixed, e.g. sono 1 --contrast fixed")
+                }
+                words.removeFirst()
+            } else if draw.band == nil && draw.window == nil && word.lowercased() == "max" {
+                draw.band = .whole
             } else if draw.band == nil && draw.window == nil && !isTime(word) {
                 draw.band = try band(word)
             } else if draw.window == nil {

@@ -190,7 +190,7 @@ public actor REPL {
             measureTask = work {
                 .measured(id: id, $0)
             } computing: { [measurer] in
-                try await measurer.measure(item, span: span, band: band)
+                try await measurer.measure(item, span: span, band: band, signalWithin: nil)
             }
         case .cancelMeasure:
             measureTask?.cancel()
@@ -203,7 +203,8 @@ public actor REPL {
                 for task in tasks {
                     let section = task.section
                     let sonogram = try await sonograms.sonogram(of: section.item, shape: task.shape)
-                    let measurement = try await measurer.measure(section.item, span: section.span, band: section.band)
+                    let measurement = try await measurer.measure(
+                        section.item, span: section.span, band: section.band, signalWithin: task.signalWithin)
                     results.append(SessionMachine.Compared(sonogram: sonogram, measurement: measurement))
                 }
                 return results

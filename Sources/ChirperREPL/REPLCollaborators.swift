@@ -101,8 +101,11 @@ public struct NoPictures: PictureWriting {
 
 /// What `measure` needs: a section and band of a recording decoded (not played) and measured.
 public protocol MeasurementSource: Sendable {
-    /// Throws a `UserFacingError` (one line) or `CancellationError`.
-    func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement
+    /// Measures `span` × `band` of `item`; with no band and a `signalWithin` limit, in the band within it that
+    /// holds the sound. Throws a `UserFacingError` (one line) or `CancellationError`.
+    func measure(
+        _ item: PlayItem, span: TimeSpan, band: FrequencyBand?, signalWithin limit: FrequencyBand?
+    ) async throws -> SelectionMeasurement
 }
 
 /// For sessions and tests that never measure: a `measure` is refused with one line.
@@ -113,7 +116,9 @@ public struct NoMeasurements: MeasurementSource {
 
     public init() {}
 
-    public func measure(_ item: PlayItem, span: TimeSpan, band: FrequencyBand?) async throws -> SelectionMeasurement {
+    public func measure(
+        _ item: PlayItem, span: TimeSpan, band: FrequencyBand?, signalWithin limit: FrequencyBand?
+    ) async throws -> SelectionMeasurement {
         throw Unavailable()
     }
 }

@@ -182,7 +182,8 @@ extension SessionMachine {
         }
         let (width, lines) = presenter.sonogramShape
         let text = presenter.sonogramRenderer.shape(
-            terminalWidth: width, lines: lines, band: draw.band, window: window, contrast: setup.contrast)
+            terminalWidth: width, lines: lines, band: draw.band ?? .birds, window: window,
+            contrast: draw.contrast ?? setup.contrast)
         var shape = text
         var display = SonogramDisplay.text(columns: text.columns, rows: text.rows)
         if setup.interactive, let canvas = pixelCanvas() {

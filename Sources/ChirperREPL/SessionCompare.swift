@@ -9,6 +9,8 @@ extension SessionMachine {
     struct CompareTask: Sendable, Hashable {
         var section: Selection
         var shape: SonogramShape
+        /// For a whole row (no band chosen): measured in the band within this one that holds its sound.
+        var signalWithin: FrequencyBand?
     }
 
     /// A compared section's picture and figures.
@@ -55,22 +57,22 @@ extension SessionMachine {
 
     mutating func compare(_ items: [CompareItem]) {
         guard let sections = self.sections(items, for: "compare") else { return }
-        // One frequency axis: from the lowest band's bottom to the highest top (a whole row: to Nyquist).
-        let low = sections.map { $0.band?.low ?? 0 }.min() ?? 0
-        let high = sections.contains { $0.band?.high == nil } ? nil : sections.compactMap { $0.band?.high }.max()
+        // One frequency axis: from the lowest band's bottom to the highest top (a whole row: the birds' band).
+        let bands = sections.map { $0.band ?? .birds }
+        let low = bands.map(\.low).min() ?? 0
+        let high = bands.contains { $0.high == nil } ? nil : bands.compactMap(\.high).max()
         // One time axis: as many seconds a column for every section, each drawn from its own start.
         let longest = sections.map(\.span.duration).max() ?? 1
         let (width, _) = presenter.sonogramShape
         let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
         let rows = (setup.interactive ? 6 : 8) * presenter.sonogramRenderer.rowsPerLine
         let tasks = sections.map { section in
-            var measured = section
-            measured.band = section.band ?? FrequencyBand(low: low, high: high)
-            return CompareTask(
-                section: measured,
+            CompareTask(
+                section: section,
                 shape: SonogramShape(
                     columns: max(1, Int((section.span.duration / longest * Double(columns)).rounded())), rows: rows,
-                    maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto))
+                    maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto),
+                signalWithin: section.band == nil ? FrequencyBand(low: low, high: high) : nil)
         }
         let id = nextWorkID()
         compareJob = CompareJob(id: id, tasks: tasks)
@@ -90,7 +92,7 @@ extension SessionMachine {
                 Presenter.ComparedSection(
                     recording: task.section.recording,
                     sonogram: result.sonogram.rescaled(floor: floor, ceiling: ceiling),
-                    measurement: result.measurement)
+                    measurement: result.measurement, bandFound: task.signalWithin != nil)
             }
             say(presenter.comparison(entries))
         case .failure(.stopped):

@@ -162,6 +162,39 @@ struct SelectionMeasurementTests {
         }
         #expect(lines[2].hasSuffix("\ta b.mp3\tXC5168"), "a tab from the API does not split a row")
     }
+
+    @Test("a whole row of songs in loud noise is measured in the band of its songs, not across the noise to Nyquist")
+    func wholeRowBand() throws {
+        // Ten 0.3 s sweeps from 3 to 6 kHz over 10 s of noise that holds most of the energy, spread over every
+        // frequency, as a distant bird in wind and traffic.
+        var samples = Calls.noise(seconds: 10).map { $0 * 300 }
+        for song in 0..<10 {
+            samples = Calls.adding(
+                samples, frequency: 3000, to: 6000, start: Double(song) + 0.2, length: 0.3, amplitude: 0.05)
+        }
+        let everything = try Calls.measure(samples)
+        #expect(everything.bandwidth90 > 15_000, "across 0-22 kHz the noise fills the band: \(everything.bandwidth90)")
+
+        let plan = MeasurementAnalysis.plan(sampleRate: Calls.rate)
+        let band = try #require(
+            SignalBand.find(
+                in: samples, sampleRate: Calls.rate, within: .birds, transform: try RealFFT(size: plan.size),
+                hop: plan.hop))
+        #expect(band.low >= 2_500 && band.low <= 3_000, "\(band)")
+        let high = try #require(band.high)
+        #expect(high >= 6_000 && high <= 6_500, "\(band)")
+        let songs = try Calls.measure(samples, band: band)
+        #expect(songs.bandwidth90 < 3_500 && songs.frequency5 >= 2_900, "\(songs.frequency5)-\(songs.frequency95)")
+    }
+
+    @Test("steady noise alone holds no band to measure")
+    func noBandInNoise() throws {
+        let plan = MeasurementAnalysis.plan(sampleRate: Calls.rate)
+        let band = SignalBand.find(
+            in: Calls.noise(seconds: 3), sampleRate: Calls.rate, within: .birds,
+            transform: try RealFFT(size: plan.size), hop: plan.hop)
+        #expect(band == nil)
+    }
 }
 
 /// A 16-bit PCM WAV file of `samples` (mono values, copied to every channel).

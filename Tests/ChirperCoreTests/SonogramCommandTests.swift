@@ -24,6 +24,14 @@ struct SonogramCommandTests {
         #expect(
             try SonogramRequest.parse("12s-15s") == .draw(SonogramDraw(row: nil, window: TimeSpan(start: 12, end: 15))))
         #expect(try SonogramRequest.parse("") == .draw(SonogramDraw(row: nil)))
+        #expect(
+            try SonogramRequest.parse("2 max 0:01-0:02")
+                == .draw(SonogramDraw(row: 2, band: .whole, window: TimeSpan(start: 1, end: 2))))
+        #expect(
+            try SonogramRequest.parse("2 --contrast fixed 4-8")
+                == .draw(SonogramDraw(row: 2, band: FrequencyBand(low: 4000, high: 8000), contrast: .fixedDefault)))
+        #expect(try SonogramRequest.parse("--contrast AUTO") == .draw(SonogramDraw(row: nil, contrast: .auto)))
+        #expect(throws: CommandError.self) { try SonogramRequest.parse("1 --contrast loud") }
         #expect(try SonogramRequest.parse("ON") == .strip(on: true))
         #expect(
             try SonogramRequest.parse("on 12 1-8")

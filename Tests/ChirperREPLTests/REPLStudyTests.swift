@@ -162,7 +162,7 @@ struct REPLStudyTests {
                 #"error: "no rows yet: search first, e.g. search en:wren""#,
                 #"error: "row 3 (XC9999) is restricted: the test catalog does not offer its audio""#,
                 #"error: "there is no row 9: rows 1-3 are listed""#,
-                #"error: "'0' is not a band in kHz: lo-hi or a top (0-1000], e.g. 2-9 or 10; usage: sono [n] [lo-hi|max-kHz] [a-b] [--png FILE] | sono on [lines] [lo-hi] | sono off""#,
+                #"error: "'0' is not a band in kHz: lo-hi or a top (0-1000], e.g. 2-9 or 10; usage: sono [n] [lo-hi|top|max] [a-b] [--png FILE] [--contrast auto|fixed] | sono on [lines] [lo-hi] | sono off""#,
                 #"error: "sono: XC5168 failed after 3.0 s of audio: the MP3 data is damaged""#,
             ])
         #expect(console.printed.contains { $0.hasPrefix("info:") })

@@ -15,7 +15,8 @@ private func fakeXenoCanto(_ request: LoopbackRequest, base: @Sendable () -> Str
                 status: 401)
         }
         let query = request.query["query"] ?? ""
-        if query.contains("nothing") {
+        // The wren's scientific name finds nothing as an English name, as on xeno-canto.
+        if query.contains("nothing") || (query.hasPrefix("en:") && query.lowercased().contains("troglodytes")) {
             return .json(#"{"numRecordings": "0", "numSpecies": "0", "page": 1, "numPages": 0, "recordings": []}"#)
         }
         if query.contains("evil") {
@@ -118,6 +119,23 @@ struct PipeTests {
         #expect(!run.stdout.contains("\u{1B}"), "no escape codes in a pipe")
     }
 
+    @Test("a scientific name typed without tags finds nothing as an English name, then is searched as a binomial")
+    func searchByScientificName() async throws {
+        let run = try await runAgainstFake(["search Troglodytes troglodytes", "search nothing at all", "quit"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            Array(run.lines("list: ").prefix(3)) == [
+                "list: loading query=\"en:\\\"Troglodytes troglodytes\\\"\"",
+                "list: loading query=\"sp:\\\"troglodytes troglodytes\\\"\" read=scientific typed=\"Troglodytes troglodytes\"",
+                "list: paging rows=50 page=1/3 total=120 next=2",
+            ])
+        #expect(
+            run.lines("list: ").suffix(2) == [
+                "list: loading query=\"en:\\\"nothing at all\\\"\"",
+                "list: empty query=\"en:\\\"nothing at all\\\"\"",
+            ], "three words that are no name are not read again")
+    }
+
     @Test("sono prints its picture as sono: lines; speed 0.5 writes the recording twice as long, and says so")
     func studyInAPipe() async throws {
         let wav = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-study-\(UUID()).wav")
@@ -127,7 +145,9 @@ struct PipeTests {
             output: "wav:\(wav.path)")
         #expect(run.status == 0, "\(run.stderr)")
         let sono = run.lines("sono: ")
-        #expect(sono.first?.hasPrefix("sono: XC1002 0-") == true, "\(sono.first ?? "no sono lines")")
+        #expect(
+            sono.first?.hasPrefix("sono: XC1002 0-12.0kHz") == true,
+            "the birds' band by default, not 0-22 kHz: \(sono.first ?? "no sono lines")")
         #expect(sono.count == 17, "a header and 16 rows")
         #expect(Set(sono.dropFirst().map(\.count)).count == 1, "rows of one width")
         #expect(run.lines("settings: ") == ["settings: speed=0.5 mode=tape volume=100 muted=no"])
@@ -154,7 +174,7 @@ struct PipeTests {
             [
                 "search wren", "select 2 0:00.5-0:02 1-10", "measure", "measure 2 0:01-0:03", "measure list",
                 "measure save \(table)", "measure 2 0:09-0:10", "sono 2 0-8 0:01-0:02 --png \(png)", "compare s1 s2",
-                "quit",
+                "compare 1 2", "quit",
             ],
             output: "null")
         #expect(run.status == 0, "\(run.stderr)")
@@ -178,6 +198,13 @@ struct PipeTests {
         #expect(compared.first?.hasPrefix(#"compare: A id="XC1002""#) == true, "\(compared)")
         #expect(compared.contains { $0.hasPrefix(#"compare: B id="XC1002""#) })
         #expect(compared.contains { $0.hasPrefix("compare: peak_freq A=") && $0.contains(" diff=") })
+        #expect(compared.first?.hasSuffix("low=1000 high=10000 band=selected") == true, "\(compared)")
+        // compare 1 2: whole rows, each measured in the band its sound holds, which the header names.
+        let rows = compared.filter { $0.hasPrefix("compare: A id=") || $0.hasPrefix("compare: B id=") }.suffix(2)
+        #expect(rows.count == 2 && rows.allSatisfy { $0.hasSuffix("band=found") }, "\(rows)")
+        let widths = compared.filter { $0.hasPrefix("compare: bw90 ") }
+        let bandwidth = widths.last?.split(separator: " ").first { $0.hasPrefix("A=") }.flatMap { Int($0.dropFirst(2)) }
+        #expect(bandwidth.map { $0 < 8_000 } == true, "a whole row's BW 90 % is its sound's, not 0-22 kHz: \(widths)")
         let header = try Data(contentsOf: URL(fileURLWithPath: png)).prefix(8)
         #expect(Array(header) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }
