@@ -25,7 +25,6 @@ new function not named here is only laid out with the rest. Needs valgrind (`apt
 """
 
 import argparse
-import json
 import os
 import pty
 import re
@@ -38,7 +37,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import API_KEY, HERE, INPUTS, SEEK_NAME, SEEK_SECONDS, Pulse, generate_inputs, log  # noqa: E402
+from chirperbench.common import API_KEY, log  # noqa: E402
+from chirperbench.inputs import generate_inputs  # noqa: E402
+from chirperbench.loopback import serve  # noqa: E402
+from chirperbench.pulse import Pulse  # noqa: E402
 
 
 def scenarios(api):
@@ -158,16 +160,10 @@ def profile(args, work):
     binary = work / "chirper-play"
     subprocess.run(["strip", "--strip-debug", "-o", str(binary), args.binary], check=True)
     pulse = Pulse(work / "pulse")
-    lengths = {f"{name}.mp3": f"{s // 60}:{s % 60:02d}" for name, s in
-               list(INPUTS.items()) + [(SEEK_NAME, SEEK_SECONDS)]}
-    server = subprocess.Popen(
-        [sys.executable, str(HERE / "server.py"), "--audio-dir", args.cache, "--pages", "1000",
-         "--lengths", json.dumps(lengths)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server, base = serve(Path(args.cache), subprocess.DEVNULL)
     try:
         pulse.start()
-        port = re.match(r"port=(\d+)", server.stdout.readline()).group(1)
-        api = f"http://127.0.0.1:{port}/api/3/recordings"
+        api = f"{base}/api/3/recordings"
         env = dict(pulse.client_env, XENO_CANTO_API_KEY=API_KEY, NO_COLOR="1", HOME=str(work / "home"),
                    TERM="xterm-256color")
         sessions = []
