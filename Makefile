@@ -27,8 +27,8 @@ RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 	-Xlinker "--symbol-ordering-file=$(CURDIR)/scripts/link/chirper-play.order" \
 	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
-.PHONY: run test build format lint bench link-order fuzz demo-assets deps-run deps-test deps-bench clean install uninstall \
-	static-cxx
+.PHONY: run test build format lint bench bench-tests link-order fuzz demo-assets deps-run deps-test deps-bench clean \
+	install uninstall static-cxx
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run static-cxx
@@ -36,7 +36,7 @@ run: deps-run static-cxx
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
-test: deps-test lint
+test: deps-test lint bench-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -71,6 +71,10 @@ bench: deps-bench static-cxx
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-floor
 	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --floor .build-bench/release/chirper-floor \
 		--write BENCH.md $(BENCH_ARGS)
+
+## The bench's own unit tests (its figures, table, report and sample helpers; python3 alone, in a second).
+bench-tests:
+	python3 -m unittest discover -s scripts/bench/tests -t scripts/bench
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.
