@@ -11,7 +11,8 @@ AMPLITUDE = 16000
 
 
 def tone(hz, seconds, amplitude=AMPLITUDE):
-    return array.array("h", (int(amplitude * math.sin(2 * math.pi * hz * n / RATE)) for n in range(int(seconds * RATE))))
+    count = int(seconds * RATE)
+    return array.array("h", (int(amplitude * math.sin(2 * math.pi * hz * n / RATE)) for n in range(count)))
 
 
 def silence(seconds):
