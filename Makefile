@@ -10,14 +10,13 @@ ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
 ## lays out first the functions a session runs (scripts/link/chirper-play.order, from `make link-order`), with
 ## packed relative relocations and without exporting the Swift runtime's symbols: fewer pages to fault in and
-## relocate at start, and about 8 MiB less resident (BENCH.md, 2026-11-26). The functions swiftc names no symbol
+## relocate at start, and less resident (BENCH.md). The functions swiftc names no symbol
 ## for, which the order file cannot name, are laid out together just before them (scripts/link/private-functions.ld).
 ## Packed relocations need glibc 2.36 (Debian 12) to run; an older glibc gets the usual ones.
 RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, "."); \
 	if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "-Xlinker -z -Xlinker pack-relative-relocs" }')
 ## libstdc++, which the Swift runtime uses, is linked in from its archive instead of being loaded
-## from libstdc++.so at every start: 0.4 ms less to `--version`, first sound about 0.4 ms sooner and 1 MiB less
-## resident (BENCH.md, 2026-11-27). swiftc names `-lstdc++` itself, so lld is shown first a folder holding the
+## from libstdc++.so at every start: sooner to `--version` and the first sound, and less resident (BENCH.md). swiftc names `-lstdc++` itself, so lld is shown first a folder holding the
 ## archive alone (made by `static-cxx`); without the archive, the shared library is used as before.
 CXX_ARCHIVE := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 CXX_FOLDER := $(CURDIR)/.build-cxx

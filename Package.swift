@@ -145,7 +145,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `make bench`'s floor: the HTTP client alone, fetching a page and reading a recording (issue 30).
+        // `make bench`'s floor: the HTTP client alone, fetching a page and reading a recording.
         .executableTarget(
             name: "chirper-floor",
             dependencies: [

@@ -2,8 +2,8 @@ import ChirperCore
 import FoundationEssentials
 import NIOConcurrencyHelpers
 
-/// Draws the sonogram of a long recording from pieces decoded in parallel, one per core (issue 30: a
-/// 30-minute soundscape on every core, not one).
+/// Draws the sonogram of a long recording from pieces decoded in parallel, one per core: a long
+/// soundscape is drawn on every core, not one.
 ///
 /// Only a whole local file (the offline catalog's, or a recording in the cache) is split, so that no piece
 /// downloads what another downloads. Each piece is a decoder of its own, fed the file's first bytes (its

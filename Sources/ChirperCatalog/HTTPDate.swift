@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// An HTTP date (RFC 9110's IMF-fixdate, as in `Retry-After: Wed, 21 Oct 2015 07:28:00 GMT`), read without
-/// Foundation's `DateFormatter`, which FoundationEssentials does not have (issue 30).
+/// Foundation's `DateFormatter`, which FoundationEssentials does not have.
 enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

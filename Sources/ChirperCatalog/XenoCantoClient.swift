@@ -95,7 +95,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         items.append(URLQueryItem(name: "key", value: configuration.apiKey))
         components.queryItems = items
         // `+` is a space to many servers; send it encoded. (Not Foundation's `replacingOccurrences`, which goes
-        // through NSString: 0.3 ms of the first search, perf.)
+        // through NSString on the path of the first search.)
         components.percentEncodedQuery = components.percentEncodedQuery?.split(
             separator: "+", omittingEmptySubsequences: false
         ).joined(separator: "%2B")

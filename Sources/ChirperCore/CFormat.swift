@@ -4,7 +4,7 @@
 
 extension String {
     /// printf-style text of numbers (C's `vsnprintf`): `String(cFormat: "%.1f", seconds)`. FoundationEssentials,
-    /// which the program is built on instead of Foundation (issue 30: Foundation and ICU cost every start), has
+    /// which the program is built on instead of Foundation (Foundation and ICU cost every start), has
     /// no `String(format:)`. Only numbers go through it, never text from outside. The C library's numeric locale
     /// is never set (the terminal console sets only LC_CTYPE), so the decimal point is always ".".
     public init(cFormat format: String, _ arguments: any CVarArg...) {

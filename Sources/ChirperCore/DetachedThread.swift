@@ -5,8 +5,8 @@
 /// Runs `body` on a new thread of its own (detached: nobody joins it); `name` says which in the message if it
 /// cannot be started. For work that blocks for long (a pipe read, the
 /// terminal's line editor, the D-Bus loop) or holds a thread for milliseconds without awaiting. Foundation's
-/// `Thread` is not in FoundationEssentials, which the program is built on (issue 30: Foundation and ICU cost
-/// every start). `stackSize` nil keeps the system's default (8 MiB of address space, touched as used).
+/// `Thread` is not in FoundationEssentials, which the program is built on (Foundation and ICU cost every
+/// start). `stackSize` nil keeps the system's default (address space, touched as used).
 public func startDetachedThread(
     name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void
 ) {

@@ -6,7 +6,7 @@ import FoundationEssentials
 
 /// Why a file could not be read or written, in the C library's words ("No such file or directory",
 /// "Permission denied"), for the one-line messages that name the file. FoundationEssentials' errors carry the
-/// system's error underneath; Foundation's localized descriptions are not in it (issue 30).
+/// system's error underneath; Foundation's localized descriptions are not in it.
 public enum FileErrorText {
     public static func reason(_ error: any Error) -> String {
         if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }

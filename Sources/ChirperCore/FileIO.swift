@@ -5,7 +5,7 @@ import FoundationEssentials
 #endif
 
 /// Plain file reads and writes on descriptors, where FoundationEssentials (what the program is built on instead
-/// of Foundation, issue 30) has no `FileHandle`: sizes, the first bytes of a file, and writes that go on
+/// of Foundation, which costs every start) has no `FileHandle`: sizes, the first bytes of a file, and writes that go on
 /// through partial writes and signals. A `.part` being appended to is a `PartFile` (ChirperAudio).
 public enum FileIO {
     /// The size of the file at `path` (not following a symbolic link), nil when there is none.

@@ -2,9 +2,8 @@
 /// members in the order written (duplicates included).
 ///
 /// Search pages are read with this rather than `JSONDecoder`. The tolerant `Decodable` model before it tried
-/// each field as a string, then as a number, a thrown `DecodingError` per miss: reading a 50-row page took
-/// 6.6 ms from `list: loading` to the page in a cold start, 4.7 ms with this (16 runs each, `make bench`'s
-/// server).
+/// each field as a string, then as a number, a thrown `DecodingError` per miss, which made reading a page the
+/// slowest step between `list: loading` and the page in a cold start.
 enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -40,7 +39,7 @@ enum JSONValue: Equatable, Sendable {
     static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
         // The failure in a local rather than a `Result<JSONValue, SyntaxError>`: that type is made at run time
         // from its mangled name, and its `Error` requirement cost a search of every conformance in the program
-        // at the first page of a session (perf, cold start: 0.16 ms).
+        // at the first page of a session.
         var failure: SyntaxError?
         let parsed: JSONValue?? = bytes.withContiguousStorageIfAvailable { buffer in
             do throws(SyntaxError) { return try parse(buffer: buffer) } catch {

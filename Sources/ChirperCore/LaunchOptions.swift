@@ -2,8 +2,8 @@
 /// (which the man page is made from) and the shells' completion scripts.
 ///
 /// Read by hand rather than by swift-argument-parser: its reflection over the command's properties, and the
-/// protocol-conformance scans each first cast starts, cost every launch 1 ms to the first line (60 launches
-/// each way: 9.9 → 8.9 ms to `list: loading`; 8.1 → 6.2 ms for `--version`) and 2.2 MB resident.
+/// protocol-conformance scans each first cast starts, cost every launch time to its first line and memory
+/// (BENCH.md).
 public struct LaunchOptions: Sendable, Hashable {
     public var apiKey: String?
     public var apiURL = XenoCantoDefaults.apiURL

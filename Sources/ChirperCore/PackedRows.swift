@@ -2,10 +2,9 @@
 /// audio's address) once, as UTF-8 in one buffer, and per row a table of which text each field holds.
 ///
 /// A `Recording` holds 31 strings: 16 bytes each, plus a heap allocation for every one longer than 15 bytes.
-/// About 1.2 KB a row with the short texts of a search, 58 MiB for 50,000 rows. The rows of one search share
-/// most of their values (genus, species, group, country, licence, sound type, device, quality, date…), and a
-/// text in one buffer costs its bytes and 4 more: the same rows take about a sixth of that (issue 30: at most
-/// 0.5 MiB per 1,000 rows). A row is rebuilt as a `Recording` when it is read, which costs some 30 small
+/// The rows of one search share most of their values (genus, species, group, country, licence, sound type,
+/// device, quality, date…), and a text in one buffer costs its bytes and 4 more, so a long list costs a fraction
+/// of its rows as `Recording`s (BENCH.md, figure 6f). A row is rebuilt as a `Recording` when it is read, which costs some 30 small
 /// strings: a row shown, played or cited, not a row kept.
 struct PackedRows: Sendable, Hashable {
     /// Rows per pack: the indices of its distinct texts (at most `capacity` × 31 of them) fit in 16 bits.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// Path text as `NSString`'s path methods read it, which FoundationEssentials (what the program is built on
-/// instead of Foundation, issue 30) does not have.
+/// instead of Foundation) does not have.
 public enum PathText {
     /// The folder holding `path`: "/a/b/c" and "/a//b/c/" give "/a/b", "/a" gives "/", "c" gives "" (where
     /// swift-corelibs-foundation's `deletingLastPathComponent` stops the program).

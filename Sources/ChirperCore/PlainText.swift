@@ -2,11 +2,11 @@
 
 /// Text helpers in plain Swift for the paths every page and row goes through: Foundation's `String` methods
 /// (`trimmingCharacters(in:)`, `replacingOccurrences(of:with:)`) bridge through `NSString` on Linux, which
-/// made them 17 % of a search's CPU time (perf, 50 rows).
+/// made them a large share of a search's CPU time.
 ///
 /// They are written on `String` and `Substring`, not on `StringProtocol`: a generic extension called from
 /// another module runs unspecialised, and building `Slice<Self.UnicodeScalarView>` there made the runtime
-/// look up types by their mangled names and search the conformance records, 0.6 ms at every start (perf).
+/// look up types by their mangled names and search the conformance records at every start.
 extension String {
     /// Without the spaces and tabs at either end, as `trimmingCharacters(in: .whitespaces)` on Linux (Unicode's
     /// space separators, the tab and U+200B ZERO WIDTH SPACE, CoreFoundation's set; line breaks stay).
@@ -16,7 +16,7 @@ extension String {
 extension String {
     /// Lower case and without accents, for matching what was typed: "Pīpīwharauroa" and "pipiwharauroa",
     /// "Straße" and "strasse" are the same. As Foundation's `folding(options: [.caseInsensitive,
-    /// .diacriticInsensitive])`, which FoundationEssentials does not have (issue 30): the canonical
+    /// .diacriticInsensitive])`, which FoundationEssentials does not have: the canonical
     /// decomposition (NFD, the standard library's own `_nfd`) without its combining marks ("é" is "e" and
     /// U+0301), then upper and lower case, which folds "ß" to "ss" and "ﬁ" to "fi" as case folding does.
     public var foldingCaseAndAccents: String {

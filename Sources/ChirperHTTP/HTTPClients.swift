@@ -11,9 +11,8 @@ public enum HTTPClients {
     /// Runs NIO's shared event loop group, which both clients use, on one loop instead of one per core. A session
     /// has at most a search, a recording's stream and a save on the network at once, a few hundred kbit/s that
     /// one thread serves with room to spare (TLS included); each loop is a thread started, one after the other,
-    /// before the first request goes out. On this 2-core machine the first sound of a cold start came 0.8 ms
-    /// sooner with one (30 interleaved cold starts, twice: BENCH.md, 2026-11-27 afternoon); a laptop's 8 or 16
-    /// cores start as many threads. Called first in `main`, before any client is made (NIO takes it once).
+    /// before the first request goes out, so one loop brings the first sound of a cold start sooner (BENCH.md);
+    /// a laptop's many cores would start as many threads. Called first in `main`, before any client is made (NIO takes it once).
     public static func runOnOneEventLoop() {
         NIOSingletons.groupLoopCountSuggestion = 1
     }

@@ -1,7 +1,6 @@
 import ChirperCore
 
-/// When the status line's buffer figure is redrawn (issue 30: "redraw only what changed, and not faster than it
-/// changes").
+/// When the status line's buffer figure is redrawn: only what changed, and not faster than it changes.
 ///
 /// While a track plays, decoded audio is queued in chunks as the listener hears it, so the figure saws up and down
 /// by a few tenths at every progress tick (`buf 1.9 s`, 1.8, 1.7, 1.6, 1.9, …), and it alone would redraw the line

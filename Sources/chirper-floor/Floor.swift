@@ -1,4 +1,4 @@
-// `make bench`'s floor (issue 30): what the stack chirper-play stands on costs before chirper-play does anything.
+// `make bench`'s floor: what the stack chirper-play stands on costs before chirper-play does anything.
 // It makes the HTTP client chirper-play makes (AsyncHTTPClient, the same configuration), fetches one page of
 // the API and then the audio at the second URL, and reads its body to the end, keeping none of it: no list,
 // no decoder, no sound server, no REPL. It says `page` and `audio` (the first bytes) as they arrive, on

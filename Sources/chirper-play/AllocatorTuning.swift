@@ -6,18 +6,16 @@ enum AllocatorTuning {
     ///
     /// Decoding hands on every 64 KiB of PCM in a new array and frees it once played. With glibc's defaults,
     /// most runs gave the pages at the top of the decoding thread's heap back to the kernel at each free, and
-    /// the next array faulted them in again: about 30,000 page faults per 30 minutes of audio, 4–8 % of the
-    /// CPU time of `--output null` (`perf stat -e page-faults`: 30,900 in 5 of 6 runs; 1,620 with this
-    /// setting). Setting the trim threshold turns off glibc's sliding mmap threshold, so the mmap threshold is
-    /// set too, where the sliding one would have gone for the pages of 500 rows (about 0.5 MB of JSON): they
+    /// the next array faulted them in again: a page fault per few frames, a visible share of the CPU time
+    /// of `--output null` (`perf stat -e page-faults`). Setting the trim threshold turns off glibc's sliding mmap threshold, so the mmap threshold is
+    /// set too, where the sliding one would have gone for the pages of 500 rows: they
     /// stay on the heap instead of being mapped and unmapped for every page. The cost is at most 8 MiB of
     /// freed memory kept per heap.
     ///
     /// All threads allocate from one heap (`M_ARENA_MAX` 1) instead of one per thread up to twice the cores:
     /// a track's buffers are made on one thread and freed on another (the decoder's, NIO's, libpulse's, the
     /// cooperative pool's), and memory freed into one thread's heap was not there for the next allocation on
-    /// another. Peak RSS playing 1 min to PulseAudio 17.3-17.4 -> 16.6-16.8 MiB (memprobe, 2 runs each; the
-    /// same with `MALLOC_ARENA_MAX=1`). Small blocks come from each thread's cache (tcache) without the heap's
+    /// another, so the peak grew (BENCH.md, memory). Small blocks come from each thread's cache (tcache) without the heap's
     /// lock. Called before any thread but the main one has allocated, so that none has a heap of its own.
     static func apply() {
         _ = mallopt(M_ARENA_MAX, 1)

@@ -44,8 +44,8 @@ struct ChirperPlay {
             HTTPClients.runOnOneEventLoop()
             // The session runs on the global executor and ends the process with its status; the main thread
             // parks. An async `main` would hand the main thread to `dispatch_main`, which ends it with
-            // `pthread_exit`: a forced unwind of its stack that read about 800 KiB of the binary's unwind
-            // tables at every start and kept them resident.
+            // `pthread_exit`: a forced unwind of its stack that read most of the binary's unwind tables
+            // at every start and kept them resident.
             Task.detached {
                 do throws(LaunchError) {
                     exit(try await program.run())
@@ -225,9 +225,9 @@ struct ChirperPlay {
         let banner =
             console.isInteractive
             ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
-        // The sound server is connected now, once the session's threads exist: loading libpulse (28 libraries,
-        // 2.7 ms) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
-        // pipe reader's thread; 2 ms later to the first line in a cold start).
+        // The sound server is connected now, once the session's threads exist: loading libpulse (dozens of
+        // libraries) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
+        // pipe reader's thread, and with it the first line of a cold start).
         player.warmUp()
         let status = await repl.run(banner: banner)
         // The desktop stops being shown the picture before it goes.

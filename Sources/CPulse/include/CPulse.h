@@ -3,9 +3,9 @@
 // libpulse's asynchronous API (threaded main loop, context, streams); pa_simple is not used.
 //
 // libpulse is not linked: it is loaded with dlopen by `chirper_pulse_load`, the first time a PulseAudio
-// output is made (in the background at start-up, while the first search runs). It brings about 25 shared
-// libraries of its own (X11, D-Bus, sndfile, FLAC, vorbis, opus, gcrypt…), which cost every start of the
-// program about 3 ms of dynamic loading on the path to its first line, even with `--output wav` or
+// output is made (in the background at start-up, while the first search runs). It brings a few dozen shared
+// libraries of its own (X11, D-Bus, sndfile, FLAC, vorbis, opus, gcrypt…), which would cost every start of the
+// program their dynamic loading on the path to its first line, even with `--output wav` or
 // `--version`. The `pa_*` functions declared below are this target's own, each calling libpulse's through a
 // pointer looked up at load time (loading it first if need be). Call `chirper_pulse_load` before anything
 // else: it reports a missing library as an error. Without the library a forwarder does nothing and returns

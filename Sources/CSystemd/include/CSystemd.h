@@ -4,8 +4,8 @@
 //
 // libsystemd is not linked: it is loaded with dlopen by `chirper_sdbus_load`, when the MPRIS server starts (in
 // the background, after the session has started). It brings six libraries of its own (libgcrypt, liblzma,
-// libzstd, liblz4, libcap, libgpg-error) whose loading and constructors cost every start of the program about
-// 2 ms on the path to its first line (`make bench`, figure 2). The `sd_bus_*` functions declared by
+// libzstd, liblz4, libcap, libgpg-error) whose loading and constructors would cost every start of the program
+// time on the path to its first line. The `sd_bus_*` functions declared by
 // <systemd/sd-bus.h> that this program uses are defined by this target, each calling libsystemd's through a
 // pointer looked up at load time. Call `chirper_sdbus_load` before anything else: it reports a missing library
 // as an error. Without the library a forwarder does nothing and returns -ENOSYS (or NULL).
