@@ -92,8 +92,8 @@ extension Presenter {
 
     /// A notice from the play cache (a rebuilt index, a folder that cannot be written).
     /// A line about the desktop (MPRIS), e.g. that there is no session bus.
-    public func desktopNotice(_ text: String) -> String {
-        isScript ? "desktop: message=\(quote(text))" : dim(clean(text))
+    public func desktopNotice(_ text: String) -> [String] {
+        isScript ? ["desktop: message=\(quote(text))"] : wrapped(clean(text)).map(dim)
     }
 
     public func cacheNotice(_ text: String) -> String {

@@ -343,7 +343,7 @@ struct SessionMachine: Sendable {
         case .desktop(let command):
             desktop(command)
         case .desktopMissing(let text):
-            if setup.interactive { say([presenter.desktopNotice(text)]) }
+            if setup.interactive { say(presenter.desktopNotice(text)) }
             // Nothing is on the bus to show the rendered state to: it is no longer derived (every progress tick did).
             setup.desktop = false
             run(coverArt.turnOff())
@@ -461,7 +461,7 @@ struct SessionMachine: Sendable {
         playback = new
         let recording = playing.flatMap { $0.ticket == new.ticket && !$0.masked ? $0.recording : nil }
         if case .buffering = new, old.ticket != new.ticket, let recording {
-            say([presenter.attribution(recording)])
+            say(presenter.attribution(recording))
         }
         if let line = presenter.line(playback: new, from: old) {
             say([line])

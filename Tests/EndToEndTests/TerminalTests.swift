@@ -303,8 +303,9 @@ struct TerminalTests {
 /// A line of the help text.
 private let helpMarker = "Ctrl-D or quit leaves"
 
-/// chirper-play on a terminal of its own, with its history under `home` and the demo catalog.
-private func startChirper(
+/// chirper-play on a terminal of its own, with its history under `home` and the demo catalog (unless `environment`
+/// gives a key).
+func startChirper(
     _ arguments: [String],
     home: String,
     environment extra: [String: String] = [:],
@@ -403,7 +404,7 @@ private struct TerminalModes: Equatable, CustomStringConvertible {
 }
 
 /// A folder of its own; `remove` when done.
-private struct TemporaryFolder {
+struct TemporaryFolder {
     let path: String
 
     init() throws {
