@@ -19,8 +19,8 @@ private func words(_ rows: [String]) -> [String] {
     rows.flatMap { $0.split(separator: " ").map(String.init) }
 }
 
-/// What a birder sees first on an 80-column terminal: the banner, the list of a real page and the attribution,
-/// each fitted to the width, broken between words.
+/// What a birder sees first on an 80-column terminal: the banner, the list of a real page, the attribution
+/// and a save, each fitted to the width, broken between words.
 @Suite(
     "chirper-play on an 80-column terminal", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
 struct NarrowTerminalTests {
@@ -103,6 +103,26 @@ struct NarrowTerminalTests {
                 "A.",
                 "Acevedo-Charry", "·", "CC", "BY-NC-SA", "4.0", "·", "https://xeno-canto.org/373562",
             ], "\(attribution)")
+        try await terminal.quit()
+    }
+
+    @Test(
+        "save on a terminal leaves one line for the file: its progress is rewritten in place",
+        .enabled(if: sharedFilesPresent, "../shared/xeno-canto is absent: skipped")
+    )
+    func save() async throws {
+        let terminal = try await PuertoRicoTerminal.start(page: try String(contentsOf: puertoRicoPage, encoding: .utf8))
+        defer { terminal.leave() }
+        let session = terminal.session
+        let folder = terminal.home.path + "/kit"
+        session.type("save 190 \(folder)\r")
+        try await session.waitFor("the save's end", timeout: .seconds(60)) {
+            $0.transcript.contains { $0.hasPrefix("Save done") }
+        }
+        let after = session.current.transcript
+        #expect(after.filter { $0.contains("XC373562") && $0.contains("saved:") }.count == 1, "\(after.suffix(8))")
+        #expect(!after.contains { $0.hasPrefix("↓") }, "progress left on the screen: \(after.suffix(8))")
+        #expect(FileManager.default.fileExists(atPath: folder + "/XC373562.mp3"))
         try await terminal.quit()
     }
 }
