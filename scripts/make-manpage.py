@@ -29,16 +29,24 @@ def run(binary, arguments, stdin=""):
     return result.stdout
 
 
-def readme_section(readme, title):
-    """The lines of the README section `title` (up to the next heading of its level or above)."""
+def readme_section(readme, title, leave_out=()):
+    """The lines of the README section `title` (up to the next heading of its level or above), without the
+    subsections named in `leave_out` (the manual gives those a section of their own)."""
     lines = readme.splitlines()
     start = next(i for i, line in enumerate(lines) if line.lstrip("#").strip() == title)
     level = len(lines[start]) - len(lines[start].lstrip("#"))
     body = []
+    skipping = None
     for line in lines[start + 1:]:
-        if line.startswith("#") and len(line) - len(line.lstrip("#")) <= level:
+        depth = len(line) - len(line.lstrip("#")) if line.startswith("#") else 0
+        if depth and depth <= level:
             break
-        body.append(line)
+        if skipping is not None and depth and depth <= skipping:
+            skipping = None
+        if depth and line.lstrip("#").strip() in leave_out:
+            skipping = depth
+        if skipping is None:
+            body.append(line)
     return body
 
 
@@ -56,6 +64,10 @@ def markdown(lines):
             continue
         if not line.strip():
             out.append(".PP")
+            continue
+        if line.startswith("#"):
+            # A subsection's heading, as troff's subheading (not its markdown).
+            out.append(".SS " + escape(line.lstrip("#").strip()))
             continue
         text = re.sub(r"\*\*(.+?)\*\*", r"\1", line.replace("`", ""))
         text = re.sub(r"\[(.+?)\]\((.+?)\)", r"\1 (\2)", text)
@@ -115,8 +127,9 @@ def main():
             out.append(".br")
         for detail in details.get(name, []):
             out.append(escape(detail.strip()))
-    out += [".SH PIPE PROTOCOL"] + markdown(readme_section(readme, "In a pipe: the script format"))
-    out += [".SH THE QUIZ"] + markdown(readme_section(readme, "Learning the sounds: the quiz"))
+    quiz = "Learning the sounds: the quiz"
+    out += [".SH PIPE PROTOCOL"] + markdown(readme_section(readme, "In a pipe: the script format", (quiz,)))
+    out += [".SH THE QUIZ"] + markdown(readme_section(readme, quiz))
     out += [
         ".SH ENVIRONMENT",
         ".TP", "XENO_CANTO_API_KEY", "The xeno\\-canto API key (https://xeno\\-canto.org/account).",

@@ -30,7 +30,8 @@ public enum Command: Sendable, Hashable {
     case loopOff
     /// `loop ann <k>`: repeat annotation box k of the playing recording.
     case loopAnnotation(Int)
-    case speed(PlaybackSpeed)
+    /// `speed <factor> [tape|keep]`; nil: `speed` alone, which says the speed in force.
+    case speed(PlaybackSpeed?)
     /// 0…100.
     case volume(Int)
     case mute
@@ -103,7 +104,10 @@ public enum CommandParser {
             "loop", [], "loop <a> <b> | loop ann <k> | loop off",
             "repeat the section a to b (times as in seek), or annotation box k, until loop off"
         ),
-        ("speed", [], "speed <0.1-2.0> [tape|keep]", "slow down or speed up: tape moves the pitch, keep keeps it"),
+        (
+            "speed", [], "speed [0.1-2.0] [tape|keep]",
+            "slow down or speed up: tape moves the pitch, keep keeps it; alone, the speed in force"
+        ),
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
         ("unmute", [], "unmute", "hear it again at the volume set"),
@@ -221,6 +225,7 @@ public enum CommandParser {
             return .loop(from: try time(words[0]), to: try time(words[1]))
         case "speed":
             let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+            if words.isEmpty { return .speed(nil) }
             switch PlaybackSpeed.parse(words) {
             case .success(let speed): return .speed(speed)
             case .failure(let error): throw CommandError(error.message)

@@ -66,6 +66,41 @@ public struct Presenter: Sendable {
         return String(quoted)
     }
 
+    /// The first lines on a terminal: the version, where the recordings come from (`source`), and how to get
+    /// help.
+    public func banner(version: String, source: String) -> [String] {
+        wrapped("chirper-play \(version) · \(source) · type help for commands")
+    }
+
+    /// Plain `text` broken between words into rows that fit the terminal, with one column left free as for the
+    /// list's rows; rows after the first start with `indent` spaces. A word wider than a row stays whole, for the
+    /// terminal to wrap (a web address is better whole than cut). In script style, one line.
+    func wrapped(_ text: String, indent: Int = 2) -> [String] {
+        wrapped(words: text.split(separator: " ").map(String.init), indent: indent)
+    }
+
+    /// `words` joined by spaces and broken between them as `wrapped(_:indent:)` breaks a text; a word may hold
+    /// spaces (a licence's name), and is never broken.
+    func wrapped(words: [String], indent: Int = 2) -> [String] {
+        let columns = width - 1
+        let text = words.joined(separator: " ")
+        guard !isScript, text.count > columns else { return [text] }
+        let pad = String(repeating: " ", count: indent)
+        var rows: [String] = []
+        var row = ""
+        var rowIsEmpty = true
+        for word in words {
+            if !rowIsEmpty, row.count + 1 + word.count > columns {
+                rows.append(row)
+                row = pad
+                rowIsEmpty = true
+            }
+            row += (rowIsEmpty ? "" : " ") + word
+            rowIsEmpty = false
+        }
+        return rows + [row]
+    }
+
     private func sgr(_ code: String, _ text: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     func bold(_ text: String) -> String { sgr("1", text) }
     func dim(_ text: String) -> String { sgr("2", text) }

@@ -2,7 +2,8 @@ import FoundationEssentials
 
 /// The field kit's lines: `save:`, `queue:` and `cite:` in pipes, plain sentences on a terminal.
 extension Presenter {
-    /// A save's progress (`position` of `count` in its batch).
+    /// A save's progress (`position` of `count` in its batch): a `save:` line in a pipe; on a terminal, the text
+    /// of the status line (`saveStatus`).
     public func save(_ progress: SaveProgress, position: Int, count: Int) -> String {
         switch (isScript, progress) {
         case (true, .fetching(let label, let offset, let attempt)):
@@ -14,8 +15,19 @@ extension Presenter {
             let again = attempt > 1 ? " (attempt \(attempt))" : ""
             return dim("↓ \(position)/\(count) \(label) \(how)\(again) …")
         case (false, .received(let label, let percent)):
-            return dim("↓ \(label) \(percent)%")
+            return dim("↓ \(position)/\(count) \(label) \(percent)%")
         }
+    }
+
+    /// On a terminal, the running save's one line above the prompt, rewritten in place as it goes (so a file's
+    /// save leaves one line, how it ended); nothing in a pipe, which prints each report as a line.
+    public func saveStatus(_ state: SaveBatchState) -> [String] {
+        guard !isScript, let current = state.current, state.items.indices.contains(current) else { return [] }
+        let (position, count) = (current + 1, state.items.count)
+        guard let progress = state.progress else {
+            return [dim("↓ \(position)/\(count) \(state.items[current].label) …")]
+        }
+        return [save(progress, position: position, count: count)]
     }
 
     /// How one save ended.
@@ -92,8 +104,8 @@ extension Presenter {
 
     /// A notice from the play cache (a rebuilt index, a folder that cannot be written).
     /// A line about the desktop (MPRIS), e.g. that there is no session bus.
-    public func desktopNotice(_ text: String) -> String {
-        isScript ? "desktop: message=\(quote(text))" : dim(clean(text))
+    public func desktopNotice(_ text: String) -> [String] {
+        isScript ? ["desktop: message=\(quote(text))"] : wrapped(clean(text)).map(dim)
     }
 
     public func cacheNotice(_ text: String) -> String {

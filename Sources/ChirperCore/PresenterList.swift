@@ -12,7 +12,7 @@ extension Presenter {
         } else if let listing = new.listing, case .paging(_, .available) = new {
             lines += rowsAdded(listing, from: old)
         }
-        if !isScript, let footer = footer(new) { lines.append(footer) }
+        if !isScript { lines += footer(new) }
         return lines.compactMap { $0 }
     }
 
@@ -97,14 +97,15 @@ extension Presenter {
         return " read=scientific typed=\(quote(words))"
     }
 
-    private func footer(_ state: ListState) -> String? {
+    /// The line under the rows, broken between words to fit the width.
+    private func footer(_ state: ListState) -> [String] {
         switch state {
         case .populated(let listing):
-            return dim("\(summary(listing)) · all listed · play <n> to listen, info <n> for details")
+            return wrapped("\(summary(listing)) · all listed · play <n> to listen, info <n> for details").map(dim)
         case .paging(let listing, .available):
-            return dim("\(summary(listing)) · next-page for more · play <n> to listen")
+            return wrapped("\(summary(listing)) · next-page for more · play <n> to listen").map(dim)
         default:
-            return nil
+            return []
         }
     }
 
@@ -129,7 +130,7 @@ extension Presenter {
         if let listing = state.listing {
             if isScript, let line = stateLine(state) { lines.append(line) }
             lines += rows(listing.rows, from: 0)
-            if !isScript, let footer = footer(state) { lines.append(footer) }
+            if !isScript { lines += footer(state) }
             if !isScript, case .paging(_, .failed) = state, let line = stateLine(state) { lines.append(line) }
             if !isScript, case .error = state, let line = stateLine(state) { lines.insert(line, at: 0) }
             if !isScript, case .loading = state, let line = stateLine(state) { lines.insert(line, at: 0) }
@@ -228,114 +229,23 @@ extension Presenter {
         }
     }
 
-    /// The credit xeno-canto's terms ask for, shown when a recording starts.
-    public func attribution(_ recording: Recording) -> String {
+    /// The credit xeno-canto's terms ask for, shown when a recording starts; on a terminal, broken between words
+    /// to fit the width.
+    public func attribution(_ recording: Recording) -> [String] {
         if isScript {
-            return
+            return [
                 "attribution: \(recording.label) en=\(quote(recording.englishName)) rec=\(quote(recording.recordist))"
-                + " licence=\(quote(recording.licenceName)) url=\(quote(recording.pageURL))"
+                    + " licence=\(quote(recording.licenceName)) url=\(quote(recording.pageURL))"
+            ]
         }
-        var parts = ["\(recording.label) \(clean(recording.englishName))"]
-        if !recording.scientificName.isEmpty { parts[0] += " (\(clean(recording.scientificName)))" }
-        if !recording.recordist.isEmpty { parts.append("by \(clean(recording.recordist))") }
-        if !recording.licenceURL.isEmpty { parts.append(clean(recording.licenceName)) }
-        if !recording.pageURL.isEmpty { parts.append(clean(recording.pageURL)) }
-        return dim("♪ " + parts.joined(separator: " · "))
-    }
-}
-
-/// Lays rows out in columns that fit the terminal's width.
-struct RowTable {
-    struct Column {
-        var title: String
-        var width: Int
-        var minimum: Int
-        var flexible: Bool
-        var rightAligned = false
-        /// Every column shrinks to this before any goes further, down to `minimum`.
-        var comfortable: Int
-
-        init(_ title: String, width: Int, minimum: Int, comfortable: Int? = nil, rightAligned: Bool = false) {
-            self.title = title
-            self.width = width
-            self.minimum = minimum
-            self.comfortable = comfortable ?? minimum
-            self.flexible = comfortable != nil
-            self.rightAligned = rightAligned
-        }
-    }
-
-    var columns: [Column]
-
-    /// Columns as wide as their content (up to a cap) over all `recordings`; when that is too wide for `width`,
-    /// the widest flexible columns shrink first, then columns go from the right.
-    init(width: Int, recordings: [Recording], numberWidth: Int) {
-        func widest(_ value: (Recording) -> String, title: String, cap: Int) -> Int {
-            min(cap, recordings.reduce(title.count) { max($0, TerminalText.sanitize(value($1)).count) })
-        }
-        var columns = [
-            Column("#", width: numberWidth, minimum: 1, rightAligned: true),
-            Column("ID", width: widest(\.label, title: "ID", cap: 12), minimum: 7),
-            Column(
-                "English name", width: widest(Self.name, title: "English name", cap: 34), minimum: 10, comfortable: 22),
-            Column(
-                "Scientific name", width: widest(\.scientificName, title: "Scientific name", cap: 30), minimum: 10,
-                comfortable: 22),
-            Column("Type", width: widest(\.soundType, title: "Type", cap: 18), minimum: 4, comfortable: 10),
-            Column("Q", width: 1, minimum: 1),
-            Column("Len", width: widest(\.length, title: "Len", cap: 8), minimum: 4, rightAligned: true),
-            Column("Country", width: widest(\.country, title: "Country", cap: 18), minimum: 6, comfortable: 10),
-            Column("Recordist", width: widest(\.recordist, title: "Recordist", cap: 24), minimum: 6, comfortable: 12),
-        ]
-        func total(_ columns: [Column]) -> Int { columns.reduce(0) { $0 + $1.width } + 2 * (columns.count - 1) }
-        func widestAbove(_ floor: (Column) -> Int) -> Int? {
-            columns.indices.filter { columns[$0].flexible && columns[$0].width > floor(columns[$0]) }
-                .max { columns[$0].width < columns[$1].width }
-        }
-        while total(columns) > width {
-            if let index = widestAbove(\.comfortable) ?? widestAbove(\.minimum) {
-                columns[index].width -= 1
-            } else if columns.count > 3 {
-                // Drop from the right: recordist, country, length, quality, type, scientific name.
-                columns.removeLast()
-            } else {
-                break
-            }
-        }
-        self.columns = columns
-    }
-
-    static func name(_ recording: Recording) -> String {
-        switch recording.audio {
-        case .playable: return recording.englishName
-        case .restricted: return "[restricted] " + recording.englishName
-        case .refused: return "[no audio] " + recording.englishName
-        }
-    }
-
-    /// A–E, or "-" for unrated ("no score").
-    static func quality(_ value: String) -> String {
-        ["A", "B", "C", "D", "E"].contains(value.uppercased()) ? value.uppercased() : "-"
-    }
-
-    var header: String {
-        render(columns.map(\.title))
-    }
-
-    func line(number: Int, recording: Recording) -> String {
-        let values = [
-            String(number), recording.label, Self.name(recording), recording.scientificName, recording.soundType,
-            Self.quality(recording.quality), recording.length, recording.country, recording.recordist,
-        ]
-        return render(values.map(TerminalText.sanitize))
-    }
-
-    private func render(_ values: [String]) -> String {
-        zip(columns, values).map { column, value in
-            let fitted = value.count > column.width ? String(value.prefix(max(0, column.width - 1))) + "…" : value
-            let pad = String(repeating: " ", count: max(0, column.width - fitted.count))
-            return column.rightAligned ? pad + fitted : fitted + pad
-        }.joined(separator: "  ").trimmingTrailingSpaces()
+        func words(_ text: String) -> [String] { clean(text).split(separator: " ").map(String.init) }
+        var parts = [words("\(recording.label) \(recording.englishName)")]
+        if !recording.scientificName.isEmpty { parts[0] += words("(\(recording.scientificName))") }
+        if !recording.recordist.isEmpty { parts.append(words("by \(recording.recordist)")) }
+        // A licence's name stays on one row ("CC BY-NC-SA 4.0", not "4.0" alone).
+        if !recording.licenceURL.isEmpty { parts.append([clean(recording.licenceName)]) }
+        if !recording.pageURL.isEmpty { parts.append([clean(recording.pageURL)]) }
+        return wrapped(words: ["♪"] + Array(parts.joined(separator: ["·"]))).map(dim)
     }
 }
 

@@ -193,6 +193,30 @@ extension Presenter {
         return self.strip(strip, playback: playback, keeping: &none)
     }
 
+    /// The answer to `sono on` and `sono off`: what the strip draws now, and where.
+    public func stripSwitched(_ strip: SonogramStripMachine) -> [String] {
+        func kiloHertz(_ hertz: Double) -> String {
+            let text = String(format1: hertz / 1000)
+            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+        }
+        let low = kiloHertz(strip.band.low)
+        let band = strip.band.high.map { "\(low)-\(kiloHertz($0)) kHz" } ?? "\(low) kHz and up"
+        let drawn = strip.canvas.map { "\($0.pixelProtocol.rawValue) pixels" } ?? "half-blocks"
+        if isScript {
+            let high = strip.band.high.map(kiloHertz) ?? ""
+            return [
+                strip.state == .off
+                    ? "strip: off"
+                    : "strip: on lines=\(strip.lines) band=\(low)-\(high) drawn=\(drawn.replacing(" ", with: "-"))"
+            ]
+        }
+        if strip.state == .off { return wrapped("Live strip off · sono on shows it again").map(dim) }
+        return wrapped(
+            "Live strip on: \(strip.lines) lines of \(band) in \(drawn), above the status line while a recording"
+                + " plays · sono off hides it"
+        ).map(dim)
+    }
+
     /// The answer to `speed`, `volume`, `mute` and `unmute`: the settings now in force.
     public func settings(_ settings: PlaybackSettings) -> String {
         let speed = settings.speed

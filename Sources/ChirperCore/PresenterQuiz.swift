@@ -78,7 +78,7 @@ extension Presenter {
         } else {
             verdict = bad("✗ Wrong: ") + "it was " + name + (answered.map { ", not \(clean($0))" } ?? "")
         }
-        return [verdict, attribution(recording)]
+        return [verdict] + attribution(recording)
     }
 
     public func quizScore(right: Int, asked: Int) -> String {

@@ -24,6 +24,8 @@ public struct SaveBatchState: Sendable, Hashable {
     public var directory: String = ""
     /// The item being saved; nil when no save runs.
     public var current: Int?
+    /// What the current item's save last reported; nil before its first report.
+    public var progress: SaveProgress?
     public var saved = 0
     public var existing = 0
     public var failed = 0
@@ -37,6 +39,8 @@ public struct SaveBatchState: Sendable, Hashable {
 public enum SaveBatchEvent: Sendable, Hashable {
     /// `save 3-7 [DIR]`: save these rows into `directory`.
     case start([QueueItem], directory: String)
+    /// The save of the current item of `batch` reported how far it is.
+    case progress(batch: Int, SaveProgress)
     /// The save of the current item of `batch` ended.
     case ended(batch: Int, SaveOutcome)
     /// Ctrl-C: stop after the current request.
@@ -72,6 +76,9 @@ public struct SaveBatchMachine: Sendable {
             state.items = items
             state.directory = directory
             return start(0)
+        case .progress(let batch, let progress):
+            if batch == state.batch, state.isBusy { state.progress = progress }
+            return .none
         case .ended(let batch, let outcome):
             guard batch == state.batch, let current = state.current else { return .none }
             switch outcome {
@@ -89,6 +96,7 @@ public struct SaveBatchMachine: Sendable {
 
     private mutating func start(_ index: Int) -> SaveBatchAction {
         state.current = index
+        state.progress = nil
         return .save(
             state.items[index], directory: state.directory, position: index + 1, count: state.items.count,
             batch: state.batch)
@@ -96,6 +104,7 @@ public struct SaveBatchMachine: Sendable {
 
     private mutating func finish(stopped: Bool) -> SaveBatchAction {
         state.current = nil
+        state.progress = nil
         return .done(
             saved: state.saved, existing: state.existing, failed: state.failed, directory: state.directory,
             stopped: stopped)

@@ -20,6 +20,7 @@ enum Help {
             "  0.1 to 2.0 times the recording's speed, for this and later recordings. tape (the default): the pitch",
             "  moves with the speed (0.5 is an octave lower; 0.1 is bat time expansion). keep: the pitch is kept",
             "  (time-stretch, libsonic). Positions stay in the recording's own time. Examples: speed 0.5, speed 0.25 keep",
+            "  speed alone says the speed in force (and the volume).",
         ],
         "play": [
             "  play n plays one row. play 3-7, play 2,5,9 or play all queue the playable rows and play them in order;",

@@ -347,6 +347,7 @@ public actor REPL {
             case .volume(let percent): refusal = player.setVolume(percent)
             case .muted(let muted): refusal = player.setMuted(muted)
             case .section(let a, let b, let band): refusal = player.playSection(from: a, to: b, band: band)
+            case .settings: refusal = nil
             }
             return .control(control, refusal: refusal, settings: player.settings)
         }

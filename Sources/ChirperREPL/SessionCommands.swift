@@ -83,8 +83,10 @@ extension SessionMachine {
             ask(.control(.loopOff))
         case .loopAnnotation(let k):
             loopAnnotation(k)
-        case .speed(let speed):
+        case .speed(let speed?):
             ask(.control(.speed(speed)))
+        case .speed(nil):
+            ask(.control(.settings))
         case .volume(let percent):
             ask(.control(.volume(percent)))
         case .mute:
@@ -116,10 +118,12 @@ extension SessionMachine {
                 refuse("the live strip needs a terminal; sono <n> prints the picture")
                 break
             }
-            run(
+            let action =
                 on
-                    ? strip.turnOn(playing: playback, lines: lines, band: band, canvas: pixelCanvas())
-                    : strip.turnOff())
+                ? strip.turnOn(playing: playback, lines: lines, band: band, canvas: pixelCanvas()) : strip.turnOff()
+            run(action)
+            // The strip is drawn only while a recording plays: the answer says at once what it will draw.
+            if case .refuse = action {} else { say(presenter.stripSwitched(strip)) }
             refreshStatus()
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
@@ -357,9 +361,11 @@ extension SessionMachine {
                     saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
             ])
             gate.handle(.savingDone)
+            refreshStatus()
         case .save(let item, let directory, _, _, let batch):
             emit(.save(item.recording, directory: directory, batch: batch))
             if !setup.interactive { hold(.saving) }
+            refreshStatus()
         }
     }
 

@@ -118,11 +118,13 @@ struct SessionMachine: Sendable {
         case muted(Bool)
         /// Play `a`-`b` of the loaded track once, only `band` of it if given (A/B listening).
         case section(TimeInput, TimeInput, FrequencyBand?)
+        /// Change nothing (`speed` alone): the answer brings the settings in force.
+        case settings
 
         /// Its answer says the settings in force (speed, volume, mute).
-        var changesSettings: Bool {
+        var saysSettings: Bool {
             switch self {
-            case .speed, .volume, .muted: return true
+            case .speed, .volume, .muted, .settings: return true
             default: return false
             }
         }
@@ -313,10 +315,13 @@ struct SessionMachine: Sendable {
         case .sonogram(let id, let result):
             sonogramEnded(id: id, result)
         case .saveProgress(let batch, let progress):
+            run(saves.handle(.progress(batch: batch, progress)))
             let state = saves.state
-            if batch == state.batch, let current = state.current {
+            // A terminal shows the report on the status line, in place; a pipe gets a line for each.
+            if !setup.interactive, batch == state.batch, let current = state.current {
                 say([presenter.save(progress, position: current + 1, count: state.items.count)])
             }
+            refreshStatus()
         case .saveEnded(let batch, let outcome):
             let state = saves.state
             if batch == state.batch, let current = state.current {
@@ -343,7 +348,7 @@ struct SessionMachine: Sendable {
         case .desktop(let command):
             desktop(command)
         case .desktopMissing(let text):
-            if setup.interactive { say([presenter.desktopNotice(text)]) }
+            if setup.interactive { say(presenter.desktopNotice(text)) }
             // Nothing is on the bus to show the rendered state to: it is no longer derived (every progress tick did).
             setup.desktop = false
             run(coverArt.turnOff())
@@ -419,7 +424,7 @@ struct SessionMachine: Sendable {
                     ab.stop()
                     ask(.stop(.command))
                 }
-            } else if control.changesSettings {
+            } else if control.saysSettings {
                 // Settings outlive a track: the answer says what is in force now (also when nothing plays).
                 say([presenter.settings(settings)])
             }
@@ -461,7 +466,7 @@ struct SessionMachine: Sendable {
         playback = new
         let recording = playing.flatMap { $0.ticket == new.ticket && !$0.masked ? $0.recording : nil }
         if case .buffering = new, old.ticket != new.ticket, let recording {
-            say([presenter.attribution(recording)])
+            say(presenter.attribution(recording))
         }
         if let line = presenter.line(playback: new, from: old) {
             say([line])
@@ -497,7 +502,7 @@ struct SessionMachine: Sendable {
         {
             (line, buffered) = (held, shown)
         }
-        let current = view.rows + (line.map { [$0] } ?? [])
+        let current = view.rows + presenter.saveStatus(saves.state) + (line.map { [$0] } ?? [])
         // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
         // between page turns, compared at once). An image is compared by the page it shows.
         if view.picture != shownStripImage || !TerminalLayout.same(current, shownStatus) {

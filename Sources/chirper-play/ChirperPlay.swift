@@ -223,8 +223,7 @@ struct ChirperPlay {
             removeCoverArt()
         }
         let banner =
-            console.isInteractive
-            ? ["chirper-play \(ChirperVersion.current) · \(sourceLine) · type help for commands"] : []
+            console.isInteractive ? presenter.banner(version: ChirperVersion.current, source: sourceLine) : []
         // The sound server is connected now, once the session's threads exist: loading libpulse (dozens of
         // libraries) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
         // pipe reader's thread, and with it the first line of a cold start).

@@ -112,6 +112,7 @@ struct StudyCommandTests {
             ("unmute", .unmute),
             ("sono 2 10", .sono(.draw(SonogramDraw(row: 2, band: FrequencyBand(high: 10_000))))),
             ("sono off", .sono(.strip(on: false))),
+            ("speed", .speed(nil)),
         ])
     func parses(line: String, expected: Command) throws {
         #expect(try CommandParser.parse(line) == expected)
@@ -119,7 +120,7 @@ struct StudyCommandTests {
 
     @Test(
         "bad arguments are refused with one line",
-        arguments: ["volume -1", "volume 1000", "volume half", "mute now", "speed", "loop a"])
+        arguments: ["volume -1", "volume 1000", "volume half", "mute now", "speed fast", "loop a"])
     func refuses(line: String) {
         #expect(throws: CommandError.self) { try CommandParser.parse(line) }
     }

@@ -131,11 +131,9 @@ struct PresenterTests {
         let evil = Recording(
             id: "66", englishName: "Wren\u{1B}]0;owned\u{07}\u{1B}[2J", recordist: "\u{1B}[31mRed\u{9B}0m",
             remarks: "line\nbreak", audio: .restricted)
-        let lines =
-            script.rows([evil], from: 0) + terminal.rows([evil], from: 0)
-            + script.info(evil, row: 1) + terminal.info(evil, row: 1) + [
-                script.attribution(evil), terminal.attribution(evil),
-            ]
+        let rows: [String] = script.rows([evil], from: 0) + terminal.rows([evil], from: 0)
+        let details: [String] = script.info(evil, row: 1) + terminal.info(evil, row: 1)
+        let lines: [String] = rows + details + script.attribution(evil) + terminal.attribution(evil)
         for line in lines {
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line)")
         }

@@ -262,3 +262,12 @@ struct NoSonograms: SonogramSource {
         throw CancellationError()
     }
 }
+
+/// Yields until `condition` holds (the REPL runs on other tasks); fails after many rounds.
+func waitFor(_ condition: () -> Bool) async {
+    for _ in 0..<100_000 {
+        if condition() { return }
+        await Task.yield()
+    }
+    Issue.record("condition never held")
+}

@@ -162,12 +162,3 @@ struct REPLTests {
         #expect(console.statusLines.last! == nil)
     }
 }
-
-/// Yields until `condition` holds (the REPL runs on other tasks); fails after many rounds.
-private func waitFor(_ condition: () -> Bool) async {
-    for _ in 0..<100_000 {
-        if condition() { return }
-        await Task.yield()
-    }
-    Issue.record("condition never held")
-}

@@ -108,7 +108,7 @@ struct SessionMachineTests {
         let buffering = PlaybackState.buffering(progress(Fixture.wren, 1))
         #expect(
             machine.handle(.playback(buffering)) == [
-                .print([script.attribution(Fixture.wren)]),
+                .print(script.attribution(Fixture.wren)),
                 .print([script.line(playback: buffering, from: .start)!]),
             ])
     }

@@ -39,6 +39,12 @@ struct InstallTests {
             #expect(page.contains("\n\(section)\n"), "no \(section) section")
         }
         #expect(page.contains("quiz <deck>") && page.contains("playback: buffering XC254462"))
+        // The quiz is told once, in its own section; the pipe protocol's parts are headed as troff headings,
+        // not as markdown.
+        #expect(page.components(separatedBy: "Spaced").count == 2, "the quiz's text is in the manual more than once")
+        let headings = page.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+        #expect(headings.isEmpty, "markdown headings in the manual: \(headings)")
+        #expect(page.contains("\n   JSON lines\n"), "no JSON lines heading")
         #expect(
             !page.contains("warning:"), "troff warned: \(page.split(separator: "\n").filter { $0.contains("warning") })"
         )
@@ -71,5 +77,46 @@ struct InstallTests {
             "/bin/sh", ["-c", "\(make) uninstall PREFIX=\(quoted(prefix)) 2>&1"], captureOutput: true)
         #expect(uninstall.status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: prefix) == [], "uninstall left files behind")
+    }
+}
+
+@Suite("The README's two commands")
+struct ReadmePackagesTests {
+    /// The words of `make`'s variable `name` (continued over backslashed lines).
+    private func makeList(_ makefile: String, _ name: String) -> Set<String> {
+        var words: [String] = []
+        var reading = false
+        for line in makefile.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(name + " :=") {
+                reading = true
+                words += line.dropFirst(name.count + 3).split(separator: " ").map(String.init)
+            } else if reading {
+                words += line.split(whereSeparator: \.isWhitespace).map(String.init)
+            } else {
+                continue
+            }
+            if !line.hasSuffix("\\") { break }
+        }
+        return Set(words.filter { $0 != "\\" && !$0.hasPrefix("$(") })
+    }
+
+    @Test("the packages the README names for make run and make test are the ones the Makefile installs")
+    func packageLists() throws {
+        let root = ChirperBinary.packageRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
+        // The two lists in backticks after "Both install missing Debian packages".
+        let paragraph = try #require(readme.components(separatedBy: "Both install missing Debian packages").last)
+        let quoted = paragraph.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let lists = quoted.filter { $0.contains("-dev") || $0.contains("pulseaudio") }.prefix(2)
+            .map { Set($0.split(whereSeparator: \.isWhitespace).map(String.init)) }
+        try #require(lists.count == 2)
+        let run = makeList(makefile, "RUN_PACKAGES")
+        #expect(lists[0] == run, "make run: README \(lists[0].symmetricDifference(run).sorted()) differ")
+        // TEST_PACKAGES starts with $(RUN_PACKAGES).
+        let test = makeList(makefile, "TEST_PACKAGES").union(run)
+        #expect(
+            lists[0].union(lists[1]) == test,
+            "make test: \(lists[0].union(lists[1]).symmetricDifference(test).sorted()) differ")
     }
 }

@@ -205,9 +205,14 @@ struct TerminalTests {
             !screen.lines.contains { $0.contains("k┐") || $0.contains("k┘") }
                 && screen.lineAboveCursor.contains(" / 0:30") && screen.cursorLine == "chirper>"
         }
-        // What was printed before stays as it was; the only new lines are the two commands; no strip row was
-        // left behind anywhere.
-        #expect(kept(session.current) == before + ["chirper> sono on", "chirper> sono off"])
+        // What was printed before stays as it was; the only new lines are the two commands and their answers; no
+        // strip row was left behind anywhere.
+        #expect(
+            kept(session.current) == before + [
+                "chirper> sono on",
+                "Live strip on: 8 lines of 0-12 kHz in half-blocks, above the status line while a recording plays ·",
+                "  sono off hides it", "chirper> sono off", "Live strip off · sono on shows it again",
+            ])
         session.type("quit\r")
         #expect(try await session.waitForExit() == 0)
         await pulse.stop()
@@ -303,8 +308,9 @@ struct TerminalTests {
 /// A line of the help text.
 private let helpMarker = "Ctrl-D or quit leaves"
 
-/// chirper-play on a terminal of its own, with its history under `home` and the demo catalog.
-private func startChirper(
+/// chirper-play on a terminal of its own, with its history under `home` and the demo catalog (unless `environment`
+/// gives a key).
+func startChirper(
     _ arguments: [String],
     home: String,
     environment extra: [String: String] = [:],
@@ -403,7 +409,7 @@ private struct TerminalModes: Equatable, CustomStringConvertible {
 }
 
 /// A folder of its own; `remove` when done.
-private struct TemporaryFolder {
+struct TemporaryFolder {
     let path: String
 
     init() throws {
