@@ -168,7 +168,7 @@ struct SessionMachineTests {
     func interruptStopsTheSonogram() {
         var machine = listedSession(terminal)
         let shape = terminal.sonogramRenderer.shape(
-            terminalWidth: terminal.sonogramShape.width, lines: terminal.sonogramShape.lines)
+            terminalWidth: terminal.sonogramShape.width, lines: terminal.sonogramShape.lines, band: .birds)
         #expect(machine.handle(typed("sono 1")) == [.drawSonogram(id: 1, .of(Fixture.wren), shape)])
         #expect(machine.handle(typed("sono 2")) == [.drawSonogram(id: 2, .of(Fixture.robin), shape)])
         #expect(machine.handle(.sonogram(id: 1, .failure(.stopped))) == [])
@@ -294,7 +294,8 @@ struct SessionMachineTests {
             Issue.record("expected a sonogram")
             return
         }
-        #expect(shape.rows == 12 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
+        #expect(shape.rows == 16 && shape.columns == 100 - SonogramRenderer.gutterWidth - 1)
+        #expect(shape.maxFrequency == 12_000, "the birds' band unless asked for another")
     }
 
     @Test("with the strip on, its marker moves at every tick and the status line under it stands while its figures do")
@@ -438,11 +439,13 @@ struct SessionMachineTests {
             Issue.record("expected one comparison, got \(actions)")
             return
         }
-        // The wren is 12 s (all of it, from its start); the selection 1 s: a twelfth of the width, on 0 Hz-Nyquist.
+        // The wren is 12 s (all of it, from its start); the selection 1 s: a twelfth of the width, on the birds'
+        // band that holds both. The whole row is measured where its sound is, found within that band.
         #expect(tasks.map(\.section.span) == [TimeSpan(start: 0, end: 12), TimeSpan(start: 1, end: 2)])
         #expect(tasks.map(\.shape.columns) == [72, 6])
-        #expect(tasks.allSatisfy { $0.shape.maxFrequency == nil && $0.shape.minFrequency == 0 })
+        #expect(tasks.allSatisfy { $0.shape.maxFrequency == 12_000 && $0.shape.minFrequency == 0 })
         #expect(tasks[1].section.band == FrequencyBand(low: 2000, high: 8000))
+        #expect(tasks.map(\.signalWithin) == [FrequencyBand(low: 0, high: 12_000), nil])
         func picture(floor: Float, ceiling: Float) -> Sonogram {
             Sonogram(
                 rows: 1, columns: 1, levels: [0.5], maxFrequency: 11_025, duration: 1, sampleRate: 22_050,
@@ -452,7 +455,9 @@ struct SessionMachineTests {
         let shown = machine.handle(
             .compared(id: id, .success([.init(sonogram: a, measurement: m), .init(sonogram: b, measurement: m)])))
         let expected = script.comparison([
-            .init(recording: Fixture.wren, sonogram: a.rescaled(floor: -80, ceiling: -10), measurement: m),
+            .init(
+                recording: Fixture.wren, sonogram: a.rescaled(floor: -80, ceiling: -10), measurement: m,
+                bandFound: true),
             .init(recording: Fixture.robin, sonogram: b.rescaled(floor: -80, ceiling: -10), measurement: m),
         ])
         #expect(shown == [.print(expected)])
