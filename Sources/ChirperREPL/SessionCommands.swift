@@ -9,7 +9,7 @@ extension SessionMachine {
             command = try CommandParser.parse(line)
         } catch {
             // While a quiz question is open, a number or a name that is no command answers it.
-            if quizMachine.openQuestion != nil {
+            if quizMachine.openQuestion != nil || quizMachine.answeredOutcome != nil {
                 answerQuiz(line)
             } else if error.kind == .searchWithoutWords {
                 refuse(presenter.searchNeedsWords)
@@ -20,7 +20,8 @@ extension SessionMachine {
         }
         switch command {
         case .nothing:
-            break
+            // After a quiz answer, Enter asks the next question.
+            if quizMachine.answeredOutcome != nil { nextQuestion() }
         case .quit:
             leave(0)
         case .help(let topic):
@@ -48,6 +49,10 @@ extension SessionMachine {
                 .filter { $0.recording.playItem != nil }
             run(queue.handle(.enqueue(items)))
         case .next:
+            if quizMachine.answeredOutcome != nil {
+                nextQuestion()
+                break
+            }
             ab.stop()
             run(queue.handle(.next))
         case .prev:
@@ -205,7 +210,7 @@ extension SessionMachine {
         }
         startSonogram(
             row: draw.row, recording: recording, item: item, shape: shape, display: display,
-            png: draw.png.map(expandingHome))
+            png: draw.png.map(expandingHome), fromZero: draw.row == nil && playing?.masked == true)
         if !setup.interactive { hold(.sonogram) }
     }
 

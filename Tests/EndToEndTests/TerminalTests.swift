@@ -304,7 +304,7 @@ struct TerminalTests {
 private let helpMarker = "Ctrl-D or quit leaves"
 
 /// chirper-play on a terminal of its own, with its history under `home` and the demo catalog.
-private func startChirper(
+func startChirper(
     _ arguments: [String],
     home: String,
     environment extra: [String: String] = [:],
@@ -366,7 +366,7 @@ private func startLongPlayback(_ session: PTYSession) async throws {
 }
 
 /// The client side of the private PulseAudio server.
-private func pulseEnvironment(_ pulse: PulseHarness) -> [String: String] {
+func pulseEnvironment(_ pulse: PulseHarness) -> [String: String] {
     pulse.environment.filter { $0.key.hasPrefix("PULSE_") }
 }
 
@@ -403,7 +403,7 @@ private struct TerminalModes: Equatable, CustomStringConvertible {
 }
 
 /// A folder of its own; `remove` when done.
-private struct TemporaryFolder {
+struct TemporaryFolder {
     let path: String
 
     init() throws {
