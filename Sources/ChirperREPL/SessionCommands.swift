@@ -179,10 +179,11 @@ extension SessionMachine {
         guard let item = studied(recording, name: draw.row.map { "row \($0)" } ?? "the recording playing") else {
             return
         }
+        // An open quiz question's length is not said: it could tell which recording it is.
+        let masked = draw.row == nil && playing?.masked == true
         if let duration = item.expectedDuration, let window, window.start >= duration {
-            refuse(
-                "the window starts after \(recording.label) ends (\(presenter.clock(duration))); ask for an earlier one"
-            )
+            let ends = masked ? "" : " (\(presenter.clock(duration)))"
+            refuse("the window starts after \(recording.label) ends\(ends); ask for an earlier one")
             return
         }
         let (width, lines) = presenter.sonogramShape
@@ -210,7 +211,7 @@ extension SessionMachine {
         }
         startSonogram(
             row: draw.row, recording: recording, item: item, shape: shape, display: display,
-            png: draw.png.map(expandingHome), fromZero: draw.row == nil && playing?.masked == true)
+            png: draw.png.map(expandingHome), fromZero: masked)
         if !setup.interactive { hold(.sonogram) }
     }
 

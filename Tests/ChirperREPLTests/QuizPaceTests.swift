@@ -88,6 +88,36 @@ struct QuizPaceTests {
         #expect(shown == ["playback: playing quiz-1 elapsed=3.0"])
     }
 
+    @Test("sono during a question draws what is heard with its times from 0, not its place in the recording")
+    func sonoOfTheQuestion() throws {
+        var driver = try startedQuiz("quiz gen:sylvia --questions 1 --seed 5", presenter: script)
+        let item = try #require(driver.playingItem)
+        let progress = PlaybackProgress(
+            item: item, ticket: PlaybackTicket(1), position: 3, duration: 8, loop: LoopSection(start: 2, end: 6),
+            segment: 1)
+        _ = driver.send(.playback(.playing(progress)))
+        // A window past its end is refused without its length.
+        #expect(
+            lines(driver.send(.typed("sono 0:09-0:10", columns: 100))) == [
+                #"error: "the window starts after quiz-1 ends; ask for an earlier one""#
+            ])
+        let asked = driver.send(.typed("sono", columns: 100))
+        guard
+            case .drawSonogram(let id, let drawn, let shape)? = asked.first(where: {
+                if case .drawSonogram = $0 { true } else { false }
+            })
+        else {
+            Issue.record("sono drew nothing: \(asked)")
+            return
+        }
+        #expect(drawn.label == "quiz-1" && shape.window == TimeSpan(start: 2, end: 6))
+        let picture = Sonogram(
+            rows: shape.rows, columns: shape.columns, levels: Array(repeating: 0.5, count: shape.rows * shape.columns),
+            maxFrequency: 12_000, duration: 4, startTime: 2, sampleRate: 24_000)
+        let shown = lines(driver.send(.sonogram(id: id, .success(picture))))
+        #expect(shown.first?.hasPrefix("sono: quiz-1 0-12.0kHz 0.0-4.0s ") == true, "\(shown.first ?? "")")
+    }
+
     @Test("on a terminal a question's status line shows quiz-N and the time heard only; its end no time")
     func maskedStatusLine() throws {
         var driver = try startedQuiz("quiz gen:sylvia --questions 1 --seed 5", presenter: terminal, interactive: true)
