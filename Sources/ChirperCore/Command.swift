@@ -89,7 +89,7 @@ public enum CommandParser {
         ("next-page", ["n"], "next-page", "append the next page of results"),
         ("list", ["ls", "l"], "list", "show the rows loaded so far"),
         ("play", ["p"], "play <n> | 3-7 | all", "play row n (stops what is playing), or queue rows and play them"),
-        ("next", [], "next", "play the queue's next row"),
+        ("next", [], "next", "play the queue's next row; after a quiz answer, the next question (Enter too)"),
         ("prev", ["previous"], "prev", "play the queue's previous row"),
         ("autoplay", [], "autoplay on|off", "whether the queue plays on by itself when a row ends (default on)"),
         ("stop", [], "stop", "stop playback"),
@@ -128,7 +128,7 @@ public enum CommandParser {
             "learn the sounds: a deck is a query, saved or cached; spaced repetition"
         ),
         ("answer", [], "answer <n>|<name>", "answer the quiz's question (a number or name alone works too)"),
-        ("replay", [], "replay", "hear the quiz question's recording again"),
+        ("replay", [], "replay", "hear the quiz question's recording again (after the answer, under its name)"),
         ("slow", [], "slow", "half speed with the pitch kept (speed 0.5 keep); speed 1 goes back"),
         ("skip", [], "skip", "give up the quiz question: it is shown and counts as missed"),
         ("wait", [], "wait", "wait until playback ends or fails (for scripts)"),

@@ -153,7 +153,8 @@ public struct DesktopState: Sendable, Hashable {
             id = state.tracks[index].id
         }
         state.track = DesktopTrack(
-            id: id, recording: masked ? nil : recording, label: progress.item.label, length: progress.duration)
+            id: id, recording: masked ? nil : recording, label: progress.item.label,
+            length: masked ? nil : progress.duration)
         state.position = progress.position
         state.rate = progress.settings.speed.factor
         state.volume = progress.settings.muted ? 0 : Double(progress.settings.volume) / 100

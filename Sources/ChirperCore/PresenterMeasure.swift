@@ -55,7 +55,7 @@ extension Presenter {
                 : rows.map { row in
                     "measure: "
                         + zip(RavenSelectionTable.columns, RavenSelectionTable.values(row))
-                        .map { "\(Self.key($0))=\(quote($1))" }.joined(separator: " ")
+                        .map { "\(Self.scriptKey($0))=\(quote($1))" }.joined(separator: " ")
                 }
         }
         guard !rows.isEmpty else { return [dim("no measurements yet: measure a selection")] }
@@ -84,6 +84,12 @@ extension Presenter {
     private func seconds(_ value: Double) -> String { RavenSelectionTable.fixed(value, 3) }
 
     /// `Begin Time (s)` → `begin_time_s`.
+    /// A column's key in a `measure:` line; Raven's `XC` column holds the recording's id, which is what `id`
+    /// names in every other line (and `xc` is a xeno-canto number, which another catalog's id is not).
+    private static func scriptKey(_ column: String) -> String {
+        column == "XC" ? "id" : key(column)
+    }
+
     private static func key(_ column: String) -> String {
         var key = ""
         for character in column.lowercased() {

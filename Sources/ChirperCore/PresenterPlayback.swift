@@ -5,8 +5,9 @@ extension Presenter {
     // MARK: - Playback
 
     /// The line for a playback change, when the change is worth a line (a new case, or a new recording):
-    /// progress alone changes only the status line.
-    public func line(playback new: PlaybackState, from old: PlaybackState) -> String? {
+    /// progress alone changes only the status line. `masked`: an open quiz question plays, and its length and
+    /// place in its recording could tell which it is, so only the time heard of it is said.
+    public func line(playback new: PlaybackState, from old: PlaybackState, masked: Bool = false) -> String? {
         guard !Self.sameCase(new, old) else { return nil }
         switch (style, new) {
         case (.script, .idle):
@@ -14,15 +15,18 @@ extension Presenter {
         case (.script, .buffering(let progress)):
             return "playback: buffering \(progress.item.label)"
         case (.script, .playing(let progress)):
-            return "playback: playing \(progress.item.label) \(positionFields(progress))"
+            return "playback: playing \(progress.item.label) \(positionFields(progress, masked: masked))"
         case (.script, .paused(let progress)):
-            return "playback: paused \(progress.item.label) \(positionFields(progress))"
+            return "playback: paused \(progress.item.label) \(positionFields(progress, masked: masked))"
         case (.script, .failed(let failure)):
             return "playback: failed \(failure.item?.label ?? "-") reason=\(quote(failure.reason))"
         case (.terminal, .failed(let failure)):
             return bad("Playback failed: \(clean(failure.description))")
         case (.terminal, .idle(let ending)):
             guard let ending else { return nil }
+            if masked {
+                return dim("■ \(ending.item.label) \(ending.reason == .finished ? "finished" : "stopped")")
+            }
             switch ending.reason {
             case .finished: return dim("■ \(ending.item.label) finished (\(clock(ending.position)))")
             case .stopped: return dim("■ \(ending.item.label) stopped at \(clock(ending.position))")
@@ -45,19 +49,28 @@ extension Presenter {
         }
     }
 
-    private func positionFields(_ progress: PlaybackProgress) -> String {
+    private func positionFields(_ progress: PlaybackProgress, masked: Bool) -> String {
+        if masked { return "elapsed=\(String(format1: Self.elapsed(progress)))" + studyFields(progress, masked: true) }
         let duration = progress.duration.map { String(format1: $0) } ?? "?"
         return "position=\(String(format1: progress.position)) duration=\(duration)" + studyFields(progress)
     }
 
-    /// ` speed=0.5 loop=12.0-15.0 volume=50 muted range=ignored`: only what differs from plain playback.
-    private func studyFields(_ progress: PlaybackProgress) -> String {
+    /// The time heard of a quiz question: from the start of its excerpt (played as a section) or recording.
+    static func elapsed(_ progress: PlaybackProgress) -> Double {
+        max(0, progress.position - (progress.loop?.start ?? 0))
+    }
+
+    /// ` speed=0.5 loop=12.0-15.0 volume=50 muted range=ignored`: only what differs from plain playback (no loop
+    /// when `masked`: its times are places in the recording).
+    private func studyFields(_ progress: PlaybackProgress, masked: Bool = false) -> String {
         var fields = ""
         let settings = progress.settings
         if !settings.speed.isNormal || settings.speed.mode == .keep {
             fields += " speed=\(settings.speed.description.replacing(" ", with: " mode="))"
         }
-        if let loop = progress.loop { fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))" }
+        if let loop = progress.loop, !masked {
+            fields += " loop=\(String(format1: loop.start))-\(String(format1: loop.end))"
+        }
         if settings.volume != 100 { fields += " volume=\(settings.volume)" }
         if settings.muted { fields += " muted" }
         if progress.rangeIgnored { fields += " range=ignored" }
@@ -233,8 +246,9 @@ extension Presenter {
         return dim("\(pace) · \(volume)")
     }
 
-    /// The live status line on a terminal; nil when nothing is loaded.
-    public func status(_ state: PlaybackState, title: String? = nil) -> String? {
+    /// The live status line on a terminal; nil when nothing is loaded. `masked`: an open quiz question plays,
+    /// shown by its name and the time heard only (its length, place, buffer or title could tell which it is).
+    public func status(_ state: PlaybackState, title: String? = nil, masked: Bool = false) -> String? {
         guard !isScript, let progress = state.progress else { return nil }
         let symbol: String
         let word: String
@@ -242,6 +256,13 @@ extension Presenter {
         case .buffering: (symbol, word) = ("…", "buffering")
         case .paused: (symbol, word) = ("‖", "paused")
         default: (symbol, word) = ("▶", "playing")
+        }
+        if masked {
+            var line = "\(symbol) \(word) \(progress.item.label) \(clock(Self.elapsed(progress)))"
+            let settings = progress.settings
+            if !settings.speed.isNormal { line += " \(PlaybackSpeed(factor: settings.speed.factor, mode: .tape))×" }
+            if settings.muted { line += " muted" }
+            return color ? "\u{1B}[1m\(line)\u{1B}[0m" : line
         }
         let approximately = progress.landing == .estimated ? "≈" : ""
         var time = "\(approximately)\(clock(progress.position)) / \(progress.duration.map(clock) ?? "?:??")"

@@ -18,14 +18,23 @@ extension Presenter {
             + "\(deck.cards.count) cards (a species and its song or call)"
     }
 
-    /// The question, with the names to choose from (none in typed mode), or the number of sonograms to pick
-    /// from (sono mode).
-    public func quizQuestion(_ number: Int, of total: Int, choices: [String], pictures: Int = 0) -> [String] {
+    /// The question, with the species to choose from (none in typed mode), or the number of sonograms to pick
+    /// from (sono mode). In a pipe the choices are a JSON array of `{n, en, sci}`, a list `--json` keeps whole.
+    public func quizQuestion(
+        _ number: Int, of total: Int, choices: [QuizDeck.Species], pictures: Int = 0
+    ) -> [String] {
         if isScript {
-            let offered = choices.enumerated().map { "\($0.offset + 1):\(clean($0.element))" }.joined(separator: " ")
+            let offered = choices.enumerated().map { index, species in
+                JSONLines.encode([
+                    ("n", .number(String(index + 1))), ("en", .string(clean(species.englishName))),
+                    ("sci", .string(clean(species.scientificName))),
+                ])
+            }
             let asked =
-                pictures > 0 ? "mode=sono pictures=\(pictures)" : choices.isEmpty ? "mode=typed" : "choices=\(offered)"
-            return ["quiz: question \(number)/\(total) " + asked]
+                pictures > 0
+                ? "mode=sono pictures=\(pictures)"
+                : choices.isEmpty ? "mode=typed" : "mode=choice choices=[\(offered.joined(separator: ","))]"
+            return ["quiz: question n=\(number) of=\(total) " + asked]
         }
         let hint: String
         if pictures > 0 {
@@ -36,7 +45,7 @@ extension Presenter {
             hint = "  a number or a name; replay, slow, sono, skip"
         }
         let head = bold("Question \(number) of \(total)") + dim(hint)
-        let cells = choices.enumerated().map { "  \($0.offset + 1) \(clean($0.element))" }
+        let cells = choices.enumerated().map { "  \($0.offset + 1) \(clean($0.element.englishName))" }
         return [head] + cells
     }
 
@@ -47,7 +56,7 @@ extension Presenter {
             var sonogram = picture
             sonogram.startTime = 0
             if isScript {
-                return ["quiz: picture \(index + 1)"]
+                return ["quiz: picture n=\(index + 1)"]
                     + SonogramRenderer.scriptLines(sonogram, label: "picture-\(index + 1)").dropFirst()
             }
             return [bold("\(index + 1)")] + sonogramRenderer.terminalLines(sonogram)
@@ -60,8 +69,8 @@ extension Presenter {
     ) -> [String] {
         if isScript {
             var line =
-                "quiz: answer \(right ? "right" : "wrong") species=\(quote(species)) en=\(quote(englishName))"
-                + " xc=\(recording.label) rec=\(quote(recording.recordist)) licence=\(quote(recording.licenceName))"
+                "quiz: answer \(right ? "right" : "wrong") id=\(quote(recording.label)) species=\(quote(species))"
+                + " en=\(quote(englishName)) rec=\(quote(recording.recordist)) licence=\(quote(recording.licenceName))"
             if skipped {
                 line += " skipped"
             } else if !right, let answered {
@@ -81,8 +90,15 @@ extension Presenter {
         return [verdict] + attribution(recording)
     }
 
+    /// Question `number` is answered: the quiz waits for `next` (the score after the last).
+    public func quizAwait(_ number: Int, of total: Int) -> String {
+        if isScript { return "quiz: waiting answered=\(number) of=\(total)" }
+        let next = number >= total ? "the score" : "question \(number + 1) of \(total)"
+        return dim("next (or Enter) for \(next); replay hears it again under its name; quiz stop ends")
+    }
+
     public func quizScore(right: Int, asked: Int) -> String {
-        if isScript { return "quiz: score \(right)/\(asked)" }
+        if isScript { return "quiz: score right=\(right) asked=\(asked)" }
         let percent = asked == 0 ? 0 : Int((Double(right) / Double(asked) * 100).rounded())
         return bold("Score: \(right) of \(asked)") + (asked == 0 ? "" : " (\(percent) %)")
     }

@@ -44,12 +44,18 @@ public struct QuizSettings: Sendable, Hashable {
     public var questions = 20
     /// Makes the session reproducible: the same deck and answers give the same questions.
     public var seed: UInt64?
+    /// The next question follows each answer at once (else it waits for `next`, and `replay` plays the answered
+    /// recording under its name).
+    public var auto = false
 
-    public init(mode: QuizMode = .choice, choices: Int = 4, questions: Int = 20, seed: UInt64? = nil) {
+    public init(
+        mode: QuizMode = .choice, choices: Int = 4, questions: Int = 20, seed: UInt64? = nil, auto: Bool = false
+    ) {
         self.mode = mode
         self.choices = choices
         self.questions = questions
         self.seed = seed
+        self.auto = auto
     }
 }
 
@@ -62,8 +68,8 @@ public enum QuizRequest: Sendable, Hashable {
     case export(path: String)
 
     static let usage =
-        "quiz <query> [--mode choice|typed|sono] [--choices N] [--questions N] [--seed N], quiz saved|cached, quiz stop, "
-        + "quiz stats, quiz export FILE.csv"
+        "quiz <query> [--mode choice|typed|sono] [--choices N] [--questions N] [--seed N] [--auto], "
+        + "quiz saved|cached, quiz stop, quiz stats, quiz export FILE.csv"
 
     public static func parse(_ text: String) throws(CommandError) -> QuizRequest {
         var words = text.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -82,6 +88,10 @@ public enum QuizRequest: Sendable, Hashable {
             let word = words.removeFirst()
             guard word.hasPrefix("--") else {
                 rest.append(word)
+                continue
+            }
+            if word == "--auto" {
+                settings.auto = true
                 continue
             }
             guard let value = words.first else { throw CommandError("\(word) needs a value; usage: \(usage)") }

@@ -40,6 +40,9 @@ struct QuizMachine: Sendable {
         case asking(Question, starting: Bool)
         /// The answer to the question is being kept in the store.
         case keeping(Outcome)
+        /// The question is answered and kept; the next waits for `next` (or an empty line), and `replay` plays
+        /// the recording under its name. `starting`: its recording was asked to play again, not answered yet.
+        case answered(Outcome, starting: Bool)
     }
 
     enum Action: Sendable, Hashable {
@@ -52,6 +55,8 @@ struct QuizMachine: Sendable {
         case ask(Question, total: Int)
         /// Show the outcome and keep it in the store.
         case reveal(Outcome, deck: String)
+        /// Question `number` of `total` is answered: the quiz waits for `next`.
+        case await(number: Int, total: Int)
         /// The session is over: its score.
         case finish(right: Int, asked: Int)
         case refuse(String)
@@ -86,6 +91,12 @@ struct QuizMachine: Sendable {
         return nil
     }
 
+    /// The question answered last, while the quiz waits for `next`.
+    var answeredOutcome: Outcome? {
+        if case .answered(let outcome, _) = state { return outcome }
+        return nil
+    }
+
     /// The origin of the deck being built.
     var buildingOrigin: QuizOrigin? {
         if case .building(_, let origin, _) = state { return origin }
@@ -95,16 +106,28 @@ struct QuizMachine: Sendable {
     /// What the learner remembers of `card`, as the store last said.
     func memory(of card: QuizCard) -> CardMemory? { memories[card] }
 
-    /// The open question's recording is asked to play (again).
+    /// The open (or answered) question's recording is asked to play (again).
     mutating func awaitStart() {
-        if case .asking(let question, _) = state { state = .asking(question, starting: true) }
+        switch state {
+        case .asking(let question, _): state = .asking(question, starting: true)
+        case .answered(let outcome, _): state = .answered(outcome, starting: true)
+        default: break
+        }
     }
 
-    /// A play request was answered: the open question, if it was its recording's.
-    mutating func started() -> Question? {
-        guard case .asking(let question, starting: true) = state else { return nil }
-        state = .asking(question, starting: false)
-        return question
+    /// A play request was answered: the question, if it was its recording's, and whether it is still open
+    /// (then nothing may name it).
+    mutating func started() -> (question: Question, open: Bool)? {
+        switch state {
+        case .asking(let question, starting: true):
+            state = .asking(question, starting: false)
+            return (question, true)
+        case .answered(let outcome, starting: true):
+            state = .answered(outcome, starting: false)
+            return (outcome.question, false)
+        default:
+            return nil
+        }
     }
 
     /// Sono mode: work `id` draws the open question's pictures.
@@ -194,11 +217,20 @@ struct QuizMachine: Sendable {
         return .reveal(outcome, deck: deck.name)
     }
 
-    /// The store kept the answer (or could not): the card's new memory, at `now`; then the next question.
+    /// The store kept the answer (or could not): the card's new memory, at `now`; then the next question at
+    /// once with `--auto`, else a wait for `next`.
     mutating func kept(_ memory: CardMemory?, now: Date) -> Action {
         guard case .keeping(let outcome) = state else { return .none }
         if let memory { memories[outcome.question.card] = memory }
         self.now = now
+        if settings.auto { return nextQuestion() }
+        state = .answered(outcome, starting: false)
+        return .await(number: outcome.question.number, total: settings.questions)
+    }
+
+    /// `next` (or an empty line) after an answer: the next question, or the score after the last.
+    mutating func next() -> Action {
+        guard case .answered = state else { return .none }
         return nextQuestion()
     }
 

@@ -244,11 +244,7 @@ public actor REPL {
             quizPicturesTask = work {
                 .quizPictures(id: id, $0)
             } computing: { [sonograms] in
-                var drawn: [Sonogram] = []
-                for picture in pictures {
-                    drawn.append(try await sonograms.sonogram(of: picture.item, shape: picture.shape))
-                }
-                return drawn
+                try await QuizPicture.draw(pictures) { try await sonograms.sonogram(of: $0.item, shape: $0.shape) }
             }
         case .abWait(let seconds, let round):
             abTimer?.cancel()

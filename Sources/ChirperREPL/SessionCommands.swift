@@ -9,7 +9,7 @@ extension SessionMachine {
             command = try CommandParser.parse(line)
         } catch {
             // While a quiz question is open, a number or a name that is no command answers it.
-            if quizMachine.openQuestion != nil {
+            if quizMachine.openQuestion != nil || quizMachine.answeredOutcome != nil {
                 answerQuiz(line)
             } else if error.kind == .searchWithoutWords {
                 refuse(presenter.searchNeedsWords)
@@ -20,7 +20,8 @@ extension SessionMachine {
         }
         switch command {
         case .nothing:
-            break
+            // After a quiz answer, Enter asks the next question.
+            if quizMachine.answeredOutcome != nil { nextQuestion() }
         case .quit:
             leave(0)
         case .help(let topic):
@@ -48,6 +49,10 @@ extension SessionMachine {
                 .filter { $0.recording.playItem != nil }
             run(queue.handle(.enqueue(items)))
         case .next:
+            if quizMachine.answeredOutcome != nil {
+                nextQuestion()
+                break
+            }
             ab.stop()
             run(queue.handle(.next))
         case .prev:
@@ -178,10 +183,11 @@ extension SessionMachine {
         guard let item = studied(recording, name: draw.row.map { "row \($0)" } ?? "the recording playing") else {
             return
         }
+        // An open quiz question's length is not said: it could tell which recording it is.
+        let masked = draw.row == nil && playing?.masked == true
         if let duration = item.expectedDuration, let window, window.start >= duration {
-            refuse(
-                "the window starts after \(recording.label) ends (\(presenter.clock(duration))); ask for an earlier one"
-            )
+            let ends = masked ? "" : " (\(presenter.clock(duration)))"
+            refuse("the window starts after \(recording.label) ends\(ends); ask for an earlier one")
             return
         }
         let (width, lines) = presenter.sonogramShape
@@ -210,7 +216,7 @@ extension SessionMachine {
         }
         startSonogram(
             row: draw.row, recording: recording, item: item, shape: shape, display: display,
-            png: draw.png.map(expandingHome))
+            png: draw.png.map(expandingHome), fromZero: masked)
         if !setup.interactive { hold(.sonogram) }
     }
 

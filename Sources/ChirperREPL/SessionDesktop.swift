@@ -83,7 +83,7 @@ extension SessionMachine {
         guard setup.desktop else { return }
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
         var state = DesktopState.of(
-            playback, recording: recording, masked: playing?.masked ?? false, queue: queue.state)
+            playback, recording: recording, masked: masksPlayback(playback.ticket), queue: queue.state)
         if let folder = setup.coverArtFolder, let file = coverArt.file(for: playback.item) {
             state.track?.artURL = CoverArtMachine.url(of: CoverArtMachine.path(of: file, in: folder))
         }

@@ -204,6 +204,8 @@ struct SessionMachine: Sendable {
         /// Also written here as a PNG.
         var png: String?
         var boxes: [SonogramRaster.Box]
+        /// An open quiz question's: its times are shown from 0, as heard (its place in the recording could tell it).
+        var fromZero = false
     }
 
     /// A time section and a band of one recording: what `measure` measures, what `compare` sets beside
@@ -468,7 +470,7 @@ struct SessionMachine: Sendable {
         if case .buffering = new, old.ticket != new.ticket, let recording {
             say(presenter.attribution(recording))
         }
-        if let line = presenter.line(playback: new, from: old) {
+        if let line = presenter.line(playback: new, from: old, masked: masksPlayback(new.ticket)) {
             say([line])
         }
         run(strip.playbackChanged(new))
@@ -491,13 +493,15 @@ struct SessionMachine: Sendable {
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
         let title = recording.map { side + $0.englishName }
-        let view = presenter.strip(strip, playback: playback, keeping: &stripLines)
-        var line = presenter.status(playback, title: title)
+        // A quiz question's strip would show its sonogram and length: it has none while it is open.
+        let masked = masksPlayback(playback.ticket)
+        let view = masked ? StripView() : presenter.strip(strip, playback: playback, keeping: &stripLines)
+        var line = presenter.status(playback, title: title, masked: masked)
         var buffered = playback.progress?.buffered
         // The status line stands while nothing on it but a buffer figure the shown one may stand for has changed,
         // also when the strip's rows above it change (its marker moves at every tick on a short page).
         if let shown = shownBuffer, let now = buffered, StatusBufferHold.holds(shown: shown, now: now),
-            let held = presenter.status(playback.showing(buffered: shown), title: title),
+            let held = presenter.status(playback.showing(buffered: shown), title: title, masked: masked),
             let shownLine = shownStatus.last, TerminalLayout.same([held], [shownLine])
         {
             (line, buffered) = (held, shown)
@@ -567,7 +571,8 @@ struct SessionMachine: Sendable {
     }
 
     mutating func startSonogram(
-        row: Int?, recording: Recording, item: PlayItem, shape: SonogramShape, display: SonogramDisplay, png: String?
+        row: Int?, recording: Recording, item: PlayItem, shape: SonogramShape, display: SonogramDisplay, png: String?,
+        fromZero: Bool = false
     ) {
         let id = nextWorkID()
         let boxes = recording.annotations.enumerated().compactMap { index, box -> SonogramRaster.Box? in
@@ -577,12 +582,14 @@ struct SessionMachine: Sendable {
         }
         sonogramJob = SonogramJob(
             id: id, row: row, label: recording.label, title: recording.englishName, display: display, png: png,
-            boxes: boxes)
+            boxes: boxes, fromZero: fromZero)
         emit(.drawSonogram(id: id, item, shape))
     }
 
     /// A computed sonogram, shown as its job asked (and written as a PNG).
-    private mutating func show(_ sonogram: Sonogram, _ job: SonogramJob) {
+    private mutating func show(_ drawn: Sonogram, _ job: SonogramJob) {
+        var sonogram = drawn
+        if job.fromZero { sonogram.startTime = 0 }
         switch job.display {
         case .text(let columns, let rows):
             let picture =

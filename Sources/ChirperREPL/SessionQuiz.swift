@@ -30,6 +30,10 @@ extension SessionMachine {
 
     /// A line typed while a question is open, or `answer …`.
     mutating func answerQuiz(_ text: String) {
+        if let outcome = quizMachine.answeredOutcome {
+            refuse(answeredAlready(outcome))
+            return
+        }
         guard let question = quizMachine.openQuestion, let deck = quizMachine.deck else {
             refuse("no quiz question is open; start one with quiz <query>, quiz saved or quiz cached")
             return
@@ -49,6 +53,10 @@ extension SessionMachine {
     }
 
     mutating func skipQuestion() {
+        if quizMachine.answeredOutcome != nil {
+            nextQuestion()
+            return
+        }
         guard quizMachine.openQuestion != nil else {
             refuse("no quiz question is open; start one with quiz <query>")
             return
@@ -57,11 +65,26 @@ extension SessionMachine {
     }
 
     mutating func replayQuestion() {
+        if let outcome = quizMachine.answeredOutcome {
+            playAnswered(outcome.question)
+            return
+        }
         guard let question = quizMachine.openQuestion else {
             refuse("no quiz question is open; play <n> plays a row")
             return
         }
         playQuestion(question)
+    }
+
+    /// `next` or an empty line after an answer.
+    mutating func nextQuestion() {
+        run(quizMachine.next())
+    }
+
+    private func answeredAlready(_ outcome: QuizMachine.Outcome) -> String {
+        let last = outcome.question.number >= quizMachine.settings.questions
+        return "question \(outcome.question.number) is answered: next (or Enter) "
+            + (last ? "shows the score" : "asks the next one") + ", replay hears it again under its name"
     }
 
     /// Runs what the quiz machine decided.
@@ -78,8 +101,9 @@ extension SessionMachine {
             say([presenter.quizDeck(deck)])
             ask(.loadQuiz(deck))
         case .ask(let question, let total):
-            let names = question.pictures.isEmpty ? question.choices.map(\.englishName) : []
-            say(presenter.quizQuestion(question.number, of: total, choices: names, pictures: question.pictures.count))
+            let offered = question.pictures.isEmpty ? question.choices : []
+            say(
+                presenter.quizQuestion(question.number, of: total, choices: offered, pictures: question.pictures.count))
             playQuestion(question)
             if !question.pictures.isEmpty { drawPictures(question) }
         case .reveal(let outcome, let deck):
@@ -97,6 +121,8 @@ extension SessionMachine {
                     species: truth?.scientificName ?? outcome.question.card.species,
                     englishName: truth?.englishName ?? "", answered: answered?.englishName,
                     skipped: outcome.answered == nil))
+        case .await(let number, let total):
+            say([presenter.quizAwait(number, of: total)])
         case .finish(let right, let asked):
             say([presenter.quizScore(right: right, asked: asked)])
             ask(.stop(.quiet))
@@ -106,8 +132,8 @@ extension SessionMachine {
         }
     }
 
-    /// Sono mode: the three pictures, each of the same stretch (the question's excerpt, or its first 10 s), in
-    /// the bird band.
+    /// Sono mode: the three pictures in the bird band, each from where its sound is heard (the question's
+    /// excerpt, or the start); the runner draws them all over the same span (``QuizPicture``).
     private mutating func drawPictures(_ question: QuizMachine.Question) {
         let (width, _) = presenter.sonogramShape
         let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
@@ -115,16 +141,14 @@ extension SessionMachine {
         let pictures = question.pictures.enumerated().compactMap { index, recording -> QuizPicture? in
             guard let item = recording.playItem else { return nil }
             let start = recording == question.recording ? question.start : 0
-            let length = recording.lengthSeconds.map { min($0, start + 10) } ?? (start + 10)
-            let window = length > start ? TimeSpan(start: start, end: length) : nil
             let masked = PlayItem(
                 label: "\(QuizMachine.maskedLabel(question.number))-\(index + 1)", location: item.location,
                 expectedDuration: item.expectedDuration)
             return QuizPicture(
                 item: masked,
                 shape: SonogramShape(
-                    columns: columns, rows: rows, maxFrequency: 12_000, minFrequency: 0, window: window,
-                    contrast: setup.contrast))
+                    columns: columns, rows: rows, maxFrequency: 12_000, minFrequency: 0,
+                    window: TimeSpan(start: start, end: start + QuizPicture.longest), contrast: setup.contrast))
         }
         let id = nextWorkID()
         quizMachine.picturesAsked(id: id)
@@ -154,14 +178,29 @@ extension SessionMachine {
         ask(.play(masked, question.recording, forQueue: false))
     }
 
-    /// A play request was answered: if it is the open question's, what plays is shown masked, and a long
-    /// recording plays only its excerpt.
+    /// `replay` after the answer: the same stretch, under the recording's own name.
+    private mutating func playAnswered(_ question: QuizMachine.Question) {
+        guard let item = question.recording.playItem else { return }
+        quizMachine.awaitStart()
+        ask(.play(item, question.recording, forQueue: false))
+    }
+
+    /// Whether what `ticket` plays is shown by its masked name and the time heard only: a quiz question's,
+    /// and while a quiz runs any state not of the last play request (it may be a question's whose request is not
+    /// answered yet, or be drawn after the request that followed it).
+    func masksPlayback(_ ticket: PlaybackTicket?) -> Bool {
+        guard let playing, playing.ticket == ticket else { return quizMachine.isOn }
+        return playing.masked
+    }
+
+    /// A play request was answered: if it is a question's, a long recording plays only its excerpt, and while
+    /// the question is open what plays is shown masked.
     mutating func quizStarted() -> Recording? {
-        guard let question = quizMachine.started() else { return nil }
+        guard let (question, open) = quizMachine.started() else { return nil }
         if let end = question.end {
             ask(.control(.section(.absolute(question.start), .absolute(end), nil)))
         }
-        return QuizMachine.masked(question)
+        return open ? QuizMachine.masked(question) : nil
     }
 
     /// The deck's recordings arrived (or why not).
@@ -204,12 +243,6 @@ extension SessionMachine {
         guard quizMachine.warnStore() else { return }
         refuse(refusal + "; the quiz goes on without keeping answers")
     }
-}
-
-/// One of sono mode's pictures to compute.
-struct QuizPicture: Sendable, Hashable {
-    var item: PlayItem
-    var shape: SonogramShape
 }
 
 /// The store's answers to the quiz's requests.

@@ -112,6 +112,7 @@ struct QuizDeckTests {
                     .query(try SearchQuery.parse("cnt:spain q:A")),
                     QuizSettings(mode: .typed, choices: 4, questions: 10, seed: 7)))
         #expect(try QuizRequest.parse("saved") == .start(.saved, QuizSettings()))
+        #expect(try QuizRequest.parse("saved --auto --seed 2") == .start(.saved, QuizSettings(seed: 2, auto: true)))
         #expect(try QuizRequest.parse("export my cards.csv") == .export(path: "my cards.csv"))
         #expect(QuizOrigin.query(try SearchQuery.parse("fam:sylviidae")).family == "sylviidae")
         for bad in ["", "x --choices 9", "x --mode sound", "x --seed -1", "x --frobnicate 1"] {

@@ -8,7 +8,7 @@ import Testing
 private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
 
 /// Six species in three genera (two each), each with a song and a call; and a restricted row.
-private let deckRecordings: [Recording] = {
+let deckRecordings: [Recording] = {
     let species = [
         ("Sylvia", "atricapilla", "Eurasian Blackcap"), ("Sylvia", "borin", "Garden Warbler"),
         ("Phylloscopus", "collybita", "Common Chiffchaff"), ("Phylloscopus", "trochilus", "Willow Warbler"),
@@ -48,7 +48,7 @@ private func printed(_ actions: [SessionMachine.Action]) -> [String] {
 }
 
 /// A quiz driven the way its runner would: each request answered at once, the clock moved by `step` per answer.
-private struct QuizDriver {
+struct QuizDriver {
     var machine = quizSession()
     var now = Date(timeIntervalSince1970: 1_800_000_000)
     var tickets: UInt64 = 0
@@ -76,7 +76,9 @@ private struct QuizDriver {
         case .loadQuiz:
             return .quiz(.loaded(QuizProgress(), now: now, refusal: nil))
         case .play(let item, let recording, let forQueue):
-            #expect(item.label.hasPrefix("quiz-"), "a question plays under a name that gives nothing away")
+            if machine.quizMachine.openQuestion != nil {
+                #expect(item.label.hasPrefix("quiz-"), "a question plays under a name that gives nothing away")
+            }
             tickets += 1
             playing = recording
             playingItem = item
@@ -117,36 +119,45 @@ struct QuizSessionTests {
         var rightAnswers = 0
         var askedAt: [QuizCard: [Int]] = [:]
         for number in 1...20 {
-            let questionLine = try #require(driver.lines.last { $0.hasPrefix("quiz: question \(number)/20 ") })
+            let questionLine = try #require(driver.lines.last { $0.hasPrefix("quiz: question n=\(number) of=20 ") })
             let truth = try #require(driver.playing)
             askedAt[QuizCard(species: "\(truth.genus) \(truth.species)", sound: .init(truth.soundType)), default: []]
                 .append(number)
             // What a user sees while the question is open: its playback lines and the status.
             let heard = driver.send(
-                .playback(.playing(PlaybackProgress(item: driver.playingItem!, ticket: PlaybackTicket(driver.tickets))))
-            )
-            let shownBefore = driver.lines.drop { !$0.hasPrefix("quiz: question \(number)/20 ") }
+                .playback(
+                    .playing(
+                        PlaybackProgress(
+                            item: driver.playingItem!, ticket: PlaybackTicket(driver.tickets), position: 2.5,
+                            duration: 8.1))))
+            let shownBefore = driver.lines.drop { !$0.hasPrefix("quiz: question n=\(number) of=20 ") }
             for line in Array(shownBefore) + printed(heard) {
-                // The question line offers the English name among the others, as every choice is offered.
-                let offered = line == questionLine ? [] : [truth.englishName]
-                for secret in offered + [truth.scientificName, truth.label, truth.recordist, truth.id] {
+                // The question line offers the names among the others, as every choice is offered.
+                let offered = line == questionLine ? [] : [truth.englishName, truth.scientificName]
+                // Its length and place tell a recording apart too.
+                for secret in offered + [truth.label, truth.recordist, truth.id, "duration=", "8.1", "position="] {
                     #expect(!line.contains(secret), "question \(number) gives away '\(secret)': \(line)")
                 }
             }
             // Choices: the other species of the same genus is always offered (genus first).
             let sibling = deckRecordings.first { $0.genus == truth.genus && $0.species != truth.species }!
             #expect(questionLine.contains(sibling.englishName), "\(questionLine)")
-            #expect(questionLine.matches(of: /[\s=][1-4]:/).count == 4, "\(questionLine)")
+            #expect(questionLine.matches(of: /\{"n":[1-4],"en":"[^"]+","sci":"[^"]+"\}/).count == 4, "\(questionLine)")
             // Right on two questions of three; wrong on the third, naming the sibling.
             let right = number % 3 != 0
             let answer = right ? truth.englishName : sibling.englishName
             let answered = printed(driver.send(typed(answer)))
             let verdict = try #require(answered.first { $0.hasPrefix("quiz: answer ") })
-            #expect(verdict.hasPrefix("quiz: answer \(right ? "right" : "wrong") species=\"\(truth.scientificName)\""))
-            #expect(verdict.contains("xc=\(truth.label)") && verdict.contains("licence=\"CC BY 4.0\""))
+            #expect(
+                verdict.hasPrefix(
+                    "quiz: answer \(right ? "right" : "wrong") id=\"\(truth.label)\" species=\"\(truth.scientificName)\""
+                ))
+            #expect(verdict.contains("licence=\"CC BY 4.0\""))
+            #expect(answered.last == "quiz: waiting answered=\(number) of=20")
             if right { rightAnswers += 1 }
+            _ = driver.send(typed(number % 2 == 0 ? "next" : ""))
         }
-        #expect(driver.lines.last == "quiz: score \(rightAnswers)/20")
+        #expect(driver.lines.last == "quiz: score right=\(rightAnswers) asked=20")
         #expect(driver.kept.count == 20)
         #expect(driver.kept.filter(\.right).count == rightAnswers)
 
@@ -213,8 +224,13 @@ struct QuizSessionTests {
         let truth = try #require(driver.playing)
         let typo = String(truth.englishName.dropLast())
         #expect(printed(driver.send(typed(typo))).first?.hasPrefix("quiz: answer right") == true)
+        #expect(
+            printed(driver.send(typed("2"))) == [
+                #"error: "question 1 is answered: next (or Enter) asks the next one, replay hears it again under its name""#
+            ])
+        _ = driver.send(typed("next"))
         #expect(printed(driver.send(typed("skip"))).first?.hasSuffix(" skipped") == true)
-        #expect(printed(driver.send(typed("quiz stop"))) == ["quiz: score 1/2"])
+        #expect(printed(driver.send(typed("quiz stop"))) == ["quiz: score right=1 asked=2"])
         #expect(printed(driver.send(typed("2"))) == [#"error: "unknown command '2'; type help for the commands""#])
     }
 
@@ -246,7 +262,7 @@ struct QuizSessionTests {
             )
         else { return }
         let asked = driver.send(.quizDeck(id: id, .success(deckRecordings)))
-        #expect(driver.lines.contains("quiz: question 1/2 mode=sono pictures=3"))
+        #expect(driver.lines.contains("quiz: question n=1 of=2 mode=sono pictures=3"))
         guard
             case .drawQuizPictures(let picturesID, let pictures)? = asked.first(where: {
                 if case .drawQuizPictures = $0 { true } else { false }
@@ -259,7 +275,7 @@ struct QuizSessionTests {
         #expect(pictures.count == 3)
         #expect(pictures.map(\.item.label) == ["quiz-1-1", "quiz-1-2", "quiz-1-3"])
         #expect(
-            pictures.allSatisfy { $0.shape.maxFrequency == 12_000 && $0.shape.window == TimeSpan(start: 0, end: 8) })
+            pictures.allSatisfy { $0.shape.maxFrequency == 12_000 && $0.shape.window == TimeSpan(start: 0, end: 10) })
         let heard = try #require(pictures.firstIndex { $0.item.location == truth.playItem!.location })
         // The pictures are of three different species.
         let species = pictures.map { picture in
@@ -274,7 +290,7 @@ struct QuizSessionTests {
         let shown = printed(driver.send(.quizPictures(id: picturesID, .success([picture, picture, picture]))))
         #expect(
             shown.filter { $0.hasPrefix("quiz: picture ") } == [
-                "quiz: picture 1", "quiz: picture 2", "quiz: picture 3",
+                "quiz: picture n=1", "quiz: picture n=2", "quiz: picture n=3",
             ])
         let before = shown.prefix { !$0.hasPrefix("quiz: answer ") }
         #expect(before.count == 3 + 3 * 16)
@@ -295,12 +311,12 @@ struct QuizSessionTests {
         let reason = "the quiz store /x/quiz.sqlite cannot open: it is damaged (file is not a database)"
         let loaded = printed(machine.handle(.answered(.quiz(.loaded(QuizProgress(), now: now, refusal: reason)))))
         #expect(loaded.first == "error: \"\(reason); the quiz goes on without keeping answers\"")
-        #expect(loaded.contains { $0.hasPrefix("quiz: question 1/2") })
+        #expect(loaded.contains { $0.hasPrefix("quiz: question n=1 of=2") })
         let memory = SpacedRepetition.review(nil, grade: .good, at: now)
         _ = machine.handle(.answered(.started(PlaybackTicket(1), deckRecordings[0], forQueue: false)))
         _ = machine.handle(typed("skip"))
-        let next = printed(machine.handle(.answered(.quiz(.kept(memory, now: now, refusal: reason)))))
-        #expect(next.allSatisfy { !$0.hasPrefix("error:") }, "said once: \(next)")
-        #expect(next.contains { $0.hasPrefix("quiz: question 2/2") })
+        let kept = printed(machine.handle(.answered(.quiz(.kept(memory, now: now, refusal: reason)))))
+        #expect(kept == ["quiz: waiting answered=1 of=2"], "said once: \(kept)")
+        #expect(printed(machine.handle(typed(""))).contains { $0.hasPrefix("quiz: question n=2 of=2") })
     }
 }

@@ -67,8 +67,8 @@ private func startServer() async throws -> LoopbackServer {
 
 /// Every secret of the recording each question played: its names, number and recordist.
 private func secrets(forAnswer line: String) -> [String] {
-    // `quiz: answer right species="Sylvia borin" en="Garden Warbler" xc=XC810011 rec="Recordist 810011" …`
-    let fields = ["species=\"", "en=\"", "xc=", "rec=\""].compactMap { key -> String? in
+    // `quiz: answer right id="XC810011" species="Sylvia borin" en="Garden Warbler" rec="Recordist 810011" …`
+    let fields = ["species=\"", "en=\"", "id=\"", "rec=\""].compactMap { key -> String? in
         guard let range = line.range(of: key) else { return nil }
         let rest = line[range.upperBound...]
         return String(rest.prefix { $0 != "\"" && $0 != " " })
@@ -78,13 +78,18 @@ private func secrets(forAnswer line: String) -> [String] {
 
 @Suite("The quiz in a pipe", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"))
 struct QuizPipeTests {
-    @Test("20 questions over a two-page deck: nothing names a recording before its answer; the score and stats last")
+    @Test(
+        "20 questions over a two-page deck, each after next or Enter: nothing names or times a recording before its answer"
+    )
     func twentyQuestions() async throws {
         let home = QuizHome()
         defer { home.remove() }
         let server = try await startServer()
         defer { Task { await server.shutdown() } }
-        let answers = (1...20).map { String($0 % 4 + 1) }
+        // Each answer, then `next` or an empty line for the next question.
+        let answers: [String] = (1...20).flatMap { number -> [String] in
+            [String(number % 4 + 1), number % 2 == 0 ? "next" : ""]
+        }
         let run = try await runChirper(
             ["--api-url", server.baseURL + "/api/3/recordings", "--output", "null"],
             input: ["quiz gen:sylvia --seed 4"] + answers + ["quiz stats", "quit"], environment: home.environment)
@@ -100,9 +105,10 @@ struct QuizPipeTests {
             guard line.hasPrefix("quiz: answer "), let open = question else { continue }
             let (species, english) = (secrets(forAnswer: line)[0], secrets(forAnswer: line)[1])
             for shown in lines[open..<index] {
+                // Its length and place in its recording tell a recording apart too.
                 let named =
-                    [species, secrets(forAnswer: line)[2], secrets(forAnswer: line)[3]]
-                    + (shown.hasPrefix("quiz: question ") ? [] : [english])
+                    [secrets(forAnswer: line)[2], secrets(forAnswer: line)[3], "duration=", "position="]
+                    + (shown.hasPrefix("quiz: question ") ? [] : [species, english])
                 for secret in named {
                     #expect(!shown.contains(secret), "'\(secret)' shown before the answer: \(shown)")
                 }
@@ -111,8 +117,10 @@ struct QuizPipeTests {
         }
         let verdicts = run.lines("quiz: answer ")
         #expect(verdicts.count == 20)
+        #expect(run.lines("quiz: waiting ").count == 20)
+        #expect(run.lines("playback: playing quiz-").allSatisfy { $0.contains(" elapsed=") }, "\(run.stdout)")
         let right = verdicts.filter { $0.hasPrefix("quiz: answer right") }.count
-        #expect(run.lines("quiz: score ") == ["quiz: score \(right)/20"])
+        #expect(run.lines("quiz: score ") == ["quiz: score right=\(right) asked=20"])
         #expect(run.lines("quiz: stats ").first?.hasPrefix("quiz: stats answered=20 right=\(right) due=") == true)
 
         // A new program: the progress is still there.
@@ -131,7 +139,7 @@ struct QuizPipeTests {
         let session = try ChirperSession(
             ["--api-url", server.baseURL + "/api/3/recordings", "--output", "null"], environment: environment)
         defer { session.kill() }
-        try await session.run(["quiz gen:sylvia --questions 500 --seed 9"], marker: "kill-mark-0")
+        try await session.run(["quiz gen:sylvia --questions 500 --seed 9 --auto"], marker: "kill-mark-0")
         for round in 1...6 {
             try await session.run((1...10).map { String(($0 + round) % 4 + 1) }, marker: "kill-mark-\(round)")
         }
@@ -163,7 +171,7 @@ struct QuizPipeTests {
         #expect(save.lines("save: done").first?.hasPrefix("save: done saved=4") == true, "\(save.stdout)")
         let quiz = try await runChirper(
             ["--api-url", url + "/api/3/recordings", "--output", "null"],
-            input: ["quiz saved --questions 3 --seed 1", "1", "2", "1", "quit"], environment: home.environment)
+            input: ["quiz saved --questions 3 --seed 1", "1", "", "2", "", "1", "quit"], environment: home.environment)
         #expect(quiz.lines("quiz: deck ") == [#"quiz: deck name="saved" species=2 recordings=4 cards=4"#])
         #expect(quiz.lines("quiz: answer ").count == 3)
         #expect(quiz.lines("playback: failed").isEmpty, "\(quiz.stdout)")

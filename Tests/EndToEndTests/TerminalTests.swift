@@ -372,7 +372,7 @@ private func startLongPlayback(_ session: PTYSession) async throws {
 }
 
 /// The client side of the private PulseAudio server.
-private func pulseEnvironment(_ pulse: PulseHarness) -> [String: String] {
+func pulseEnvironment(_ pulse: PulseHarness) -> [String: String] {
     pulse.environment.filter { $0.key.hasPrefix("PULSE_") }
 }
 
