@@ -40,9 +40,9 @@ func withClient(
     handler: @escaping LoopbackServer.Handler,
     _ body: (XenoCantoClient<RecordingClock>, LoopbackServer, RecordingClock) async throws -> Void
 ) async throws {
-    // The program's own client, trusting the run's CA over HTTPS.
+    // The program's own clients (redirects followed a hop at a time), trusting the run's CA over HTTPS.
     let http = HTTPClients.streaming(
-        trust: TLSTrust(base: .system, caFiles: transport == .https ? [Transport.caFile] : []))
+        trust: TLSTrust(base: .system, caFiles: transport == .https ? [Transport.caFile] : []), rules: .direct)
     let clock = RecordingClock()
     do {
         try await LoopbackServer.with(tls: transport.tls, handler: handler) { server in
@@ -53,14 +53,14 @@ func withClient(
                 maxRetries: maxRetries,
                 maxReplyBytes: maxReplyBytes
             )
-            let client = XenoCantoClient(configuration: configuration, httpClient: http, clock: clock)
+            let client = XenoCantoClient(configuration: configuration, routes: http, clock: clock)
             try await body(client, server, clock)
         }
     } catch {
-        try await http.shutdown()
+        await http.shutdown()
         throw error
     }
-    try await http.shutdown()
+    await http.shutdown()
 }
 
 /// The error a fetch of page 1 fails with.
