@@ -133,6 +133,31 @@ struct ProxyTests {
         await audioHost.shutdown()
     }
 
+    @Test("a play whose audio host the proxy will not reach fails in one line naming the proxy; the search stays")
+    func playRefused() async throws {
+        let tls = try LoopbackTLS.make()
+        let ca = try tls.writeCA()
+        defer { try? FileManager.default.removeItem(atPath: ca) }
+        // The API by its address, in NO_PROXY; the file URL by the name `localhost`, through the proxy.
+        let server = try await xenoCanto(
+            tls: tls, file: { $0.replacingOccurrences(of: "127.0.0.1", with: "localhost") + "/file" })
+        let proxy = try await LoopbackProxy.start { _ in .status(403) }
+        let result = try await run(
+            server.baseURL, ca: ca, ["search wren", "play 1", "wait", "list"],
+            environment: ["HTTPS_PROXY": proxy.address, "NO_PROXY": "127.0.0.1"])
+        #expect(result.lines("list: populated rows=1").count == 2, "found, then listed again after the failure")
+        #expect(
+            result.lines("playback: failed")
+                == [
+                    #"playback: failed XC4711 reason="the proxy \#(proxy.address) (HTTPS_PROXY) would not open a connection to localhost; check that the proxy lets it through, or add localhost to NO_PROXY to go direct""#
+                ], "\(result.stdout)")
+        #expect(proxy.requests.map(\.target) == ["localhost:\(server.port)"], "tried once: not a drop to retry")
+        #expect(server.requests.map(\.path) == ["/api/3/recordings"])
+        #expect(result.lines("row: n=1").count == 2)
+        await proxy.shutdown()
+        await server.shutdown()
+    }
+
     @Test("the proxy's credentials are sent as basic authorization and never printed; a 407 says what to do")
     func credentials() async throws {
         let tls = try LoopbackTLS.make()
