@@ -34,15 +34,19 @@ public enum HTTPClients {
         make(trust: trust, read: .seconds(30), proxy: nil, followRedirects: true)
     }
 
-    /// The streaming clients (see `streaming`) for each proxy decision `rules` make; the routes follow
-    /// redirects a hop at a time, each by its own host's rule.
+    /// The streaming clients (see `streaming`) for each proxy decision `rules` make. With a proxy the routes
+    /// follow redirects a hop at a time, each by its own host's rule; without one the client follows them on
+    /// its event loop, as it always did (no hop waits for a task to be scheduled).
     public static func streaming(trust: TLSTrust, rules: ProxyRules) -> HTTPRoutes {
-        HTTPRoutes(rules: rules) { make(trust: trust, read: nil, proxy: $0, followRedirects: false) }
+        HTTPRoutes(rules: rules) { make(trust: trust, read: nil, proxy: $0, followRedirects: !rules.anyProxy) }
     }
 
-    /// The downloading clients (see `downloading`) for each proxy decision `rules` make.
+    /// The downloading clients (see `downloading`) for each proxy decision `rules` make (redirects as in
+    /// `streaming(trust:rules:)`).
     public static func downloading(trust: TLSTrust, rules: ProxyRules) -> HTTPRoutes {
-        HTTPRoutes(rules: rules) { make(trust: trust, read: .seconds(30), proxy: $0, followRedirects: false) }
+        HTTPRoutes(rules: rules) {
+            make(trust: trust, read: .seconds(30), proxy: $0, followRedirects: !rules.anyProxy)
+        }
     }
 
     private static func make(

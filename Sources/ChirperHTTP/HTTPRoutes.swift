@@ -5,8 +5,8 @@ import NIOHTTP1
 /// Which HTTP client carries a request to a URL: AsyncHTTPClient's proxy is a setting of the whole client,
 /// and `NO_PROXY` depends on the host asked for, so there is a client per proxy decision (one going direct,
 /// one through each proxy the rules name), all made at once (a client opens no connection until asked).
-/// Redirects are followed here, a hop at a time, so that a redirect to another host follows that host's rule
-/// (xeno-canto's `file` URLs redirect).
+/// With a proxy, redirects are followed here, a hop at a time, so that a redirect to another host follows that
+/// host's rule (xeno-canto's `file` URLs redirect); a client that follows them itself hands back none.
 public final class HTTPRoutes: Sendable {
     /// The client for a request, and the proxy it goes through (named in failures).
     public struct Route: Sendable {
@@ -26,8 +26,8 @@ public final class HTTPRoutes: Sendable {
         self.owned = false
     }
 
-    /// Requests through clients `make` builds, one per proxy `rules` name and one direct (nil). `make`'s
-    /// clients must not follow redirects themselves.
+    /// Requests through clients `make` builds, one per proxy `rules` name and one direct (nil). When `rules`
+    /// name a proxy, `make`'s clients must not follow redirects themselves.
     public init(rules: ProxyRules, make: (ProxyServer?) -> HTTPClient) {
         self.rules = rules
         let decisions = Set<ProxyServer?>([nil, rules.https, rules.http])

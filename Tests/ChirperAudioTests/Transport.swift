@@ -4,8 +4,8 @@ import ChirperHTTP
 import ChirperTestSupport
 
 extension Transport {
-    /// The HTTP clients the player streams with: the program's own set-up (redirects followed a hop at a time,
-    /// each by its host's proxy rule; none here), trusting the run's CA over HTTPS.
+    /// The HTTP clients the player streams with: the program's own set-up (no proxy), trusting the run's CA over
+    /// HTTPS.
     var routes: HTTPRoutes { self == .https ? Self.trustingRoutes : Self.plainRoutes }
 
     var sources: ByteSources { .live(routes: routes) }
