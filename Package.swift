@@ -192,6 +192,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ChirperHTTPTests",
+            dependencies: [
+                "ChirperHTTP", "ChirperTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ChirperAudioTests",
             dependencies: [
                 "ChirperAudio", "ChirperCore", "ChirperHTTP", "ChirperTestSupport",

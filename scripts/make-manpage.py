@@ -136,6 +136,13 @@ def main():
         ".TP", "XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME",
         "Where the play cache, the saved recordings and the quiz store, and the history are kept.",
         ".TP", "NO_COLOR", "No colours.",
+        ".TP", "SSL_CERT_FILE, SSL_CERT_DIR",
+        "The certificate authorities trusted instead of the system's.",
+        ".TP", "https_proxy, HTTPS_PROXY, http_proxy, all_proxy, ALL_PROXY",
+        "The HTTP proxy (http://[USER:PASSWORD@]HOST[:PORT]) for https URLs, for http URLs (lowercase only), "
+        "and for either; the lowercase name wins. Requests go through it in CONNECT tunnels.",
+        ".TP", "no_proxy, NO_PROXY",
+        "The hosts reached directly: names (and the names under them), addresses, networks, * for all.",
         ".SH SEE ALSO",
         "mpg123(1), playerctl(1)",
     ]

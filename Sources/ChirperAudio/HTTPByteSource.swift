@@ -6,21 +6,27 @@ import NIOCore
 import NIOHTTP1
 
 /// Streams a recording over HTTP(S) with AsyncHTTPClient: the body arrives chunk by chunk with
-/// back-pressure, redirects are followed (xeno-canto's `file` URLs redirect), and a read can start at a byte
-/// offset with `Range: bytes=N-` (a server that ignores it and sends the whole body is handled by skipping).
+/// back-pressure, redirects are followed (xeno-canto's `file` URLs redirect; each hop through its host's
+/// proxy or direct, `HTTPRoutes`), and a read can start at a byte offset with `Range: bytes=N-` (a server that
+/// ignores it and sends the whole body is handled by skipping).
 public struct HTTPByteSource: ByteSource {
     public let url: String
     /// A dropped connection is resumed with `Range: bytes=N-`.
     public var canResume: Bool { true }
-    private let client: HTTPClient
+    private let routes: HTTPRoutes
     /// Time allowed until the response head arrives (the body has its own stall timeout in the player).
     private let headTimeout: TimeAmount
 
     /// Checks the URL: only `http` and `https` are accepted.
     public init(url: String, client: HTTPClient = .shared, headTimeout: TimeAmount = .seconds(30)) throws {
+        try self.init(url: url, routes: HTTPRoutes(client: client), headTimeout: headTimeout)
+    }
+
+    /// Checks the URL; each request (and each redirect) goes through the client `routes` picks for its host.
+    public init(url: String, routes: HTTPRoutes, headTimeout: TimeAmount = .seconds(30)) throws {
         try Self.validate(url)
         self.url = url
-        self.client = client
+        self.routes = routes
         self.headTimeout = headTimeout
     }
 
@@ -47,8 +53,9 @@ public struct HTTPByteSource: ByteSource {
             request.headers.add(name: "Range", value: "bytes=\(offset)-")
         }
         let response: HTTPClientResponse
+        let arrivedFrom: String
         do {
-            response = try await client.execute(request, timeout: headTimeout)
+            (response, arrivedFrom) = try await routes.execute(request, deadline: .now() + headTimeout)
         } catch {
             throw Self.translate(error, url: url)
         }
@@ -76,7 +83,7 @@ public struct HTTPByteSource: ByteSource {
         let ignored = response.status.code == 200 && offset > 0
         let bodyLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         return HTTPByteReader(
-            body: response.body, url: url, skip: skip, totalLength: total, bodyLength: bodyLength,
+            body: response.body, url: arrivedFrom, skip: skip, totalLength: total, bodyLength: bodyLength,
             rangeIgnored: ignored)
     }
 
@@ -85,11 +92,14 @@ public struct HTTPByteSource: ByteSource {
     static func translate(_ error: any Error, url: String) -> any Error {
         if error is CancellationError || error is ByteSourceError { return error }
         let failure = TransportFailure(error)
-        let host = URLComponents(string: url)?.host ?? "the server"
+        let routed = error as? RouteFailure
+        let host = routed?.host ?? URLComponents(string: url)?.host ?? "the server"
+        let line = failure.message(host: host, proxy: routed?.proxy)
         switch failure {
         case .cancelled: return CancellationError()
-        case _ where !failure.isTransient: return ByteSourceError.refused(failure.message(host: host))
-        default: return ByteSourceError.network(failure.message(host: host))
+        // A proxy that cannot be reached or refuses is a setting to change, not a drop to retry: its whole line.
+        case _ where !failure.isTransient || failure.concernsProxy(routed?.proxy): return ByteSourceError.refused(line)
+        default: return ByteSourceError.network(line)
         }
     }
 }

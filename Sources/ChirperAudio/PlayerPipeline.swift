@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChirperCore
+import ChirperHTTP
 
 /// The player's pipeline task: one track's feed from the source to the sink.
 extension Player {
@@ -85,9 +86,15 @@ extension Player {
 extension ByteSources {
     /// HTTP(S) through AsyncHTTPClient (only http and https URLs), local paths from the file system.
     public static func live(httpClient: HTTPClient = .shared) -> ByteSources {
+        live(routes: HTTPRoutes(client: httpClient))
+    }
+
+    /// HTTP(S) through the client `routes` picks for each host (its proxy, or direct), local paths from the
+    /// file system.
+    public static func live(routes: HTTPRoutes) -> ByteSources {
         ByteSources { location in
             switch location {
-            case .remote(let url): try HTTPByteSource(url: url, client: httpClient)
+            case .remote(let url): try HTTPByteSource(url: url, routes: routes)
             case .local(let path): FileByteSource(path: path)
             }
         }

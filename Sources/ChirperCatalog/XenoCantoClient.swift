@@ -63,7 +63,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
     public var defaultPerPage: Int { 50 }
     public var exampleSearch: String { "en:wren" }
 
-    private let http: HTTPClient
+    private let routes: HTTPRoutes
     private let clock: C
     private let gate: RequestGate<C>
 
@@ -73,9 +73,14 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         await gate.run {}
     }
 
-    public init(configuration: XenoCantoConfiguration, httpClient: HTTPClient, clock: C) {
+    public convenience init(configuration: XenoCantoConfiguration, httpClient: HTTPClient, clock: C) {
+        self.init(configuration: configuration, routes: HTTPRoutes(client: httpClient), clock: clock)
+    }
+
+    /// Each request (and each redirect) goes through the client `routes` picks for its host.
+    public init(configuration: XenoCantoConfiguration, routes: HTTPRoutes, clock: C) {
         self.configuration = configuration
-        self.http = httpClient
+        self.routes = routes
         self.clock = clock
         self.gate = RequestGate(clock: clock, interval: configuration.minimumInterval)
     }
@@ -163,7 +168,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         let response: HTTPClient.Response
         do {
             response = try await fetch(url: url)
-        } catch is ResponseAccumulator.ResponseTooBigError {
+        } catch let failure as RouteFailure where failure.error is ResponseAccumulator.ResponseTooBigError {
             return .failed(
                 ListError(
                     .badReply,
@@ -191,19 +196,35 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
         }
     }
 
-    /// The whole reply, read within `requestTimeout` of sending. The client's deadline covers the whole
-    /// request, head and body, and is kept on the event loop: whether a reply came in time is decided where
-    /// its bytes arrive, however late this task runs (a deadline raced here against the body let a stalled
-    /// reply through, or timed out a prompt one, when the task was held up behind others).
+    /// The whole reply, read within `requestTimeout` of sending, after any redirects (each hop through its
+    /// host's route). The client's deadline covers the whole request, head and body, and is kept on the event
+    /// loop: whether a reply came in time is decided where its bytes arrive, however late this task runs (a
+    /// deadline raced here against the body let a stalled reply through, or timed out a prompt one, when the
+    /// task was held up behind others). A failure comes as a `RouteFailure`.
     private func fetch(url: String) async throws -> HTTPClient.Response {
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
+        var trail = RedirectTrail(url: url)
+        while true {
+            let route = routes.route(for: trail.url)
+            do {
+                let response = try await fetch(url: trail.url, client: route.client, deadline: deadline)
+                let location = response.headers.first(name: "Location")
+                guard try trail.follow(status: Int(response.status.code), location: location) else { return response }
+            } catch {
+                throw RouteFailure(error, url: trail.url, proxy: route.proxy)
+            }
+        }
+    }
+
+    private func fetch(url: String, client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClient.Response {
         let request = try HTTPClient.Request(
             url: url,
             headers: ["Accept": "application/json", "User-Agent": "chirper-play/\(ChirperVersion.current)"]
         )
-        let task = http.execute(
+        let task = client.execute(
             request: request,
             delegate: ResponseAccumulator(request: request, maxBodySize: configuration.maxReplyBytes),
-            deadline: NIODeadline.now() + .nanoseconds(Int64(configuration.requestTimeout.nanoseconds))
+            deadline: deadline
         )
         return try await withTaskCancellationHandler {
             try await task.get()
@@ -241,9 +262,14 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
 
     /// A failure to get a reply, through the transport funnel, with what to do about it here.
     private func describe(_ error: any Error) -> ListError {
-        let host = URLComponents(string: configuration.apiURL)?.host ?? "the server"
+        let routed = error as? RouteFailure
+        let host = routed?.host ?? URLComponents(string: configuration.apiURL)?.host ?? "the server"
         let failure = TransportFailure(error)
-        let what = failure.message(host: host)
+        let what = failure.message(host: host, proxy: routed?.proxy)
+        if failure.concernsProxy(routed?.proxy) {
+            // Whole, naming the proxy and its fix.
+            return ListError(.network, what)
+        }
         switch failure {
         case .timedOut(connecting: false):
             return ListError(
@@ -258,7 +284,7 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
             return ListError(.network, "\(what); check --api-url")
         case .refused, .unknownHost:
             return ListError(.network, "\(what); check your connection or --api-url")
-        case .untrustedCertificate, .wrongHost, .tls:
+        case .untrustedCertificate, .wrongHost, .tls, .proxyAuthentication, .proxyRefusedTunnel, .proxyTimedOut:
             // Whole, with its own fix.
             return ListError(.network, what)
         case .cancelled:
@@ -294,6 +320,10 @@ public final class XenoCantoClient<C: Clock>: RecordingSource where C.Duration =
 extension XenoCantoClient where C == ContinuousClock {
     public convenience init(configuration: XenoCantoConfiguration, httpClient: HTTPClient) {
         self.init(configuration: configuration, httpClient: httpClient, clock: ContinuousClock())
+    }
+
+    public convenience init(configuration: XenoCantoConfiguration, routes: HTTPRoutes) {
+        self.init(configuration: configuration, routes: routes, clock: ContinuousClock())
     }
 }
 

@@ -6,6 +6,7 @@ public enum LaunchHelp {
     public static let discussion =
         "With no API key, chirper-play uses its offline demo catalog of synthetic sounds. Give a key with "
         + "--api-key or XENO_CANTO_API_KEY (get one at https://xeno-canto.org/account) to search xeno-canto. "
+        + "Behind a proxy it reads HTTPS_PROXY, ALL_PROXY and NO_PROXY as curl does. "
         + "Type help at the prompt for the commands. In a pipe it reads commands from standard input and "
         + "writes one stable line per state change (see the README)."
     public static let usage = "Usage: chirper-play <options>\n  See 'chirper-play --help' for more information."

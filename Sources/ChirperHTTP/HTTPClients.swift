@@ -24,25 +24,41 @@ public enum HTTPClients {
     /// stops sending is caught by the player's stall watchdog, and each search has its own deadline
     /// (`XenoCantoConfiguration.requestTimeout`).
     public static func streaming(trust: TLSTrust) -> HTTPClient {
-        // Not `connectionPool.preWarmedHTTP1ConnectionCount`: with AsyncHTTPClient 1.37 a `play` after a
-        // stopped one waited on the pool until its 30 s head timeout.
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: trust.tlsConfiguration,
-            redirectConfiguration: .follow(max: 10, allowCycles: false),
-            timeout: .init(connect: .seconds(15), read: nil)
-        )
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        make(trust: trust, read: nil, proxy: nil, followRedirects: true)
     }
 
     /// The client for `save`: a save reads as fast as the server sends, so a 30 s read timeout catches a
     /// stall.
     public static func downloading(trust: TLSTrust) -> HTTPClient {
+        make(trust: trust, read: .seconds(30), proxy: nil, followRedirects: true)
+    }
+
+    /// The streaming clients (see `streaming`) for each proxy decision `rules` make. With a proxy the routes
+    /// follow redirects a hop at a time, each by its own host's rule; without one the client follows them on
+    /// its event loop, as it always did (no hop waits for a task to be scheduled).
+    public static func streaming(trust: TLSTrust, rules: ProxyRules) -> HTTPRoutes {
+        HTTPRoutes(rules: rules) { make(trust: trust, read: nil, proxy: $0, followRedirects: !rules.anyProxy) }
+    }
+
+    /// The downloading clients (see `downloading`) for each proxy decision `rules` make (redirects as in
+    /// `streaming(trust:rules:)`).
+    public static func downloading(trust: TLSTrust, rules: ProxyRules) -> HTTPRoutes {
+        HTTPRoutes(rules: rules) {
+            make(trust: trust, read: .seconds(30), proxy: $0, followRedirects: !rules.anyProxy)
+        }
+    }
+
+    private static func make(
+        trust: TLSTrust, read: TimeAmount?, proxy: ProxyServer?, followRedirects: Bool
+    ) -> HTTPClient {
+        // Not `connectionPool.preWarmedHTTP1ConnectionCount`: with AsyncHTTPClient 1.37 a `play` after a
+        // stopped one waited on the pool until its 30 s head timeout.
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: trust.tlsConfiguration,
-            redirectConfiguration: .follow(max: 10, allowCycles: false),
-            timeout: .init(connect: .seconds(15), read: .seconds(30))
+            redirectConfiguration: followRedirects ? .follow(max: RedirectTrail.limit, allowCycles: false) : .disallow,
+            timeout: .init(connect: .seconds(15), read: read)
         )
+        configuration.proxy = proxy?.configuration
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

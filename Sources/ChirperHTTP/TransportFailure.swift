@@ -26,10 +26,20 @@ public enum TransportFailure: Equatable, Sendable {
     case unknownHost
     case tooManyRedirects
     case cancelled
+    /// The proxy answered 407: it wants a user name and password, or refused those it was given.
+    case proxyAuthentication
+    /// The proxy would not open a tunnel to the host (any answer to `CONNECT` but 2xx and 407).
+    case proxyRefusedTunnel
+    /// The proxy did not answer the tunnel's `CONNECT` in time.
+    case proxyTimedOut
     /// Anything else, described as the library did (cut to a line).
     case other(String)
 
     public init(_ error: any Error) {
+        if let routed = error as? RouteFailure {
+            self.init(routed.error)
+            return
+        }
         if error is CancellationError {
             self = .cancelled
             return
@@ -41,6 +51,9 @@ public enum TransportFailure: Equatable, Sendable {
             case .connectTimeout: self = .timedOut(connecting: true)
             case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown: self = .dropped
             case .redirectLimitReached, .redirectCycleDetected: self = .tooManyRedirects
+            case .proxyAuthenticationRequired: self = .proxyAuthentication
+            case .invalidProxyResponse: self = .proxyRefusedTunnel
+            case .httpProxyHandshakeTimeout: self = .proxyTimedOut
             default: self = Self.described(error)
             }
             return
@@ -88,8 +101,47 @@ public enum TransportFailure: Equatable, Sendable {
     /// Worth trying again by itself (a reconnect): not a certificate to fix, nor a cancelled request.
     public var isTransient: Bool {
         switch self {
-        case .untrustedCertificate, .wrongHost, .tls, .cancelled, .tooManyRedirects: false
-        case .dropped, .timedOut, .refused, .unknownHost, .other: true
+        case .untrustedCertificate, .wrongHost, .tls, .cancelled, .tooManyRedirects, .proxyAuthentication,
+            .proxyRefusedTunnel:
+            false
+        case .dropped, .timedOut, .refused, .unknownHost, .other, .proxyTimedOut: true
+        }
+    }
+
+    /// Whether, through `proxy`, this is about the proxy itself (it cannot be reached, or it refused) rather
+    /// than about the host: its line names the proxy and its variable, and says the whole fix.
+    public func concernsProxy(_ proxy: ProxyServer?) -> Bool {
+        guard proxy != nil else { return false }
+        switch self {
+        case .refused, .unknownHost, .timedOut(connecting: true), .proxyAuthentication, .proxyRefusedTunnel,
+            .proxyTimedOut:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// One line: what happened with `host` (reached through `proxy`, if any), and what to do. A proxy is named
+    /// by its host and port only, never its user name or password.
+    public func message(host: String, proxy: ProxyServer?) -> String {
+        guard let proxy, concernsProxy(proxy) else { return message(host: host) }
+        let named = "the proxy \(proxy.address) (\(proxy.variable))"
+        switch self {
+        case .refused:
+            return "could not connect to \(named): connection refused; check \(proxy.variable), "
+                + "or add \(host) to NO_PROXY to go direct"
+        case .unknownHost:
+            return "could not find \(named): its name does not resolve; check \(proxy.variable)"
+        case .proxyAuthentication where proxy.hasCredentials:
+            return "\(named) refused its user name and password (HTTP 407); check them in \(proxy.variable)"
+        case .proxyAuthentication:
+            return "\(named) asks for a user name and password (HTTP 407); give them in \(proxy.variable) "
+                + "as http://USER:PASSWORD@\(proxy.address)"
+        case .proxyRefusedTunnel:
+            return "\(named) would not open a connection to \(host); check that the proxy lets it through, "
+                + "or add \(host) to NO_PROXY to go direct"
+        default:
+            return "could not reach \(named) in time; check \(proxy.variable) and your connection"
         }
     }
 
@@ -116,6 +168,12 @@ public enum TransportFailure: Equatable, Sendable {
             return "\(host) redirected too many times"
         case .cancelled:
             return "the request was cancelled"
+        case .proxyAuthentication:
+            return "a proxy asked for a user name and password (HTTP 407)"
+        case .proxyRefusedTunnel:
+            return "a proxy would not open a connection to \(host)"
+        case .proxyTimedOut:
+            return "a proxy did not answer in time"
         case .other(let detail):
             return "could not talk to \(host) (\(detail))"
         }

@@ -108,10 +108,12 @@ struct ChirperPlay {
         } catch {
             throw LaunchError(error.description)
         }
-        for notice in trustNotices {
+        // Proxy variables (HTTPS_PROXY, NO_PROXY …) that cannot be used are said once, on stderr, as well.
+        let (proxies, proxyNotices) = ProxyRules.resolve(environment: environment)
+        for notice in trustNotices + proxyNotices {
             FileIO.writeAll("chirper-play: \(notice)\n".utf8, to: STDERR_FILENO)
         }
-        let http = HTTPClients.streaming(trust: trust)
+        let http = HTTPClients.streaming(trust: trust, rules: proxies)
         let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
         let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
         let source: any RecordingSource
@@ -128,22 +130,22 @@ struct ChirperPlay {
                 (source, sourceLine) = try Self.source(
                     key: key, apiURL: options.apiURL, catalog: options.catalog, http: http)
             } catch {
-                try? await http.shutdown()
+                await http.shutdown()
                 throw LaunchError(error.description)
             }
         }
         if source is XenoCantoClient<ContinuousClock>, let perPage = options.perPage, perPage < 50 {
-            try? await http.shutdown()
+            await http.shutdown()
             throw LaunchError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
         let choice: OutputChoice
         do {
             choice = try OutputChoice(parsing: options.output)
         } catch {
-            try? await http.shutdown()
+            await http.shutdown()
             throw LaunchError("\(error)")
         }
-        let live = ByteSources.live(httpClient: http)
+        let live = ByteSources.live(routes: http)
         // Cache notices go to the REPL once it exists (the index is read before it is made).
         let notices = NoticeRelay()
         let limit = CacheIndex.parseSize(options.cacheSize) ?? CacheIndex.defaultLimit
@@ -159,10 +161,10 @@ struct ChirperPlay {
         let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
         let client = source as? XenoCantoClient<ContinuousClock>
-        let saveHTTP = HTTPClients.downloading(trust: trust)
+        let saveHTTP = HTTPClients.downloading(trust: trust, rules: proxies)
         let fieldKit = FieldKit(
             saver: RecordingSaver(
-                sources: ByteSources.live(httpClient: saveHTTP), pace: { await client?.waitForTurn() }),
+                sources: ByteSources.live(routes: saveHTTP), pace: { await client?.waitForTurn() }),
             saveDirectory: saveDirectory,
             played: { recording in
                 if case .playable(.remote) = recording.audio { cache?.remember(recording, fetched: Date()) }
@@ -235,8 +237,8 @@ struct ChirperPlay {
         signals.forEach { $0.cancel() }
         // Sidecars and commits still queued are written before the program ends.
         cache?.flush()
-        try? await saveHTTP.shutdown()
-        try? await http.shutdown()
+        await saveHTTP.shutdown()
+        await http.shutdown()
         return status
     }
 
@@ -244,7 +246,7 @@ struct ChirperPlay {
         key: String,
         apiURL: String,
         catalog: String?,
-        http: HTTPClient
+        http: HTTPRoutes
     ) throws(ListError) -> (any RecordingSource, String) {
         if let catalog {
             let offline = try OfflineCatalog(directory: catalog, name: "the catalog in \(catalog)")
@@ -255,7 +257,7 @@ struct ChirperPlay {
         }
         if !key.isEmpty {
             let configuration = XenoCantoConfiguration(apiURL: apiURL, apiKey: key)
-            return (XenoCantoClient(configuration: configuration, httpClient: http), "xeno-canto")
+            return (XenoCantoClient(configuration: configuration, routes: http), "xeno-canto")
         }
         guard let folder = OfflineCatalog.locateDemo() else {
             throw ListError(

@@ -37,12 +37,13 @@ func withClient(
     maxRetries: Int = 3,
     maxReplyBytes: Int = 32 * 1_048_576,
     transport: Transport = .http,
+    proxies: ProxyRules = .direct,
     handler: @escaping LoopbackServer.Handler,
     _ body: (XenoCantoClient<RecordingClock>, LoopbackServer, RecordingClock) async throws -> Void
 ) async throws {
-    // The program's own client, trusting the run's CA over HTTPS.
+    // The program's own clients, trusting the run's CA over HTTPS.
     let http = HTTPClients.streaming(
-        trust: TLSTrust(base: .system, caFiles: transport == .https ? [Transport.caFile] : []))
+        trust: TLSTrust(base: .system, caFiles: transport == .https ? [Transport.caFile] : []), rules: proxies)
     let clock = RecordingClock()
     do {
         try await LoopbackServer.with(tls: transport.tls, handler: handler) { server in
@@ -53,14 +54,14 @@ func withClient(
                 maxRetries: maxRetries,
                 maxReplyBytes: maxReplyBytes
             )
-            let client = XenoCantoClient(configuration: configuration, httpClient: http, clock: clock)
+            let client = XenoCantoClient(configuration: configuration, routes: http, clock: clock)
             try await body(client, server, clock)
         }
     } catch {
-        try await http.shutdown()
+        await http.shutdown()
         throw error
     }
-    try await http.shutdown()
+    await http.shutdown()
 }
 
 /// The error a fetch of page 1 fails with.
@@ -323,6 +324,37 @@ struct XenoCantoClientTests {
             let error = try #require(await failure(of: client))
             #expect(error.message.contains("redirected too many times"))
         }
+    }
+
+    @Test(
+        "behind a proxy, redirects are followed a hop at a time through its tunnels, and a loop still ends in one line",
+        arguments: Transport.allCases)
+    func redirectsThroughProxy(transport: Transport) async throws {
+        let proxy = try await LoopbackProxy.start()
+        let server = ProxyServer(host: "127.0.0.1", port: proxy.port, variable: "ALL_PROXY")
+        let proxies = ProxyRules(https: server, http: server, bypass: ProxyBypass(""))
+        let hops = NIOLockedValueBox(0)
+        try await withClient(
+            transport: transport, proxies: proxies,
+            handler: { request in
+                if request.path == "/loop" || request.query["query"] == "en:loop" {
+                    return .redirect(to: "/loop?hop=\(hops.withLockedValue { $0 += 1; return $0 })")
+                }
+                if request.path == "/api/3/recordings" {
+                    return .redirect(
+                        to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
+                }
+                return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
+            }
+        ) { client, server, _ in
+            let page = try await client.page(query: wren, page: 1, perPage: 50) { _ in }
+            #expect(page.recordings.count == 2)
+            #expect(server.requests.map(\.path) == ["/api/3/recordings", "/mirror/recordings"])
+            #expect(proxy.tunnels >= 1 && proxy.tunnels == server.connectionsAccepted)
+            let looping = try #require(await failure(of: client, query: try SearchQuery.parse("en:loop")))
+            #expect(looping.message.contains("redirected too many times"), "\(looping.message)")
+        }
+        await proxy.shutdown()
     }
 
     @Test("an HTML error page, a 500 and a 200 that is not JSON each give one clear line")

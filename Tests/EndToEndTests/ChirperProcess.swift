@@ -11,6 +11,11 @@ enum ChirperBinary {
 
     static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// The variables that send chirper-play through a proxy (or around one).
+    static let proxyVariables = [
+        "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+    ]
+
     /// A process for the binary with `arguments`, run from the repository's root, in this environment without
     /// an API key, plus `environment`.
     static func process(_ arguments: [String], environment: [String: String]) -> Process {
@@ -19,6 +24,7 @@ enum ChirperBinary {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["XENO_CANTO_API_KEY"] = nil
+        for name in proxyVariables { env[name] = nil }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = packageRoot
@@ -64,6 +70,8 @@ func runChirper(
     var env = ProcessInfo.processInfo.environment
     env["XENO_CANTO_API_KEY"] = nil
     env["NO_COLOR"] = nil
+    // The loopback servers are reached directly, whatever proxy the machine running the tests is behind.
+    for name in ChirperBinary.proxyVariables { env[name] = nil }
     // A fresh play cache and save folder for every run: no run sees another's cached recordings.
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-xdg-\(UUID())")
     defer { try? FileManager.default.removeItem(at: scratch) }
