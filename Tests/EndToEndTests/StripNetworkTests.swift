@@ -72,6 +72,7 @@ struct StripNetworkTests {
         try await session.waitForPrompt()
         session.type("sono on\r")
         try await session.waitForPrompt()
+        let played = session.outputCount
         session.type("play 1\r")
         try await session.waitFor("the status line saying it plays") { $0.lineAboveCursor.contains("▶ playing") }
         // The strip: 8 picture lines, the top gutter naming the top frequency (k┐), the bottom 0 kHz (k┘), and
@@ -82,6 +83,17 @@ struct StripNetworkTests {
             return row >= 10 && rows[row - 10].contains("k┐") && rows[row - 10].contains("▀")
                 && rows[row - 3].contains("k┘") && rows[row - 2].contains("▲")
                 && rows[row - 1].contains("▶ playing")
+        }
+        // The sound is drawn: the half-blocks take many greys of the 256-colour ramp (a blank picture, one).
+        let greys = Set(
+            session.output(after: played).components(separatedBy: "\u{1B}[48;5;").dropFirst().map {
+                $0.prefix { $0 != "m" }
+            })
+        #expect(greys.count >= 4, "the picture's backgrounds: \(greys.sorted())")
+        // Paging with what is heard: the picture grows as the audio is decoded, and its lines are drawn again.
+        let drawn = session.outputCount
+        try await session.waitFor("the picture drawn again as it grows", timeout: .seconds(5)) { _ in
+            session.output(after: drawn).contains("k┐")
         }
         let audioRequests = server.requests.filter { $0.path == "/34430/download" }
         #expect(audioRequests.count == 1, "the recording was asked for \(audioRequests.count) times")
