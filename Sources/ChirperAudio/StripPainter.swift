@@ -35,7 +35,7 @@ extension SonogramReader {
 
 /// The live strip's picture of one play request grown from the audio the player decodes: the pieces heard
 /// before the picture is asked for (from the request's start to its first sound) are held, then fed with
-/// those that follow, a new picture handed on at every half second of audio.
+/// those that follow, a new picture handed on at every second of audio.
 final class StripPainter {
     enum State {
         /// The pieces of the latest request, while its picture is not asked for yet (at most `heldLimit`).
@@ -59,8 +59,9 @@ final class StripPainter {
 
     /// Audio held for a request whose picture is not asked for yet: far more than comes before a first sound.
     static let heldLimit = 30.0
-    /// Audio fed between two pictures.
-    static let pictureEvery = 0.5
+    /// Audio fed between two pictures: the player decodes about two seconds ahead of what is heard (its sink's
+    /// buffer), so the page is drawn ahead of the marker, and a page is drawn again about once a second.
+    static let pictureEvery = 1.0
 
     private(set) var state = State.holding(nil, [], seconds: 0)
     private let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
