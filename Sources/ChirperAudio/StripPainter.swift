@@ -11,6 +11,8 @@ extension SonogramReader {
         picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
     ) async {
         let painter = StripPainter(makeTransform: makeTransform, picture: picture)
+        // However it ends, nothing more is queued for it.
+        defer { work.cancel() }
         while let next = await work.next() {
             switch next {
             case .heard(let piece):

@@ -183,7 +183,11 @@ public actor REPL {
         case .listenStrip:
             let (work, heard, sink) = (Channel<StripWork, Never>(), player.heardAudio(), eventSink)
             stripWork = work
-            stripHearing = Task { while let piece = await heard.next() { work.post(.heard(piece)) } }
+            stripHearing = Task {
+                // Until the painter or this task is gone; then the player hands nothing more here.
+                while let piece = await heard.next(), work.post(.heard(piece)) {}
+                heard.cancel()
+            }
             stripTask = Task { [sonograms] in
                 await sonograms.drawStrip(work) { ticket, result in
                     sink.yield(

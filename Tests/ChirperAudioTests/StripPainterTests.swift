@@ -102,6 +102,31 @@ struct StripPainterTests {
         )
     }
 
+    @Test("a recording on disk is drawn whole from its file at once; what the player decodes of it is not needed")
+    func onDiskDrawnWhole() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/tone.wav"
+        let wav = makeWAV(tone(1, from: 0, seconds: 10).samples, encoding: .signed16, sampleRate: rate, channels: 1)
+        try Data(wav.bytes).write(to: URL(fileURLWithPath: path))
+        let reader = SonogramReader(sources: ByteSources { _ in FileByteSource(path: path) }, pieces: 1)
+        let onDisk = PlayItem(label: "DEMO-1", location: .local(path: path), expectedDuration: 10)
+        let channel = Channel<StripWork, Never>()
+        for piece in [
+            StripWork.heard(tone(1, from: 0, seconds: 1)), .draw(onDisk, PlaybackTicket(1), shape, duration: 10),
+            .heard(tone(1, from: 1, seconds: 1)), .heard(tone(1, from: 2, seconds: 1)),
+        ] {
+            channel.post(piece)
+        }
+        channel.finish()
+        let pictures = Mutex<[Sonogram?]>([])
+        await reader.drawStrip(channel) { _, result in pictures.withLock { $0.append(try? result.get()) } }
+        let drawn = pictures.withLock { $0 }.compactMap { $0 }
+        #expect(drawn.count == 1 && pictures.withLock { $0.count } == 1)
+        #expect(drawn.first.map(drawnColumns) == Array(0..<100), "the whole recording at once")
+        #expect(drawn.first == (try await reader.sonogram(of: onDisk, shape: shape)))
+    }
+
     @Test("the player hands on every frame it decodes, in order, at its place in the recording")
     func playerHandsOnWhatItDecodes() async throws {
         let signal = chirpSignal(frames: 22_050, sampleRate: rate, channels: 2)
