@@ -91,6 +91,8 @@ public final class Player: Sendable {
     let stallElapsed: @Sendable () -> Duration
     let configuration: Configuration
     let locked: NIOLockedValueBox<Locked>
+    /// Those who listen to what the tracks decode (`heardAudio()`).
+    let hearing = HeardAudioRelay()
 
     /// - Parameters:
     ///   - sink: where the sound goes (kept for the session).
@@ -267,6 +269,7 @@ public final class Player: Sendable {
             return Array(locked.subscribers.values)
         }
         for subscriber in subscribers { subscriber.finish() }
+        hearing.finish()
     }
 
     // MARK: - Events and effects

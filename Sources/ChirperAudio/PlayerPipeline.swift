@@ -16,7 +16,7 @@ extension Player {
                     // The feed belongs to this task alone.
                     let feed = TrackFeed(
                         ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
-                        configuration: self.configuration, backoffClock: self.clocks.backoff,
+                        configuration: self.configuration, backoffClock: self.clocks.backoff, hearing: self.hearing,
                         send: { event in self.send(event).action },
                         openOutput: { format, number, continuing in
                             try await self.openOutput(

@@ -35,8 +35,8 @@ public struct SonogramError: UserFacingError, Hashable {
 /// local file is decoded in parallel pieces: `SonogramPieces`). Cancelling the calling task stops it at the next
 /// chunk (`CancellationError`).
 public struct SonogramReader: Sendable {
-    private let sources: ByteSources
-    private let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
+    let sources: ByteSources
+    let makeTransform: @Sendable (Int) throws -> any PowerSpectrumTransform
     private let pieces: Int
 
     /// - Parameter pieces: at most this many pieces of a long recording are decoded at once (1: never split).
@@ -122,7 +122,7 @@ public struct SonogramReader: Sendable {
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         if let stop = error as? SonogramStop { return stop.description }
         if let error = error as? SonogramPiecesError { return error.description }
         return userMessage(for: error)
@@ -130,7 +130,7 @@ public struct SonogramReader: Sendable {
 }
 
 /// Why the reader stopped on its own.
-private enum SonogramStop: Error, CustomStringConvertible {
+enum SonogramStop: Error, CustomStringConvertible {
     case rateChanged(from: Int, to: Int)
     case bandAboveNyquist(low: Double, nyquist: Double)
     case windowPastEnd(start: Double, duration: Double)

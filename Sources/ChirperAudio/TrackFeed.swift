@@ -28,6 +28,8 @@ final class TrackFeed {
     private let pipeline: Pipeline
     private let configuration: Player.Configuration
     private let backoffClock: any Clock<Duration>
+    /// Where what is decoded is handed on, for those who listen (the live strip).
+    private let hearing: HeardAudioRelay
     private let send: Send
     private let openOutput: OpenOutput
 
@@ -68,6 +70,7 @@ final class TrackFeed {
         segment: PlaybackSegment,
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
+        hearing: HeardAudioRelay,
         send: @escaping Send,
         openOutput: @escaping OpenOutput
     ) {
@@ -78,6 +81,7 @@ final class TrackFeed {
         self.held = HeldBytes(limit: source.keepsArrivedBytes ? Self.heldFromDisk : Self.heldFromNetwork)
         self.configuration = configuration
         self.backoffClock = backoffClock
+        self.hearing = hearing
         self.send = send
         self.openOutput = openOutput
         self.decoder = StreamDecoder()
@@ -293,6 +297,7 @@ final class TrackFeed {
                 }
                 let channels = format.channels
                 let frames = samples.count / channels
+                let first = machine.cursor
                 let cut = machine.decoded(frames: frames)
                 if !cut.frames.isEmpty {
                     // Whole batches (the usual case) go on as they are, without a copy.
@@ -301,6 +306,10 @@ final class TrackFeed {
                         ? samples
                         : Array(samples[(cut.frames.lowerBound * channels)..<(cut.frames.upperBound * channels)])
                     machine.keepForLoop(kept)
+                    hearing.hand(
+                        HeardAudio(
+                            ticket: ticket, sampleRate: format.sampleRate, channels: channels,
+                            frame: first + cut.frames.lowerBound, samples: kept))
                     let ahead = arrivedAhead(decodedFrames: machine.cursor)
                     let heard = bandPass != nil ? bandPass!.process(kept) : kept
                     guard try await play(heard, ahead: ahead) == .goOn else { return .repositioned }

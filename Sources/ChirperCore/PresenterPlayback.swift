@@ -172,7 +172,8 @@ extension Presenter {
             // Pages and the marker are laid out in text columns, also over a picture in pixels.
             let grid = canvas == nil ? picture : SonogramRenderer.stripGrid(picture)
             let page = renderer.stripPage(grid, position: progress.position, width: width - 1, lines: strip.lines)
-            let key = StripPictureLines.Key(ticket: progress.ticket, band: strip.band, canvas: canvas, page: page)
+            let key = StripPictureLines.Key(
+                ticket: progress.ticket, band: strip.band, canvas: canvas, page: page, picture: picture)
             if kept?.key != key {
                 if let canvas {
                     let image = SonogramRenderer.stripImage(picture, page: page, cells: grid.columns, canvas: canvas)
@@ -320,6 +321,9 @@ public struct StripPictureLines: Sendable, Hashable {
         var band: FrequencyBand
         var canvas: PixelCanvas?
         var page: SonogramRenderer.StripPage
+        /// The picture the page is cut from: one grown from what was heard since is drawn again. (Compared at
+        /// every tick, it is the same array as the one kept, which compares at once.)
+        var picture: Sonogram
     }
 
     var key: Key

@@ -49,7 +49,12 @@ public final class SonogramAccumulator {
     private var cells: [Float]
     private var secondsPerColumn: Double
     private var framesDone = 0
+    /// The first sample of the next analysis frame's window.
+    private var frameStart: Int
+    /// The sample the next one fed is (it moves back or on where the audio jumps: `feed(_:channels:at:)`).
     private var samplesSeen = 0
+    /// The furthest sample fed.
+    private var samplesReached = 0
     /// The analysis frames a part makes (see `init(part:…)`; the last part's go to `Int.max`); nil for a whole
     /// picture.
     private var partFrames: Range<Int>?
@@ -79,6 +84,7 @@ public final class SonogramAccumulator {
         minFrequency = min(shape.minFrequency, maxFrequency - 1)
         startTime = shape.window?.start ?? 0
         firstSample = max(0, Int(startTime * Double(self.sampleRate)) - size / 2)
+        frameStart = firstSample
         let rate = Double(self.sampleRate)
         lastSample = shape.window.map { Int($0.end * rate) + size / 2 }
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
@@ -126,6 +132,7 @@ public final class SonogramAccumulator {
             windowLength: windowLength, hop: hop)
         framesDone = frames.lowerBound
         samplesSeen = firstSample + frames.lowerBound * self.hop
+        frameStart = samplesSeen
         partFrames = frames
     }
 
@@ -146,14 +153,14 @@ public final class SonogramAccumulator {
 
     /// What a part computed, to hand to the accumulator that merges the parts.
     public var part: SonogramPart {
-        SonogramPart(cells: cells, samplesSeen: samplesSeen, overflowed: overflowed)
+        SonogramPart(cells: cells, samplesSeen: max(samplesSeen, samplesReached), overflowed: overflowed)
     }
 
     /// Takes the analysis frames another part computed (max per cell), and counts the audio it was fed.
     public func merge(_ part: SonogramPart) {
         precondition(part.cells.count == cells.count, "a part of another picture")
         for index in cells.indices { cells[index] = Self.louder(cells[index], part.cells[index]) }
-        samplesSeen = max(samplesSeen, part.samplesSeen)
+        samplesReached = max(samplesReached, part.samplesSeen)
         overflowed = overflowed || part.overflowed
     }
 
@@ -161,12 +168,12 @@ public final class SonogramAccumulator {
     public var storageCount: Int { cells.count + pending.count + spectrum.count + window.count }
 
     /// Seconds of audio fed so far.
-    public var secondsFed: Double { Double(samplesSeen) / Double(sampleRate) }
+    public var secondsFed: Double { Double(max(samplesSeen, samplesReached)) / Double(sampleRate) }
 
     /// The time window is drawn (or a part's frames): what follows need not be decoded.
     public var isComplete: Bool {
         if let partFrames, framesDone >= partFrames.upperBound { return true }
-        return lastSample.map { samplesSeen >= $0 } ?? false
+        return lastSample.map { max(samplesSeen, samplesReached) >= $0 } ?? false
     }
 
     /// Seconds of the picture that hold audio.
@@ -175,8 +182,16 @@ public final class SonogramAccumulator {
         return max(0, end - startTime)
     }
 
-    /// Feeds interleaved 16-bit samples (whole frames of `channels` samples), mixed to mono.
-    public func feed(_ samples: [Int16], channels: Int) {
+    /// Feeds interleaved 16-bit samples (whole frames of `channels` samples), mixed to mono; `frame`: the
+    /// recording frame of the first, when the audio does not follow on from what was fed (what a player decodes
+    /// after a seek). Analysis then starts afresh there; the cells already drawn stay.
+    public func feed(_ samples: [Int16], channels: Int, at frame: Int? = nil) {
+        if let frame, frame != samplesSeen {
+            samplesReached = max(samplesReached, samplesSeen)
+            samplesSeen = max(0, frame)
+            frameStart = max(samplesSeen, firstSample)
+            (pendingStart, pendingCount) = (0, 0)
+        }
         let channels = max(1, channels)
         let scale = 1 / (32768 * Float(channels))
         let frames = samples.count / channels
@@ -234,8 +249,21 @@ public final class SonogramAccumulator {
 
     /// The picture of what was fed: the columns that hold audio (all of them when the duration was right).
     public func picture() -> Sonogram {
-        let rows = shape.rows
         let used = min(shape.columns, max(1, Int((secondsDrawn / secondsPerColumn).rounded(.up))))
+        let duration = shape.window == nil ? secondsFed : min(secondsDrawn, Double(used) * secondsPerColumn)
+        return picture(columns: used, duration: duration, blankUnheard: false)
+    }
+
+    /// The picture over all its columns, those no audio has reached blank: the live strip's, drawn while the
+    /// audio is heard, whose pages are laid out over the whole recording from the start.
+    public func picturePlanned() -> Sonogram {
+        picture(columns: shape.columns, duration: Double(shape.columns) * secondsPerColumn, blankUnheard: true)
+    }
+
+    /// The first `used` columns; a column no frame landed in repeats its left neighbour (a picture wider than
+    /// the frames), or is blank (`blankUnheard`: audio not heard yet, or skipped by a seek).
+    private func picture(columns used: Int, duration: Double, blankUnheard: Bool) -> Sonogram {
+        let rows = shape.rows
         let decibels = cells[0..<(used * rows)].map(Self.decibels)
         let (floor, ceiling) = range(of: decibels)
         var levels = [Float](repeating: 0, count: rows * used)
@@ -244,13 +272,14 @@ public final class SonogramAccumulator {
         for column in 0..<used {
             for row in 0..<rows {
                 var db = decibels[column * rows + row]
-                // A column no frame landed in (a picture wider than the frames) repeats its left neighbour.
-                if db.isNaN { db = previous[row] }
+                if db.isNaN {
+                    if blankUnheard { continue }
+                    db = previous[row]
+                }
                 previous[row] = db
                 levels[row * used + column] = min(1, max(0, (db - floor) / span))
             }
         }
-        let duration = shape.window == nil ? secondsFed : min(secondsDrawn, Double(used) * secondsPerColumn)
         return Sonogram(
             rows: rows, columns: used, levels: levels, maxFrequency: maxFrequency, minFrequency: minFrequency,
             duration: duration, startTime: startTime, sampleRate: sampleRate, floorDB: floor, ceilingDB: ceiling,
@@ -287,8 +316,9 @@ public final class SonogramAccumulator {
             }
         }
         // The frame's centre decides its column; a frame centred outside the window is left out.
-        let centre = (Double(firstSample + framesDone * hop) + Double(size) / 2) / Double(sampleRate) - startTime
+        let centre = (Double(frameStart) + Double(size) / 2) / Double(sampleRate) - startTime
         framesDone += 1
+        frameStart += hop
         if let window = shape.window, centre < 0 || centre >= window.duration { return }
         var column = Int(centre / secondsPerColumn)
         if partFrames != nil, column >= shape.columns {

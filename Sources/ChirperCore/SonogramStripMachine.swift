@@ -1,8 +1,9 @@
 /// The live sonogram strip above the status line (`sono on` / `sono off`): a pure state machine.
 ///
-/// While it is on, every recording whose sound starts gets its sonogram computed (the owner runs
-/// `compute`); the strip shows it around the position heard. The picture belongs to one play request
-/// (ticket): a late picture of an older request is dropped.
+/// While it is on, the owner listens to what the player decodes (`listen`), and every recording whose sound
+/// starts gets its sonogram computed (`compute`): whole from its file when it is on disk, otherwise grown from
+/// that audio as it is heard, each larger picture replacing the last. The strip shows it around the position
+/// heard. The picture belongs to one play request (ticket): a late picture of an older request is dropped.
 public struct SonogramStripMachine: Sendable {
     public enum State: Sendable, Hashable {
         /// Not shown.
@@ -17,11 +18,13 @@ public struct SonogramStripMachine: Sendable {
         case failed(PlaybackTicket, String)
     }
 
-    public enum Action: Sendable, Hashable {
+    public indirect enum Action: Sendable, Hashable {
         case none
+        /// Turned on: listen to what the player decodes from now on (the pictures grow from it), then `then`.
+        case listen(then: Action)
         /// Compute `item`'s picture for request `ticket` (cancelling any computation still running).
         case compute(PlayItem, PlaybackTicket)
-        /// Stop any computation still running.
+        /// Stop any computation still running, and listening.
         case cancel
         /// Nothing changed: tell the user why.
         case refuse(String)
@@ -53,11 +56,12 @@ public struct SonogramStripMachine: Sendable {
         guard state == .off || lines != self.lines || band != self.band || canvas != self.canvas else {
             return .refuse("the live strip is already on; sono off hides it")
         }
+        let wasOff = state == .off
         self.lines = lines
         self.band = band
         self.canvas = canvas
         state = .waiting
-        return follow(playing)
+        return wasOff ? .listen(then: follow(playing)) : follow(playing)
     }
 
     /// `graphics <mode>` chose where pictures are drawn: a strip that is on is computed again for it.
@@ -81,17 +85,25 @@ public struct SonogramStripMachine: Sendable {
         return follow(playback)
     }
 
-    /// The picture of request `ticket` is ready.
+    /// A picture of request `ticket` is ready: the first, or one grown further from what was heard since.
     public mutating func ready(_ sonogram: Sonogram, ticket: PlaybackTicket) -> Action {
-        guard case .loading(let waiting) = state, waiting == ticket else { return .none }
-        state = .showing(ticket, sonogram)
+        switch state {
+        case .loading(let waiting) where waiting == ticket, .showing(let waiting, _) where waiting == ticket:
+            state = .showing(ticket, sonogram)
+        default:
+            break
+        }
         return .none
     }
 
-    /// The picture of request `ticket` could not be made.
+    /// The picture of request `ticket` could not be made (or grown further: the line says why).
     public mutating func failed(_ reason: String, ticket: PlaybackTicket) -> Action {
-        guard case .loading(let waiting) = state, waiting == ticket else { return .none }
-        state = .failed(ticket, reason)
+        switch state {
+        case .loading(let waiting) where waiting == ticket, .showing(let waiting, _) where waiting == ticket:
+            state = .failed(ticket, reason)
+        default:
+            break
+        }
         return .none
     }
 
@@ -106,8 +118,8 @@ public struct SonogramStripMachine: Sendable {
     private mutating func follow(_ playback: PlaybackState) -> Action {
         // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
         guard playback.isActive, let ticket = playback.ticket, let item = playback.item else { return .none }
-        // Not before the sound has started: by then the player's download is under way, and the picture's
-        // reader follows it (one download per recording) instead of racing it with one of its own.
+        // Not before the sound has started: by then the decoder has said how long the recording is, which lays
+        // out the strip's pages (what the player decoded before is kept for the picture meanwhile).
         if case .buffering = playback { return .none }
         switch state {
         case .loading(let current) where current == ticket, .showing(let current, _) where current == ticket,

@@ -39,6 +39,10 @@ public actor REPL {
     /// The running workers: the `sono` being computed, the live strip's picture, the save of one item.
     private var sonogramTask: Task<Void, Never>?
     private var stripTask: Task<Void, Never>?
+    /// While the strip is on: what the player decodes, handed on to the strip's painter (`stripTask`) with
+    /// what it is asked to draw, through `stripWork`.
+    private var stripHearing: Task<Void, Never>?
+    private var stripWork: Channel<StripWork, Never>?
     private var saveTask: Task<Void, Never>?
     private var measureTask: Task<Void, Never>?
     private var compareTask: Task<Void, Never>?
@@ -123,8 +127,8 @@ public actor REPL {
             }
         }
         for task in [
-            sonogramTask, stripTask, saveTask, measureTask, compareTask, abTimer, quizDeckTask, quizPicturesTask,
-            coverArtTask,
+            sonogramTask, stripTask, stripHearing, saveTask, measureTask, compareTask, abTimer, quizDeckTask,
+            quizPicturesTask, coverArtTask,
         ] {
             task?.cancel()
         }
@@ -176,15 +180,27 @@ public actor REPL {
             }
         case .cancelSonogram:
             sonogramTask?.cancel()
-        case .computeStrip(let item, let ticket, let shape):
-            stripTask?.cancel()
-            stripTask = work {
-                .stripPicture(ticket, $0)
-            } computing: { [sonograms] in
-                try await sonograms.sonogram(of: item, shape: shape)
+        case .listenStrip:
+            let (work, heard, sink) = (Channel<StripWork, Never>(), player.heardAudio(), eventSink)
+            stripWork = work
+            stripHearing = Task {
+                // Until the painter or this task is gone; then the player hands nothing more here.
+                while let piece = await heard.next(), work.post(.heard(piece)) {}
+                heard.cancel()
             }
+            stripTask = Task { [sonograms] in
+                await sonograms.drawStrip(work) { ticket, result in
+                    sink.yield(
+                        .stripPicture(
+                            ticket, result.mapError { SessionMachine.WorkFailure.failed(userMessage(for: $0)) }))
+                }
+            }
+        case .computeStrip(let item, let ticket, let shape, let duration):
+            stripWork?.post(.draw(item, ticket, shape, duration: duration))
         case .cancelStrip:
+            stripHearing?.cancel()
             stripTask?.cancel()
+            stripWork = nil
         case .measure(let id, let item, let span, let band):
             measureTask?.cancel()
             measureTask = work {

@@ -31,6 +31,8 @@ public protocol PlaybackControl: Sendable {
     func setMuted(_ muted: Bool) -> String?
     /// Speed, volume and mute now.
     var settings: PlaybackSettings { get }
+    /// What every track decodes from now on, at its place in the recording, until the channel is cancelled.
+    func heardAudio() -> Channel<HeardAudio, Never>
     /// Stops and releases the sound server connection.
     func shutdown() async
 }
@@ -39,6 +41,12 @@ public protocol PlaybackControl: Sendable {
 public protocol SonogramSource: Sendable {
     /// Throws a `UserFacingError` (one line) or `CancellationError`.
     func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram
+    /// Draws the live strip until `work` ends or the task is cancelled: the picture of each `draw`, whole from
+    /// the recording's file when it is on disk, otherwise grown from the audio `heard`, each picture (or the
+    /// error, a `UserFacingError`) handed to `picture`.
+    func drawStrip(
+        _ work: Channel<StripWork, Never>,
+        picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void) async
 }
 
 /// What `save` needs: one recording downloaded into a folder, its progress reported as it goes.

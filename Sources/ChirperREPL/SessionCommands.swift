@@ -384,10 +384,13 @@ extension SessionMachine {
             refuse(reason)
         case .cancel:
             emit(.cancelStrip)
+        case .listen(let then):
+            emit(.listenStrip)
+            run(then)
         case .compute(let item, let ticket):
-            let shape = presenter.stripShape(
-                duration: playback.progress?.duration ?? item.expectedDuration, strip: strip)
-            emit(.computeStrip(item, ticket, shape))
+            let duration = playback.progress?.duration ?? item.expectedDuration
+            emit(
+                .computeStrip(item, ticket, presenter.stripShape(duration: duration, strip: strip), duration: duration))
         }
     }
 }

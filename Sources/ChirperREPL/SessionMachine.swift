@@ -154,8 +154,11 @@ struct SessionMachine: Sendable {
         /// Compute a sonogram for `sono` (replacing one still running); it ends as `.sonogram`.
         case drawSonogram(id: Int, PlayItem, SonogramShape)
         case cancelSonogram
-        /// Compute the live strip's picture (replacing one still running); it ends as `.stripPicture`.
-        case computeStrip(PlayItem, PlaybackTicket, SonogramShape)
+        /// Listen to what the player decodes, for the live strip's pictures (until `cancelStrip`).
+        case listenStrip
+        /// Compute the live strip's picture of `item`, `duration` seconds long if known (replacing one still
+        /// being made); it comes back as `.stripPicture`, again as it grows.
+        case computeStrip(PlayItem, PlaybackTicket, SonogramShape, duration: Double?)
         case cancelStrip
         /// Measure `span` × `band` of `item` (replacing a measurement still running); it ends as `.measured`.
         case measure(id: Int, PlayItem, TimeSpan, FrequencyBand?)

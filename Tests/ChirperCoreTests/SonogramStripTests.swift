@@ -14,20 +14,26 @@ private let picture = Sonogram(
 
 @Suite("The live sonogram strip")
 struct LiveStripTests {
-    @Test("on while playing computes the playing recording's picture; it shows once ready")
+    @Test("on while playing listens and computes the playing recording's picture; it shows once ready, and as it grows")
     func onWhilePlaying() {
         var strip = SonogramStripMachine()
-        #expect(strip.turnOn(playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
+        #expect(strip.turnOn(playing: playing(wren, 1)) == .listen(then: .compute(wren, PlaybackTicket(1))))
         #expect(strip.picture(for: playing(wren, 1)) == nil)
         #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .none)
         #expect(strip.picture(for: playing(wren, 1)) == picture)
         #expect(strip.playbackChanged(playing(wren, 1)) == .none, "the same request keeps its picture")
+        var grown = picture
+        grown.levels[0] = 1
+        #expect(strip.ready(grown, ticket: PlaybackTicket(1)) == .none)
+        #expect(strip.picture(for: playing(wren, 1)) == grown, "a picture grown further replaces the last")
+        #expect(strip.ready(picture, ticket: PlaybackTicket(2)) == .none)
+        #expect(strip.picture(for: playing(wren, 1)) == grown, "another request's picture is dropped")
     }
 
     @Test("on while idle waits; the next play computes; a new play replaces the picture and drops a late one")
     func followsPlays() {
         var strip = SonogramStripMachine()
-        #expect(strip.turnOn(playing: .start) == .none)
+        #expect(strip.turnOn(playing: .start) == .listen(then: .none))
         #expect(strip.state == .waiting)
         #expect(strip.playbackChanged(playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
         #expect(strip.playbackChanged(playing(robin, 2)) == .compute(robin, PlaybackTicket(2)))
@@ -37,7 +43,7 @@ struct LiveStripTests {
         #expect(strip.state == .failed(PlaybackTicket(2), "sono: cannot draw XC5168: damaged"))
     }
 
-    @Test("a play is drawn once its sound starts, not while it first buffers (its download is under way by then)")
+    @Test("a play is drawn once its sound starts, not while it first buffers (its length is known by then)")
     func waitsForTheSound() {
         var strip = SonogramStripMachine()
         _ = strip.turnOn(playing: .start)
@@ -89,7 +95,8 @@ struct LiveStripTests {
     func pixelStrip() throws {
         let canvas = PixelCanvas(.kitty, cellWidth: 10, cellHeight: 20)
         var strip = SonogramStripMachine()
-        #expect(strip.turnOn(playing: playing(wren, 1), canvas: canvas) == .compute(wren, PlaybackTicket(1)))
+        #expect(
+            strip.turnOn(playing: playing(wren, 1), canvas: canvas) == .listen(then: .compute(wren, PlaybackTicket(1))))
         let presenter = Presenter(style: .terminal(color: false), width: 60, sourceName: "test")
         let shape = presenter.stripShape(duration: 10, strip: strip)
         #expect(shape.columns == 100 * 10 && shape.rows == 8 * 20, "10 s: 100 text columns of 10 pixels, 8 lines of 20")
@@ -125,13 +132,18 @@ struct LiveStripTests {
         _ = strip.turnOn(playing: playing(wren, 1), canvas: kitty)
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         #expect(strip.canvasChanged(kitty, playing: playing(wren, 1)) == .none)
-        #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
+        #expect(
+            strip.canvasChanged(nil, playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)),
+            "already listening")
         #expect(strip.canvas == nil && strip.picture(for: playing(wren, 1)) == nil)
         #expect(
             strip.turnOn(playing: playing(wren, 1), canvas: kitty) == .compute(wren, PlaybackTicket(1)),
             "on again with pixels")
         _ = strip.turnOff()
         #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .none, "off: nothing is computed")
+        #expect(
+            strip.turnOn(playing: playing(wren, 1)) == .listen(then: .compute(wren, PlaybackTicket(1))),
+            "on again after off listens again")
     }
 }
 

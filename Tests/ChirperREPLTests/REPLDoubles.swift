@@ -141,6 +141,11 @@ final class ScriptedPlayer: PlaybackControl {
     func setMuted(_ muted: Bool) -> String? { arrive(.mute(muted)) }
     var settings: PlaybackSettings { current.withLock { $0 } }
 
+    func heardAudio() -> Channel<HeardAudio, Never> {
+        Issue.record("unexpected listening to the decoded audio")
+        return Channel()
+    }
+
     func shutdown() async {
         made.withLock { $0.append(.shutdown) }
         states.finish()
@@ -260,6 +265,13 @@ struct NoSonograms: SonogramSource {
     func sonogram(of item: PlayItem, shape: SonogramShape) async throws -> Sonogram {
         Issue.record("unexpected sonogram request for \(item.label)")
         throw CancellationError()
+    }
+
+    func drawStrip(
+        _ work: Channel<StripWork, Never>,
+        picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
+    ) async {
+        Issue.record("unexpected live strip")
     }
 }
 

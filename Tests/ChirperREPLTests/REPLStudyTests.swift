@@ -34,6 +34,13 @@ private final class FixedSonograms: SonogramSource {
             rows: shape.rows, columns: shape.columns, levels: levels, maxFrequency: 11025, duration: 12,
             sampleRate: 22050)
     }
+
+    func drawStrip(
+        _ work: Channel<StripWork, Never>,
+        picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
+    ) async {
+        Issue.record("unexpected live strip")
+    }
 }
 
 /// A sonogram that could not be drawn, as the audio side reports it: one line for the user.

@@ -306,7 +306,7 @@ struct SessionMachineTests {
         _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 1))))
         let shape = try #require(
             machine.handle(typed("sono on")).compactMap { action -> SonogramShape? in
-                if case .computeStrip(_, _, let shape) = action { shape } else { nil }
+                if case .computeStrip(_, _, let shape, _) = action { shape } else { nil }
             }.first)
         let picture = Sonogram(
             rows: shape.rows, columns: shape.columns,
@@ -347,7 +347,7 @@ struct SessionMachineTests {
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
         _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 1))))
         let computing = machine.handle(typed("sono on")).compactMap { action -> SonogramShape? in
-            if case .computeStrip(.of(Fixture.wren), PlaybackTicket(1), let shape) = action { return shape }
+            if case .computeStrip(.of(Fixture.wren), PlaybackTicket(1), let shape, _) = action { return shape }
             return nil
         }
         // 12 s: 120 text columns of 10 pixels; 8 lines of 20.
@@ -366,7 +366,7 @@ struct SessionMachineTests {
             images(machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))) == [image],
             "the marker moved; the image is the same page")
         let recomputed = machine.handle(typed("graphics blocks")).compactMap { action -> SonogramShape? in
-            if case .computeStrip(_, _, let shape) = action { return shape }
+            if case .computeStrip(_, _, let shape, _) = action { return shape }
             return nil
         }
         #expect(recomputed.map { [$0.columns, $0.rows] } == [[120, 8]], "half-blocks: 8 lines of 1 shade row")
