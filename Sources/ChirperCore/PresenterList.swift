@@ -51,29 +51,35 @@ extension Presenter {
             return nil
         case (.terminal, .loading(let query, _, nil)):
             if case .scientificName(let words) = query.reading {
-                return dim(
-                    "No English name matches \(clean(words)); searching it as a scientific name: \(clean(query.text)) …"
-                )
+                return block(
+                    "No English name matches \(clean(words)); searching it as a scientific name: \(clean(query.text)) …",
+                    dim)
             }
             return dim("Searching \(sourceName) for \(clean(query.text)) …")
         case (.terminal, .loading(_, _, let retry?)), (.terminal, .paging(_, .loading(_, let retry?))):
-            return warn(
-                "\(clean(retry.reason)); retrying in \(retry.waitSeconds) s (\(retry.attempt) of \(retry.maxAttempts)) …"
-            )
+            return block(
+                "\(clean(retry.reason)); retrying in \(retry.waitSeconds) s (\(retry.attempt) of \(retry.maxAttempts)) …",
+                warn)
         case (.terminal, .paging(let listing, .loading(let page, nil))):
             return dim("Loading page \(page) of \(listing.numPages) …")
         case (.terminal, .paging(let listing, .failed(let page, let error))):
-            return bad(
-                "Page \(page) failed: \(clean(error.message)). The \(listing.rows.count) rows loaded are kept; type next-page to retry."
-            )
+            return block(
+                "Page \(page) failed: \(clean(error.message)). The \(listing.rows.count) rows loaded are kept; type next-page to retry.",
+                bad)
         case (.terminal, .populated), (.terminal, .paging(_, .available)):
             return nil
         case (.terminal, .empty(let query)):
-            return emptyLine(query)
+            return block(emptyLine(query), { $0 })
         case (.terminal, .error(_, let error, let previous)):
             let kept = previous.map { " The list for \(clean($0.query.text)) is still shown." } ?? ""
-            return bad("Search failed: \(clean(error.message)).\(kept)")
+            return block("Search failed: \(clean(error.message)).\(kept)", bad)
         }
+    }
+
+    /// A state line broken between words to the width, each row styled: one string, its rows joined as the
+    /// console joins lines.
+    private func block(_ text: String, _ style: (String) -> String) -> String {
+        wrapped(text).map(style).joined(separator: "\n")
     }
 
     /// What to try after a search that found nothing, in the source's own syntax.

@@ -69,6 +69,15 @@ struct PresenterTests {
         let tagged = try #require(demo.stateLine(.empty(query: try SearchQuery.parse("en:wren cnt:narnia"))))
         #expect(tagged.contains("Try without cnt:narnia"), "\(tagged)")
         #expect(tagged.contains("e.g. search cnt:demoland"), "names a search the source answers: \(tagged)")
+        // On 80 columns the long lines break between words, continued under an indent.
+        let narrow = Presenter(style: .terminal(color: false), width: 80, sourceName: "xeno-canto")
+        let rows = try #require(narrow.stateLine(.empty(query: scientific))).split(separator: "\n")
+        #expect(rows.count > 1 && rows.allSatisfy { $0.count < 80 }, "\(rows)")
+        #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("  ") && !$0.hasPrefix("   ") })
+        #expect(
+            rows.joined(separator: " ").split(whereSeparator: \.isWhitespace)
+                == none.split(whereSeparator: \.isWhitespace),
+            "no word is cut")
     }
 
     @Test("script values escape every quote and backslash, also a quote carrying a combining mark")

@@ -64,7 +64,7 @@ struct REPLAnswersTests {
     @Test("sono on says the lines, the band and how it is drawn; sono off says it is off")
     func stripSwitched() async {
         let console = ScriptedConsole(["sono on", "sono on 12 2-9", "sono off", "sono off"], interactive: true)
-        _ = await runREPL(console, ScriptedPlayer())
+        _ = await runREPL(console, ScriptedPlayer(listens: true), sonograms: IdleStripPainter())
         // After the line saying the terminal did not answer which graphics it draws.
         #expect(
             console.printed.filter { !$0.contains("graphics query") } == [
