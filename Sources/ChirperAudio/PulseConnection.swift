@@ -239,7 +239,7 @@ final class PulseConnection: @unchecked Sendable {
     /// has it ready. A held stream is uncorked on the server, so the sink stays awake while the track buffers.
     ///
     /// A parked stream of another format goes only once the new one is ready. Our streams ask the sink for a
-    /// short latency; with none connected, a sink goes back to its own (a null sink's is 2 s) and at once
+    /// short latency; with none connected, a sink goes back to its own (a null sink's longest) and at once
     /// renders that far ahead. A stream arriving then rewinds the sink only as far as the short latency it asks
     /// for, so its first sound waits out the rest of that silence: A/B sides of two formats were heard seconds
     /// apart instead of the gap asked for.

@@ -23,8 +23,7 @@ struct SoundServerClient: Sendable {
 
     /// Starts `parec` on the test sink's monitor, asking for `latencyMilliseconds`, and returns once audio
     /// (silence at first) is flowing.
-    func startRecording(sampleRate: Int, channels: Int, latencyMilliseconds: Int = 10) async throws -> MonitorRecorder
-    {
+    func startRecording(sampleRate: Int, channels: Int, latencyMilliseconds: Int = 10) async throws -> MonitorRecorder {
         guard let parec = PulseHarness.executable(named: "parec") else {
             throw HarnessError.failed(unavailableReason ?? "parec missing")
         }

@@ -95,11 +95,38 @@ private func heard(_ samples: [Int16], _ start: Int, _ roughEnd: Int) -> Heard {
         start: start, end: end, frequency: Double(crossings) / 2 / (Double(end - start) / Double(toneRate)))
 }
 
-/// The silences the sink played between whole tones, in seconds: from the end of one to where the next tone's
-/// first sample was played, `toneSeconds` before its end. Not from where the monitor's stretch begins: when a
-/// stream starts, the null sink rewinds to play it at once, and its monitor, which had the silence already,
-/// misses the tone's first milliseconds (the tail is there, sample for sample).
-func silences(between heard: [Heard]) -> [Double] {
-    let tone = Int(toneSeconds * Double(toneRate))
-    return zip(heard, heard.dropFirst()).map { Double($1.end - tone - $0.end) / Double(toneRate) }
+/// One side as the sink played it: the stretches of one tone in a row (a machine loaded by other work may
+/// leave the sink without audio for a moment inside a side).
+struct HeardSide: CustomStringConvertible {
+    /// 1000 or 2000 (Hz), or 0 for a pitch that is neither.
+    var pitch: Double
+    var parts: [Heard]
+
+    /// Where the side's first sample was played. When a stream starts, the null sink rewinds to play it at
+    /// once, and its monitor, which had the silence already, misses the tone's first milliseconds; the tail is
+    /// there sample for sample. So a side heard in one stretch began `toneSeconds` before its end.
+    var start: Int {
+        parts.count == 1 ? parts[0].end - Int(toneSeconds * Double(toneRate)) : parts[0].start
+    }
+    var end: Int { parts[parts.count - 1].end }
+    var description: String { parts.map(\.description).joined(separator: " + ") }
+}
+
+/// The sides heard: stretches of the same tone in a row are one side.
+func sides(_ heard: [Heard]) -> [HeardSide] {
+    var found: [HeardSide] = []
+    for stretch in heard {
+        let pitch = [1000.0, 2000.0].first { abs(stretch.frequency - $0) < 100 } ?? 0
+        if let last = found.last, last.pitch == pitch {
+            found[found.count - 1].parts.append(stretch)
+        } else {
+            found.append(HeardSide(pitch: pitch, parts: [stretch]))
+        }
+    }
+    return found
+}
+
+/// The silences the sink played between the sides, in seconds.
+func silences(between sides: [HeardSide]) -> [Double] {
+    zip(sides, sides.dropFirst()).map { Double($1.start - $0.end) / Double(toneRate) }
 }
