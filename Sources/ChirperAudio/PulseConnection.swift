@@ -237,6 +237,12 @@ final class PulseConnection: @unchecked Sendable {
     /// A held playback stream for one track (see `PulseStreamState.Gate`): the parked one when its format and
     /// size match (no round trips to the server: the first sound comes sooner), else a new one, once the server
     /// has it ready. A held stream is uncorked on the server, so the sink stays awake while the track buffers.
+    ///
+    /// A parked stream of another format goes only once the new one is ready. Our streams ask the sink for a
+    /// short latency; with none connected, a sink goes back to its own (a null sink's longest) and at once
+    /// renders that far ahead. A stream arriving then rewinds the sink only as far as the short latency it asks
+    /// for, so its first sound waits out the rest of that silence: A/B sides of two formats were heard seconds
+    /// apart instead of the gap asked for.
     func openStream(
         format: PCMFormat,
         name: String,
@@ -248,6 +254,8 @@ final class PulseConnection: @unchecked Sendable {
         let capacity = max(frame, Int(bufferSeconds * Double(format.bytesPerSecond)) / frame * frame)
         // A parked stream torn down here fails its waiters (it should have none) once the lock is released.
         var resumptions = PulseResumptions()
+        // The parked stream of another format, kept connected until the new stream is ready (see above).
+        var replaced: PulseStreamState?
         let locking = Result { () throws -> (PulseOutput, reused: Bool) in
             try locked { () throws -> (PulseOutput, reused: Bool) in
                 guard case .ready = state.phase else {
@@ -268,8 +276,8 @@ final class PulseConnection: @unchecked Sendable {
                             connection: self, streamState: parked, contextState: state, lease: parked.lease)
                         return (output, true)
                     }
-                    // Another format: the parked stream goes.
-                    parked.tearDown(into: &resumptions)
+                    // Another format: the parked stream goes, once the new one is ready.
+                    replaced = parked
                 }
                 var spec = pa_sample_spec(
                     format: PA_SAMPLE_S16LE,
@@ -325,6 +333,7 @@ final class PulseConnection: @unchecked Sendable {
             }
         }
         resumptions.run()
+        defer { tearDown(replaced) }
         let output = try locking.get()
         if output.reused { return output.0 }
         do {
@@ -334,5 +343,13 @@ final class PulseConnection: @unchecked Sendable {
             throw error
         }
         return output.0
+    }
+
+    /// Disconnects `stream`, if any (a parked stream that a new one replaced).
+    private func tearDown(_ stream: PulseStreamState?) {
+        guard let stream else { return }
+        var resumptions = PulseResumptions()
+        locked { stream.tearDown(into: &resumptions) }
+        resumptions.run()
     }
 }

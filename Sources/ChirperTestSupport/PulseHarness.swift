@@ -59,7 +59,11 @@ public final class PulseHarness: Sendable {
 
     /// Starts the server with a null sink at this rate and channel count (record at the same format and no
     /// resampling happens, so the monitor carries exactly the samples played). Returns when it answers.
-    public func start(sampleRate: Int = 44100, channels: Int = 2) async throws {
+    ///
+    /// - Parameter defaultLatency: no low-latency reader on the monitor (see `startLatencyKeeper`): the sink
+    ///   idles at its own latency, rendering 2 s ahead, as a desktop's sink may; record it with a recorder of
+    ///   `defaultLatencyRecording` so that recording does not lower it either.
+    public func start(sampleRate: Int = 44100, channels: Int = 2, defaultLatency: Bool = false) async throws {
         guard let pulseaudio = Self.executable(named: "pulseaudio") else {
             throw HarnessError.failed(Self.unavailableReason ?? "pulseaudio missing")
         }
@@ -89,6 +93,7 @@ public final class PulseHarness: Sendable {
                 lastAnswer = "pactl info: status \(info.status), \(info.output.prefix(300))"
             }
             if lastAnswer.hasPrefix("pactl info: status 0,") {
+                if defaultLatency { return }
                 try startLatencyKeeper()
                 // Suspend and resume so the sink restarts its clock at the low latency the keeper asks for,
                 // instead of sleeping through the seconds it rendered ahead while nobody listened.
@@ -177,9 +182,16 @@ public final class PulseHarness: Sendable {
         return false
     }
 
-    /// Starts `parec` on the null sink's monitor and returns once audio (silence at first) is flowing.
-    public func startRecording(sampleRate: Int, channels: Int) async throws -> MonitorRecorder {
-        try await client.startRecording(sampleRate: sampleRate, channels: channels)
+    /// A recorder's latency that asks the sink for none lower than its own: the null sink's longest, 2 s.
+    public static let defaultLatencyRecording = 2000
+
+    /// Starts `parec` on the null sink's monitor and returns once audio (silence at first) is flowing. The
+    /// recorder asks for `latencyMilliseconds`; a short one makes the sink render no further ahead than that.
+    public func startRecording(sampleRate: Int, channels: Int, latencyMilliseconds: Int = 10) async throws
+        -> MonitorRecorder
+    {
+        try await client.startRecording(
+            sampleRate: sampleRate, channels: channels, latencyMilliseconds: latencyMilliseconds)
     }
 
     private var client: SoundServerClient {

@@ -21,8 +21,9 @@ struct SoundServerClient: Sendable {
         return (process.exitStatus, String(decoding: process.output, as: UTF8.self))
     }
 
-    /// Starts `parec` on the test sink's monitor and returns once audio (silence at first) is flowing.
-    func startRecording(sampleRate: Int, channels: Int) async throws -> MonitorRecorder {
+    /// Starts `parec` on the test sink's monitor, asking for `latencyMilliseconds`, and returns once audio
+    /// (silence at first) is flowing.
+    func startRecording(sampleRate: Int, channels: Int, latencyMilliseconds: Int = 10) async throws -> MonitorRecorder {
         guard let parec = PulseHarness.executable(named: "parec") else {
             throw HarnessError.failed(unavailableReason ?? "parec missing")
         }
@@ -30,7 +31,7 @@ struct SoundServerClient: Sendable {
             executable: parec,
             arguments: [
                 "--server=\(serverAddress)", "--device=\(PulseHarness.sinkName).monitor", "--format=s16le",
-                "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=10", "--raw",
+                "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=\(latencyMilliseconds)", "--raw",
             ],
             environment: environment,
             sampleRate: sampleRate,
