@@ -5,9 +5,9 @@ import FoundationEssentials
 #endif
 
 /// The band a recording's sound occupies, for measuring a whole row that nobody selected: Raven's figures over
-/// 0 Hz to Nyquist describe the noise floor spread over twenty kilohertz, not the bird (a warbler's "BW 90 %" came
-/// out as the whole band). Each frequency bin's noise floor is its quiet level over time; what stands above it is
-/// the sound, and the band holds the middle 95 % of that excess energy.
+/// 0 Hz to Nyquist describe the noise floor spread over the whole band, not the bird, whose bandwidth then reads
+/// as the band's. Each frequency bin's noise floor is its quiet level over time; what stands above it is the
+/// sound, and the band holds the middle 95 % of that excess energy.
 public enum SignalBand {
     /// A bin counts as sounding in a frame when its power is this many times its floor (10 dB): the power of a
     /// bin of steady noise is exponentially distributed, and passes ten times its median in a thousandth of frames.

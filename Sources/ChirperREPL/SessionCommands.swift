@@ -8,8 +8,11 @@ extension SessionMachine {
         do {
             command = try CommandParser.parse(line)
         } catch {
-            // While a quiz question is open, a number or a name that is no command answers it.
-            if quizMachine.openQuestion != nil || quizMachine.answeredOutcome != nil {
+            // While a quiz question is open, a number or a name that is no command answers it; once answered, a
+            // command typed wrong is told its own mistake, not that the question is answered.
+            let word = line.split(separator: " ").first.map { $0.lowercased() } ?? ""
+            let isCommandWord = CommandParser.commands.contains { $0.name == word || $0.aliases.contains(word) }
+            if quizMachine.openQuestion != nil || (quizMachine.answeredOutcome != nil && !isCommandWord) {
                 answerQuiz(line)
             } else if error.kind == .searchWithoutWords {
                 refuse(presenter.searchNeedsWords)

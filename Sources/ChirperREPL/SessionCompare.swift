@@ -66,13 +66,15 @@ extension SessionMachine {
         let (width, _) = presenter.sonogramShape
         let columns = max(8, width - SonogramRenderer.gutterWidth - 1)
         let rows = (setup.interactive ? 6 : 8) * presenter.sonogramRenderer.rowsPerLine
-        let tasks = sections.map { section in
-            CompareTask(
+        let tasks = zip(items, sections).map { item, section in
+            // A whole row is measured where its sound is; a measured selection as it was measured.
+            let isRow = if case .row = item { true } else { false }
+            return CompareTask(
                 section: section,
                 shape: SonogramShape(
                     columns: max(1, Int((section.span.duration / longest * Double(columns)).rounded())), rows: rows,
                     maxFrequency: high, minFrequency: low, window: section.span, contrast: .auto),
-                signalWithin: section.band == nil ? FrequencyBand(low: low, high: high) : nil)
+                signalWithin: isRow ? FrequencyBand(low: low, high: high) : nil)
         }
         let id = nextWorkID()
         compareJob = CompareJob(id: id, tasks: tasks)

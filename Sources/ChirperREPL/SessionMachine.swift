@@ -237,7 +237,7 @@ struct SessionMachine: Sendable {
     var presenter: Presenter { setup.presenter }
     private(set) var list: ListState = .idle
     private(set) var playback: PlaybackState = .start
-    private(set) var playing: Playing?
+    var playing: Playing?
     var queue = PlayQueueMachine()
     var saves = SaveBatchMachine()
     var strip = SonogramStripMachine()

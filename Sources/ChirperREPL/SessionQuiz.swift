@@ -64,6 +64,14 @@ extension SessionMachine {
         run(quizMachine.answer(nil))
     }
 
+    /// Once a question is answered nothing is left to give away: what its request still plays is named, with its
+    /// length and position, while the quiz waits for `next`.
+    private mutating func nameWhatPlays() {
+        guard let outcome = quizMachine.answeredOutcome, let shown = playing, shown.masked else { return }
+        playing = Playing(ticket: shown.ticket, recording: outcome.question.recording)
+        refreshStatus()
+    }
+
     mutating func replayQuestion() {
         if let outcome = quizMachine.answeredOutcome {
             playAnswered(outcome.question)
@@ -226,6 +234,7 @@ extension SessionMachine {
         case .kept(let memory, let now, let refusal):
             if let refusal { warnQuizStore(refusal) }
             run(quizMachine.kept(memory, now: now))
+            nameWhatPlays()
         case .stats(let stats, let refusal):
             if let stats { say(presenter.quizStats(stats)) }
             if let refusal { refuse(refusal) }

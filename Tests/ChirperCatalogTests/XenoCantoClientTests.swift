@@ -298,13 +298,7 @@ struct XenoCantoClientTests {
     func redirect(transport: Transport) async throws {
         try await withClient(
             transport: transport,
-            handler: { request in
-                if request.path == "/api/3/recordings" {
-                    return .redirect(
-                        to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
-                }
-                return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
-            }
+            handler: mirrored
         ) { client, server, _ in
             let page = try await client.page(query: wren, page: 1, perPage: 50) { _ in }
             #expect(page.recordings.count == 2)
@@ -340,11 +334,7 @@ struct XenoCantoClientTests {
                 if request.path == "/loop" || request.query["query"] == "en:loop" {
                     return .redirect(to: "/loop?hop=\(hops.withLockedValue { $0 += 1; return $0 })")
                 }
-                if request.path == "/api/3/recordings" {
-                    return .redirect(
-                        to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
-                }
-                return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
+                return mirrored(request)
             }
         ) { client, server, _ in
             let page = try await client.page(query: wren, page: 1, perPage: 50) { _ in }
@@ -485,4 +475,12 @@ private struct NoSuchHost: Resolver, Sendable {
     }
 
     func cancelQueries() {}
+}
+
+/// The API's path redirects to a mirror, which answers a page of two recordings.
+@Sendable private func mirrored(_ request: LoopbackRequest) -> LoopbackResponse {
+    if request.path == "/api/3/recordings" {
+        return .redirect(to: "/mirror/recordings?" + (URLComponents(string: request.uri)?.percentEncodedQuery ?? ""))
+    }
+    return .json(pageJSON(page: 1, numPages: 1, first: 1, count: 2))
 }

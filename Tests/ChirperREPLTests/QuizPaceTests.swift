@@ -49,6 +49,11 @@ struct QuizPaceTests {
         #expect(answered.first?.hasPrefix("quiz: answer right") == true)
         #expect(answered.last == "quiz: waiting answered=1 of=2")
         #expect(!driver.lines.contains { $0.hasPrefix("quiz: question n=2") }, "the next question waits")
+        let late = lines(driver.send(.typed("2", columns: 100)))
+        #expect(late.count == 1 && late[0].hasPrefix("error: ") && late[0].contains("answered"), "\(late)")
+        // A command typed wrong meanwhile is told its own mistake.
+        let typo = lines(driver.send(.typed("speed 5", columns: 100)))
+        #expect(typo.count == 1 && typo[0].contains("speed") && !typo[0].contains("answered"), "\(typo)")
 
         // replay: the same recording, now under its own name, with its attribution.
         _ = driver.send(.typed("replay", columns: 100))
@@ -86,6 +91,12 @@ struct QuizPaceTests {
             loop: LoopSection(start: 37, end: 57, once: true), segment: 1)
         let shown = lines(driver.send(.playback(.playing(progress))))
         #expect(shown == ["playback: playing quiz-1 elapsed=3.0"])
+        // Once answered, nothing is left to give away: the rest of it plays with its place and length.
+        #expect(driver.machine.masksPlayback(PlaybackTicket(1)))
+        let truth = try #require(driver.playing)
+        _ = driver.send(.typed(truth.englishName, columns: 100))
+        #expect(!driver.machine.masksPlayback(PlaybackTicket(1)))
+        #expect(driver.machine.playing?.recording == truth)
     }
 
     @Test("sono during a question draws what is heard with its times from 0, not its place in the recording")

@@ -424,6 +424,22 @@ struct SessionMachineTests {
     }
 
     @Test(
+        "compare measures a selection chosen without a band as it was measured, and only a whole row where its sound is"
+    )
+    func compareSelectionWithoutBand() {
+        var machine = listedSession(script)
+        #expect(
+            machine.handle(typed("measure 2 0:01-0:02"))
+                == [.measure(id: 1, .of(Fixture.robin), TimeSpan(start: 1, end: 2), nil)])
+        _ = machine.handle(.measured(id: 1, .success(measuredOneSecond)))
+        guard case .compare(_, let tasks) = machine.handle(typed("compare s1 1")).first else {
+            Issue.record("expected a comparison")
+            return
+        }
+        #expect(tasks.map(\.signalWithin) == [nil, FrequencyBand(low: 0, high: 12_000)])
+    }
+
+    @Test(
         "compare sets a row beside a measured selection: one time scale, one band, one dB scale, figures side by side")
     func compareRowAndSelection() {
         var machine = listedSession(script)
