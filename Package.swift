@@ -31,8 +31,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
     ],
     targets: [
-        // Pure: models, queries, the two state machines, command parsing, formatting. No I/O, no C.
+        // Pure: models, queries, the state machines, command parsing, formatting. No I/O, no C library but libc's
+        // mathematics and number formatting.
         .target(name: "ChirperCore", swiftSettings: swiftSettings),
+        // What touches the system, kept out of ChirperCore: plain file reads and writes, threads of their own,
+        // libraries loaded at their first use, and the one channel that hands things between tasks and threads.
+        .target(name: "ChirperSystem", swiftSettings: swiftSettings),
         // The HTTP clients' set-up (TLS trust: the system's, SSL_CERT_FILE/SSL_CERT_DIR, --ca-file) and the one
         // funnel that turns AsyncHTTPClient's, NIO's and NIOSSL's errors into lines a user can act on.
         .target(
@@ -50,7 +54,7 @@ let package = Package(
         .target(
             name: "ChirperCatalog",
             dependencies: [
-                "ChirperCore", "ChirperHTTP",
+                "ChirperCore", "ChirperSystem", "ChirperHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
@@ -82,7 +86,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -108,7 +112,7 @@ let package = Package(
         // The only code that touches the C graphics libraries: PNG files and terminal pixel protocols.
         .target(
             name: "ChirperGraphics",
-            dependencies: ["ChirperCore", "CChafa", "CPNG"],
+            dependencies: ["ChirperCore", "ChirperSystem", "CChafa", "CPNG"],
             swiftSettings: swiftSettings
         ),
         // SQLite (public domain, libsqlite3-dev): the quiz's store of decks, answers and schedules. Loaded on demand.
@@ -116,7 +120,7 @@ let package = Package(
         // The only code that touches SQLite: the user's quiz progress on disk.
         .target(
             name: "ChirperStore",
-            dependencies: ["ChirperCore", "CSQLite"],
+            dependencies: ["ChirperCore", "ChirperSystem", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         // sd-bus (libsystemd, LGPL-2.1+): the session bus, for MPRIS. Its headers (libsystemd-dev), and the
@@ -125,20 +129,21 @@ let package = Package(
         // The only code that touches D-Bus: the MPRIS server (media keys, playerctl, the desktop's widget).
         .target(
             name: "ChirperDesktop",
-            dependencies: ["ChirperCore", "CSystemd"],
+            dependencies: ["ChirperCore", "ChirperSystem", "CSystemd"],
             swiftSettings: swiftSettings
         ),
         // The REPL: one event loop over typed lines, list and playback changes; the pipe and terminal consoles.
         .target(
             name: "ChirperREPL",
-            dependencies: ["ChirperCore", "ChirperCatalog", "CEditLine"],
+            dependencies: ["ChirperCore", "ChirperSystem", "ChirperCatalog", "CEditLine"],
             swiftSettings: swiftSettings
         ),
         // @main: flags and wiring only.
         .executableTarget(
             name: "chirper-play",
             dependencies: [
-                "ChirperCore", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP", "ChirperREPL",
+                "ChirperCore", "ChirperSystem", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP",
+                "ChirperREPL",
                 "ChirperStore", "ChirperDesktop", "CMalloc",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -160,7 +165,7 @@ let package = Package(
         // the regression corpus through the same targets.
         .target(
             name: "ChirperFuzzTargets",
-            dependencies: ["ChirperCore", "ChirperAudio", "ChirperStore"],
+            dependencies: ["ChirperCore", "ChirperSystem", "ChirperAudio", "ChirperStore"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "chirper-fuzz", dependencies: ["ChirperFuzzTargets"], swiftSettings: swiftSettings),
@@ -169,7 +174,7 @@ let package = Package(
         .target(
             name: "ChirperTestSupport",
             dependencies: [
-                "ChirperCore",
+                "ChirperCore", "ChirperSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -182,6 +187,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperCoreTests", dependencies: ["ChirperCore", "ChirperTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ChirperSystemTests", dependencies: ["ChirperSystem", "ChirperTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ChirperCatalogTests",
             dependencies: [
@@ -203,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "ChirperAudioTests",
             dependencies: [
-                "ChirperAudio", "ChirperCore", "ChirperHTTP", "ChirperTestSupport",
+                "ChirperAudio", "ChirperCore", "ChirperSystem", "ChirperHTTP", "ChirperTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -221,18 +229,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ChirperREPLTests",
-            dependencies: ["ChirperREPL", "ChirperCore", "ChirperCatalog"],
+            dependencies: ["ChirperREPL", "ChirperCore", "ChirperSystem", "ChirperCatalog"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ChirperFuzzTargetsTests",
-            dependencies: ["ChirperFuzzTargets", "ChirperStore", "ChirperCore", "ChirperTestSupport"],
+            dependencies: ["ChirperFuzzTargets", "ChirperStore", "ChirperCore", "ChirperSystem", "ChirperTestSupport"],
             exclude: ["Regressions"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ChirperCore", "ChirperGraphics", "ChirperStore", "ChirperTestSupport"],
+            dependencies: ["ChirperCore", "ChirperSystem", "ChirperGraphics", "ChirperStore", "ChirperTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,4 +1,5 @@
 import ChirperCore
+import ChirperSystem
 
 /// Decodes a recording without playing it, for analysis (the sonogram, measurements): the same `ByteSources`
 /// and `StreamDecoder` the player uses, mixed to mono (an analysis is of the sum, and it halves MP3's

@@ -2,6 +2,7 @@ import ChirperCore
 import Dispatch
 import FoundationEssentials
 import NIOConcurrencyHelpers
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

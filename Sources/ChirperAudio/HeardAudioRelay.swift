@@ -1,5 +1,6 @@
 import ChirperCore
 import NIOConcurrencyHelpers
+import ChirperSystem
 
 /// Hands what the tracks decode to those who listen (the live strip's painter), each through a channel of its
 /// own: the sound never waits for a picture, and a recording is fetched and decoded once however it is drawn.

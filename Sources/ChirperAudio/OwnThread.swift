@@ -1,5 +1,6 @@
 import ChirperCore
 import FoundationEssentials
+import ChirperSystem
 
 /// Runs `work` on a thread of its own, outside the cooperative pool, and gives its result: for work that
 /// holds a thread for milliseconds or more without awaiting (decoding a piece of a recording, loading a

@@ -1,5 +1,6 @@
 import ChirperCore
 import Glibc
+import ChirperSystem
 
 /// A `.part` being written (a `save`'s, or the play cache's): opened for appending (created if missing), closed
 /// by `close`, `discard` or when released.

@@ -1,5 +1,6 @@
 import ChirperCore
 import NIOConcurrencyHelpers
+import ChirperSystem
 
 /// Work the effect runner hands to a pipeline task, in its mailbox.
 enum PipelineCommand: Sendable {

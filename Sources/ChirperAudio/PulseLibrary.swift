@@ -1,5 +1,6 @@
 import CPulse
 import ChirperCore
+import ChirperSystem
 
 /// libpulse, loaded at the first PulseAudio connection instead of at program start (see `CPulse.h`).
 enum PulseLibrary {

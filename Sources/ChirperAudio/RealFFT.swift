@@ -2,6 +2,7 @@ import CFFTW
 import FoundationEssentials
 import ChirperCore
 import NIOConcurrencyHelpers
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

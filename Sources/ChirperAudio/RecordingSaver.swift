@@ -1,6 +1,7 @@
 import ChirperCore
 import FoundationEssentials
 import Glibc
+import ChirperSystem
 
 /// Downloads one recording's original audio into a folder: written to `XC<id>.part`, resumed with `Range`
 /// after a drop (also in a later session), its length checked against the server's, then renamed to

@@ -1,5 +1,6 @@
 import ChirperCore
 import CSonic
+import ChirperSystem
 
 /// libsonic could not allocate its buffers (its only failure).
 public struct SonicError: UserFacingError, Hashable, CustomStringConvertible {

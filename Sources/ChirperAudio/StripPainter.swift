@@ -1,4 +1,5 @@
 import ChirperCore
+import ChirperSystem
 
 extension SonogramReader {
     /// Draws the live strip: for each `draw` in `work`, the picture of that play request, from its file when the

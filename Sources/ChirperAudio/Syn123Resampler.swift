@@ -1,6 +1,7 @@
 import ChirperCore
 import CMPG123  // fmt123.h (the encodings) is shared with mpg123.h; a whole-module build owns it there
 import CSyn123
+import ChirperSystem
 
 /// An error from libsyn123, with the library's own message.
 public struct Syn123Error: UserFacingError, Hashable, CustomStringConvertible {

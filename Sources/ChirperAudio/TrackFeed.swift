@@ -1,4 +1,5 @@
 import ChirperCore
+import ChirperSystem
 
 /// One track's work, run by its pipeline task: fetch → hold → decode → seek and loop → speed → sink.
 ///

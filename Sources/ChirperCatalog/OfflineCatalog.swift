@@ -1,5 +1,6 @@
 import ChirperCore
 import FoundationEssentials
+import ChirperSystem
 
 /// A catalogue on disk in xeno-canto's v3 shape: `catalog.json` (one recordings page holding every recording)
 /// beside the audio files it names. It answers tagged queries the way xeno-canto does, so the list store cannot

@@ -3,6 +3,7 @@ import ChirperCore
 import FoundationEssentials
 import Synchronization
 import Dispatch
+import ChirperSystem
 #if canImport(Glibc)
     import Glibc
 #endif

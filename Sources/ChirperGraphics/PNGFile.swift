@@ -1,6 +1,7 @@
 import CPNG
 import ChirperCore
 import FoundationEssentials
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

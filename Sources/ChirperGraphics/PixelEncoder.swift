@@ -1,6 +1,7 @@
 import FoundationEssentials
 import CChafa
 import ChirperCore
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

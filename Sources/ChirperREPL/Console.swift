@@ -1,6 +1,7 @@
 import ChirperCore
 import FoundationEssentials
 import Synchronization
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import ChirperCatalog
 import ChirperCore
 import FoundationEssentials
+import ChirperSystem
 
 /// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
 /// passes refusals on.

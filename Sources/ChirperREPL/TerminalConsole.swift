@@ -3,6 +3,7 @@ import ChirperCore
 import Dispatch
 import FoundationEssentials
 import Synchronization
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import CEditLine
 import ChirperCore
 import Dispatch
 import FoundationEssentials
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import CSQLite
 import ChirperCore
 import FoundationEssentials
+import ChirperSystem
 
 /// What SQLite said, as one line for the user.
 public struct StoreError: Error, Sendable, Hashable, UserFacingError {

@@ -10,6 +10,7 @@ import Dispatch
 import FoundationEssentials
 import NIOCore
 import Synchronization
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc

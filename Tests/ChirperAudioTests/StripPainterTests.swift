@@ -4,6 +4,7 @@ import ChirperTestSupport
 import Foundation
 import Synchronization
 import Testing
+import ChirperSystem
 
 /// A recording only ever fetched by the player: the strip's painter must draw it from what the player decoded.
 private struct NotFetchedHere: ByteSource {

@@ -3,6 +3,7 @@ import ChirperCore
 import ChirperREPL
 import Synchronization
 import Testing
+import ChirperSystem
 
 /// A console that reads a script and records what the REPL shows, in order.
 final class ScriptedConsole: Console {

@@ -3,6 +3,7 @@ import ChirperCore
 import ChirperREPL
 import Synchronization
 import Testing
+import ChirperSystem
 
 private let wrenItem = PlayItem.of(Fixture.wren)
 

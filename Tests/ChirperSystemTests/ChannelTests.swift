@@ -1,5 +1,6 @@
 import ChirperCore
 import Testing
+import ChirperSystem
 
 private struct Broken: Error, Equatable {}
 

@@ -1,6 +1,7 @@
 import ChirperCore
 import Foundation
 import Testing
+import ChirperSystem
 
 #if canImport(Glibc)
     import Glibc
