@@ -14,6 +14,8 @@ struct StripMachine {
         case growing(Growing)
         /// This request's picture was drawn, or cannot be: its pieces are not needed.
         case finished(PlaybackTicket)
+        /// No more work comes; the picture of this request, still being drawn from its file, is awaited.
+        case ending(PlaybackTicket)
     }
 
     struct Growing: Equatable {
@@ -41,6 +43,8 @@ struct StripMachine {
         case wholeFailed(PlaybackTicket, message: String)
         /// The accumulator for `ticket` could not be made, and why.
         case accumulatorFailed(PlaybackTicket, reason: String)
+        /// No more work comes.
+        case workEnded
         /// The strip is gone.
         case cancelled
     }
@@ -60,6 +64,8 @@ struct StripMachine {
         case cancelWhole
         /// There is no picture of `ticket`: the one line saying why.
         case fail(PlaybackTicket, message: String)
+        /// Nothing more is drawn: the strip's work is over.
+        case stop
     }
 
     /// Audio held for a request whose picture is not asked for yet: far more than comes before a first sound.
@@ -74,7 +80,7 @@ struct StripMachine {
     private var latest: PlaybackTicket? {
         switch state {
         case .holding(let ticket, _, _, _): ticket
-        case .drawingWhole(let ticket), .finished(let ticket): ticket
+        case .drawingWhole(let ticket), .finished(let ticket), .ending(let ticket): ticket
         case .growing(let growing): growing.ticket
         }
     }
@@ -82,7 +88,7 @@ struct StripMachine {
     /// A whole-file drawing under way, and for which request.
     var wholeUnderWay: PlaybackTicket? {
         switch state {
-        case .drawingWhole(let ticket): ticket
+        case .drawingWhole(let ticket), .ending(let ticket): ticket
         case .holding(_, _, _, let whole): whole
         case .growing, .finished: nil
         }
@@ -96,15 +102,21 @@ struct StripMachine {
             return heard(piece, show: true)
         case .wholeDrawn(let ticket, let picture):
             guard wholeUnderWay == ticket else { return [] }
-            endWhole(ticket)
-            return [.show(ticket, picture)]
+            return [.show(ticket, picture)] + endWhole(ticket)
         case .wholeFailed(let ticket, let message):
             guard wholeUnderWay == ticket else { return [] }
-            endWhole(ticket)
-            return [.fail(ticket, message: message)]
+            return [.fail(ticket, message: message)] + endWhole(ticket)
         case .accumulatorFailed(let ticket, let reason):
             guard case .growing(let growing) = state, growing.ticket == ticket else { return [] }
             return fail(growing, reason: reason)
+        case .workEnded:
+            // A picture being drawn from its file is still handed on.
+            if let whole = wholeUnderWay {
+                state = .ending(whole)
+                return []
+            }
+            state = .holding(nil, [], seconds: 0, whole: nil)
+            return [.stop]
         case .cancelled:
             let stop: [Action] = wholeUnderWay == nil ? [] : [.cancelWhole]
             state = .holding(nil, [], seconds: 0, whole: nil)
@@ -167,6 +179,8 @@ struct StripMachine {
             return actions
         case .drawingWhole(let ticket), .finished(let ticket):
             if ticket == piece.ticket { return [] }
+        case .ending:
+            return []
         case .holding(let ticket, var pieces, var seconds, let whole) where ticket == piece.ticket:
             guard seconds + piece.seconds <= Self.heldLimit else { return [] }
             // The array is taken out of the state while it grows, so it is not copied.
@@ -190,12 +204,18 @@ struct StripMachine {
         return [.fail(growing.ticket, message: error.userMessage)]
     }
 
-    /// The whole-file drawing of `ticket` is over.
-    private mutating func endWhole(_ ticket: PlaybackTicket) {
-        if case .holding(let held, let pieces, let seconds, _) = state {
+    /// The whole-file drawing of `ticket` is over; the strip stops if its work is.
+    private mutating func endWhole(_ ticket: PlaybackTicket) -> [Action] {
+        switch state {
+        case .holding(let held, let pieces, let seconds, _):
             state = .holding(held, pieces, seconds: seconds, whole: nil)
-        } else {
+            return []
+        case .ending:
             state = .finished(ticket)
+            return [.stop]
+        default:
+            state = .finished(ticket)
+            return []
         }
     }
 }

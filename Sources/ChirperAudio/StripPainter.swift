@@ -11,7 +11,7 @@ extension SonogramReader {
         _ work: Channel<StripWork, Never>,
         picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
     ) async {
-        let inputs = Channel<StripInput, Never>()
+        let inputs = Channel<StripMachine.Event, Never>()
         // However it ends, nothing more is queued for it.
         defer {
             work.cancel()
@@ -22,24 +22,16 @@ extension SonogramReader {
                 while let next = await work.next() {
                     switch next {
                     case .heard(let piece):
-                        inputs.post(.event(.heard(piece)))
+                        inputs.post(.heard(piece))
                     case .draw(let item, let ticket, let shape, let duration):
                         let onDisk = (try? sources.source(for: item.location))?.wholeLocalFile != nil
-                        inputs.post(
-                            .event(
-                                .drawRequested(item, ticket, shape, duration: duration, wholeLocalFile: onDisk)))
+                        inputs.post(.drawRequested(item, ticket, shape, duration: duration, wholeLocalFile: onDisk))
                     }
                 }
                 inputs.post(.workEnded)
             }
             var runner = StripRunner(reader: self, inputs: inputs, picture: picture)
-            var ended = false
-            while !(ended && runner.machine.wholeUnderWay == nil), let input = await inputs.next() {
-                switch input {
-                case .event(let event): runner.handle(event)
-                case .workEnded: ended = true
-                }
-            }
+            while !runner.stopped, let event = await inputs.next() { runner.handle(event) }
             runner.handle(.cancelled)
             work.cancel()
             group.cancelAll()
@@ -47,25 +39,20 @@ extension SonogramReader {
     }
 }
 
-/// What the strip's runner waits for: the work handed to it, and the whole-file drawings it started.
-enum StripInput: Sendable {
-    case event(StripMachine.Event)
-    /// No more work comes.
-    case workEnded
-}
-
 /// Performs the strip machine's actions: the accumulator of the picture being grown, and the task drawing one
 /// whole from its file.
 struct StripRunner {
     private(set) var machine = StripMachine()
     let reader: SonogramReader
-    let inputs: Channel<StripInput, Never>
+    let inputs: Channel<StripMachine.Event, Never>
     let picture: @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
     private var accumulator: SonogramAccumulator?
     private var whole: Task<Void, Never>?
+    /// The machine said the work is over.
+    private(set) var stopped = false
 
     init(
-        reader: SonogramReader, inputs: Channel<StripInput, Never>,
+        reader: SonogramReader, inputs: Channel<StripMachine.Event, Never>,
         picture: @escaping @Sendable (PlaybackTicket, Result<Sonogram, any Error>) -> Void
     ) {
         self.reader = reader
@@ -105,10 +92,10 @@ struct StripRunner {
             whole = Task {
                 do {
                     let sonogram = try await reader.sonogram(of: item, shape: shape)
-                    inputs.post(.event(.wholeDrawn(ticket, sonogram)))
+                    inputs.post(.wholeDrawn(ticket, sonogram))
                 } catch is CancellationError {
                 } catch {
-                    inputs.post(.event(.wholeFailed(ticket, message: userMessage(for: error))))
+                    inputs.post(.wholeFailed(ticket, message: userMessage(for: error)))
                 }
             }
         case .cancelWhole:
@@ -116,6 +103,8 @@ struct StripRunner {
             whole = nil
         case .fail(let ticket, let message):
             picture(ticket, .failure(StripFailure(userMessage: message)))
+        case .stop:
+            stopped = true
         }
         return nil
     }

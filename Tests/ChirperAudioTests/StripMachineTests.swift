@@ -132,6 +132,17 @@ struct StripMachineTests {
             ])
     }
 
+    @Test("when no more work comes, a picture still drawn from its file is awaited and handed on, then the strip stops")
+    func workEndsAfterWhole() {
+        let picture = Sonogram(rows: 1, columns: 1, levels: [0], maxFrequency: 11_025, duration: 10, sampleRate: rate)
+        #expect(
+            run([
+                draw(onDisk, 1, onDisk: true), .workEnded, .heard(piece(1, from: 0, seconds: 1)),
+                .wholeDrawn(PlaybackTicket(1), picture),
+            ]) == [[.drawWhole(onDisk, PlaybackTicket(1), shape)], [], [], [.show(PlaybackTicket(1), picture), .stop]])
+        #expect(run([draw(streamed, 1), .workEnded]) == [[], [.stop]])
+    }
+
     @Test("a drawing from the file that fails is one line for its request; the strip going away stops one under way")
     func wholeFailsAndCancel() {
         #expect(
