@@ -1,6 +1,6 @@
 /// A piece of what the player decoded for play request `ticket`, at its place in the recording (before the
 /// speed stage): the live strip draws from it, so a recording is fetched and decoded once, however it is drawn.
-public struct HeardAudio: Sendable {
+public struct HeardAudio: Sendable, Equatable {
     public var ticket: PlaybackTicket
     public var sampleRate: Int
     public var channels: Int

@@ -80,8 +80,8 @@ struct QuizMachine: Sendable {
     private var lastCard: QuizCard?
     /// The store's refusal was said in this quiz.
     private var storeWarned = false
-    /// Sono mode: the work drawing the open question's pictures.
-    private var picturesID: Int?
+    /// Sono mode: the pictures of the open question being drawn.
+    private var picturesAsked: PicturesAsked?
 
     var isOn: Bool { state != .off }
 
@@ -130,16 +130,44 @@ struct QuizMachine: Sendable {
         }
     }
 
-    /// Sono mode: work `id` draws the open question's pictures.
-    mutating func picturesAsked(id: Int) {
-        picturesID = id
+    /// Sono mode: work `id` draws `pictures`; what it is to draw: each over the span their recordings' known
+    /// lengths give from where each picture starts, or, while a length is unknown, each over the most a picture
+    /// shows, the span decided when they arrive. Nil when one of them has no audio from where it starts.
+    mutating func picturesAsked(id: Int, _ pictures: [QuizPicture]) -> [QuizPicture]? {
+        let span = QuizPicture.commonSpan(of: pictures)
+        if let span, span <= 0 {
+            picturesAsked = nil
+            return nil
+        }
+        picturesAsked = PicturesAsked(
+            id: id, pictures: pictures, spanDecided: span != nil, drawn: Array(repeating: nil, count: pictures.count))
+        return span.map { span in pictures.map { $0.over(span) } } ?? pictures
     }
 
-    /// Work `id`'s pictures arrived: true if they are the last asked for (else they are dropped).
-    mutating func picturesArrived(id: Int) -> Bool {
-        guard picturesID == id else { return false }
-        picturesID = nil
-        return true
+    /// Work `id` drew `sonograms` (nil: none was drawn), one for each picture it was asked; what the session
+    /// does with them.
+    mutating func picturesArrived(id: Int, _ sonograms: [Sonogram]?) -> PicturesArrival {
+        guard var asked = picturesAsked, asked.id == id else { return .dropped }
+        picturesAsked = nil
+        guard let sonograms else { return .failed }
+        var arrived = sonograms.makeIterator()
+        asked.drawn = asked.drawn.map { $0 ?? arrived.next() }
+        let drawn = asked.drawn.compactMap { $0 }
+        let span = QuizPicture.commonSpan(drawn.map(\.duration))
+        guard drawn.count == asked.pictures.count, !drawn.isEmpty, span > 0 else { return .noAudio }
+        if asked.spanDecided { return .show(drawn) }
+        // A picture longer than the shortest would tell its recording apart: it is drawn again over its span.
+        let longer = drawn.indices.filter { drawn[$0].duration > span + QuizPicture.sameSpan }
+        if longer.isEmpty { return .show(drawn) }
+        for index in longer { asked.drawn[index] = nil }
+        asked.spanDecided = true
+        picturesAsked = asked
+        return .redraw(longer.map { asked.pictures[$0].over(span) })
+    }
+
+    /// Sono mode: work `id` draws again the pictures `picturesArrived` said.
+    mutating func picturesRedrawn(id: Int) {
+        picturesAsked?.id = id
     }
 
     /// True the first time in a quiz: the store's refusal is said then.

@@ -159,20 +159,40 @@ extension SessionMachine {
                     window: TimeSpan(start: start, end: start + QuizPicture.longest), contrast: setup.contrast))
         }
         let id = nextWorkID()
-        quizMachine.picturesAsked(id: id)
+        guard let drawn = quizMachine.picturesAsked(id: id, pictures) else {
+            refuse(Self.noPictureAudio)
+            return
+        }
         if !setup.interactive { hold(.quiz) }
-        emit(.drawQuizPictures(id: id, pictures))
+        emit(.drawQuizPictures(id: id, drawn))
     }
+
+    /// Why sono mode shows no pictures when one of them has no audio from where it starts.
+    static let noPictureAudio =
+        "sono: no pictures: a recording has no audio where its picture starts; skip goes on to the next question"
 
     /// Sono mode's pictures arrived (or why not).
     mutating func quizPicturesDrawn(id: Int, _ result: Result<[Sonogram], WorkFailure>) {
-        guard quizMachine.picturesArrived(id: id) else { return }
+        let arrival = quizMachine.picturesArrived(id: id, try? result.get())
+        switch arrival {
+        case .dropped:
+            return
+        case .redraw(let pictures) where quizMachine.openQuestion != nil:
+            // The line waiting for them still waits.
+            let id = nextWorkID()
+            quizMachine.picturesRedrawn(id: id)
+            emit(.drawQuizPictures(id: id, pictures))
+            return
+        default:
+            break
+        }
         gate.handle(.quizReady)
         guard quizMachine.openQuestion != nil else { return }
-        switch result {
-        case .success(let sonograms): say(presenter.quizPictures(sonograms))
-        case .failure(.stopped): break
-        case .failure(.failed(let message)): refuse(message + "; skip goes on to the next question")
+        switch (arrival, result) {
+        case (.show(let sonograms), _): say(presenter.quizPictures(sonograms))
+        case (.noAudio, _): refuse(Self.noPictureAudio)
+        case (_, .failure(.failed(let message))): refuse(message + "; skip goes on to the next question")
+        default: break
         }
     }
 

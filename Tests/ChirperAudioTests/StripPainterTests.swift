@@ -128,6 +128,35 @@ struct StripPainterTests {
         #expect(drawn.first == (try await reader.sonogram(of: onDisk, shape: shape)))
     }
 
+    @Test("a newer request is drawn at once while an older one is still being drawn from its file, which stops")
+    func newerNotHeldUpByWhole() async throws {
+        let release = Channel<Void, Never>()
+        let onDisk = PlayItem(label: "DEMO-1", location: .local(path: "/demo/slow.wav"), expectedDuration: 10)
+        let reader = SonogramReader(
+            sources: ByteSources { location -> any ByteSource in
+                location == onDisk.location ? SlowFile(release: release) : NotFetchedHere()
+            }, pieces: 1)
+        let (work, pictures) = (Channel<StripWork, Never>(), Channel<PlaybackTicket, Never>())
+        let painter = Task {
+            await reader.drawStrip(work) { ticket, _ in pictures.post(ticket) }
+            pictures.finish()
+        }
+        // Only the file of the first is on disk (it never ends until released): the second is grown.
+        work.post(.draw(onDisk, PlaybackTicket(1), shape, duration: 10))
+        work.post(.draw(streamed, PlaybackTicket(2), shape, duration: 10))
+        work.post(.heard(tone(2, from: 0, seconds: 1)))
+        // Should the painter wait for the first, the test is not stuck but fails: the file is released after a while.
+        let fallback = Task {
+            try await Task.sleep(for: .seconds(10))
+            release.finish()
+        }
+        #expect(await pictures.next() == PlaybackTicket(2), "the newer request waited for the older picture")
+        fallback.cancel()
+        work.finish()
+        await painter.value
+        #expect(pictures.pollAll() == [], "the older picture was stopped")
+    }
+
     @Test("the player hands on every frame it decodes, in order, at its place in the recording")
     func playerHandsOnWhatItDecodes() async throws {
         let signal = chirpSignal(frames: 22_050, sampleRate: rate, channels: 2)
@@ -148,5 +177,17 @@ struct StripPainterTests {
         heard.cancel()
         await player.shutdown()
         await server.shutdown()
+    }
+}
+
+/// A recording on disk whose reading never ends until `release` does (or the reader is cancelled).
+private struct SlowFile: ByteSource {
+    let release: Channel<Void, Never>
+    var wholeLocalFile: String? { "/demo/slow.wav" }
+
+    func open(from offset: Int64) async throws -> any ByteReader {
+        _ = await release.next()
+        try Task.checkCancellation()
+        throw CancellationError()
     }
 }

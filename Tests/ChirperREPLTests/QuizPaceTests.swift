@@ -149,36 +149,109 @@ struct QuizPaceTests {
         #expect(status.hasPrefix("▶ playing \(truth.label) \(truth.englishName) 0:01 / 0:08"), "\(status)")
     }
 
-    @Test("sono mode draws every picture over the shortest one's audio, at most 10 s")
-    func picturesShareASpan() async throws {
-        let shape = SonogramShape(
-            columns: 72, rows: 16, maxFrequency: 12_000, minFrequency: 0, window: TimeSpan(start: 0, end: 10))
-        var late = shape
-        late.window = TimeSpan(start: 30, end: 40)
-        let pictures = [
-            QuizPicture(item: PlayItem(label: "quiz-1-1", location: .remote("https://a/1")), shape: shape),
-            QuizPicture(item: PlayItem(label: "quiz-1-2", location: .remote("https://a/2")), shape: late),
-            QuizPicture(item: PlayItem(label: "quiz-1-3", location: .remote("https://a/3")), shape: shape),
-        ]
-        // The audio each has from its window's start: 2.9 s, 10 s (of a long one) and 3.9 s.
-        let lengths = ["quiz-1-1": 2.9, "quiz-1-2": 10.0, "quiz-1-3": 3.9]
+    @Test("sono mode draws each of a question's three pictures once, over the span their lengths give")
+    func picturesDrawnOnce() async throws {
+        var driver = QuizDriver()
+        let (id, pictures) = try sonoPictures(&driver, deckRecordings)
+        // The catalogue's lengths (8 s each) decide the span before anything is drawn.
+        #expect(pictures.map(\.shape.window) == Array(repeating: TimeSpan(start: 0, end: 8), count: 3))
         let asked = AskedShapes()
         let drawn = try await QuizPicture.draw(pictures) { picture in
             await asked.add(picture)
-            let window = try #require(picture.shape.window)
-            let seconds = min(window.duration, lengths[picture.item.label]!)
-            return Sonogram(
-                rows: 1, columns: 1, levels: [0], maxFrequency: 12_000, duration: seconds, startTime: window.start,
-                sampleRate: 24_000)
+            return try picture.drawn(from: 8)
         }
-        #expect(drawn.allSatisfy { abs($0.duration - 2.9) < 1e-9 }, "\(drawn.map(\.duration))")
-        let final = await asked.shapes.suffix(3)
+        let requests = await asked.shapes.map(\.item.label)
+        #expect(requests == ["quiz-1-1", "quiz-1-2", "quiz-1-3"], "each picture drawn once")
+        let shown = lines(driver.send(.quizPictures(id: id, .success(drawn))))
+        #expect(shown.filter { $0.hasPrefix("quiz: picture ") }.count == 3)
+    }
+
+    @Test(
+        "sono mode: where a length is unknown each picture is drawn, then only the longer ones again over the shortest's span"
+    )
+    func unknownLengthsDecidedFromFirstDrawing() async throws {
+        var driver = QuizDriver()
+        let unknown = deckRecordings.map { recording in
+            var recording = recording
+            recording.length = ""
+            return recording
+        }
+        let (id, pictures) = try sonoPictures(&driver, unknown)
+        #expect(pictures.allSatisfy { $0.shape.window?.duration == QuizPicture.longest })
+        // The audio each has from its window's start: 2.9 s, 10 s and 3.9 s.
+        let lengths = [2.9, 10, 3.9]
+        let first = try pictures.indices.map { try pictures[$0].drawn(from: lengths[$0]) }
+        let again = driver.send(.quizPictures(id: id, .success(first)))
+        guard case .drawQuizPictures(let second, let longer)? = again.first(where: { $0.isQuizPictures }) else {
+            Issue.record("the longer pictures were not drawn again: \(again)")
+            return
+        }
+        #expect(longer.map(\.item.label) == ["quiz-1-2", "quiz-1-3"])
+        #expect(longer.map(\.shape.window) == Array(repeating: TimeSpan(start: 0, end: 2.9), count: 2))
+        #expect(lines(again).isEmpty)
+        let redrawn = try longer.map { try $0.drawn(from: 10) }
+        let shown = driver.send(.quizPictures(id: second, .success(redrawn)))
+        #expect(!shown.contains { $0.isQuizPictures })
+        #expect(lines(shown).filter { $0.hasPrefix("quiz: picture ") }.count == 3)
+    }
+
+    @Test("sono mode: a recording with no audio where its picture starts is one line, and nothing is drawn")
+    func noAudioIsOneLine() throws {
+        var driver = QuizDriver()
+        let silent = deckRecordings.map { recording in
+            var recording = recording
+            recording.length = "0:00"
+            return recording
+        }
+        let start = driver.send(typed("quiz gen:sylvia --mode sono --questions 2 --seed 8"))
+        guard case .buildQuizDeck(let deck, _)? = start.first(where: { $0.isBuildQuizDeck }) else {
+            Issue.record("no deck asked for: \(start)")
+            return
+        }
+        let asked = driver.send(.quizDeck(id: deck, .success(silent)))
+        #expect(!asked.contains { $0.isQuizPictures })
         #expect(
-            final.map(\.shape.window) == [
-                TimeSpan(start: 0, end: 2.9), TimeSpan(start: 30, end: 32.9), TimeSpan(start: 0, end: 2.9),
+            lines(asked).filter { $0.hasPrefix("error:") } == [
+                #"error: "sono: no pictures: a recording has no audio where its picture starts; skip goes on to the next question""#
             ])
-        #expect(final.allSatisfy { $0.shape.columns == 72 && $0.shape.rows == 16 })
+    }
+
+    @Test("the span is what the shortest picture has from its start, at most 10 s")
+    func commonSpan() {
         #expect(QuizPicture.commonSpan([12, 30, 14]) == 10)
+        #expect(QuizPicture.commonSpan([12, 3.5, 14]) == 3.5)
+    }
+}
+
+/// Starts a sono-mode quiz on `deck`; the work drawing question 1's pictures, and the pictures.
+private func sonoPictures(_ driver: inout QuizDriver, _ deck: [Recording]) throws -> (Int, [QuizPicture]) {
+    let start = driver.send(typed("quiz gen:sylvia --mode sono --questions 2 --seed 8"))
+    guard case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck }) else {
+        Issue.record("no deck asked for: \(start)")
+        throw CancellationError()
+    }
+    let asked = driver.send(.quizDeck(id: id, .success(deck)))
+    guard case .drawQuizPictures(let picturesID, let pictures)? = asked.first(where: { $0.isQuizPictures }) else {
+        Issue.record("no pictures asked for: \(asked)")
+        throw CancellationError()
+    }
+    return (picturesID, pictures)
+}
+
+private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
+
+extension SessionMachine.Action {
+    fileprivate var isQuizPictures: Bool { if case .drawQuizPictures = self { true } else { false } }
+    fileprivate var isBuildQuizDeck: Bool { if case .buildQuizDeck = self { true } else { false } }
+}
+
+extension QuizPicture {
+    /// Its picture, of a recording with `length` seconds of audio from the picture's start.
+    fileprivate func drawn(from length: Double) throws -> Sonogram {
+        let window = try #require(shape.window)
+        return Sonogram(
+            rows: 1, columns: 1, levels: [0], maxFrequency: 12_000, duration: min(window.duration, length),
+            startTime: window.start, sampleRate: 24_000)
     }
 }
 
