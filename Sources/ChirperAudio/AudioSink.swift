@@ -55,8 +55,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     func start() throws
     /// Silences the output, keeping what is queued.
     func pause() throws
-    /// Waits until everything queued has been played.
-    func drain() async throws
+    /// Waits until everything queued has been played; returns how many seconds ago the last sample was heard
+    /// (a sound server reports the drain late), 0 when the output cannot tell.
+    @discardableResult func drain() async throws -> Double
     /// Drops what is queued, silences at once and closes. Idempotent.
     func stop()
     /// Seconds this output has played, if it can tell; `nil` to count what was written.

@@ -52,8 +52,9 @@ final class NullOutput: AudioOutput {
     // Nothing is heard: the volume changes nothing.
     func setVolume(percent: Int) {}
 
-    func drain() async throws {
+    func drain() async throws -> Double {
         try Task.checkCancellation()
+        return 0
     }
 
     func stop() {

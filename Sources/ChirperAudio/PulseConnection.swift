@@ -51,9 +51,12 @@ final class PulseConnection: @unchecked Sendable {
     private var running = false
     /// Times `parkedIdle`.
     private let clock: any Clock<Duration>
+    /// Time on `clock` since the connection began: when a stream ran dry.
+    private let elapsed: @Sendable () -> Duration
 
     init(server: String?, applicationName: String, clock: any Clock<Duration>) throws {
         self.clock = clock
+        self.elapsed = elapsedTime(on: clock)
         try PulseLibrary.load()
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioSinkError.soundServer(detail: "cannot create the PulseAudio main loop")
@@ -290,7 +293,8 @@ final class PulseConnection: @unchecked Sendable {
                 guard let stream = pa_stream_new(context, name, &spec, nil) else {
                     throw AudioSinkError.soundServer(detail: PulseError.message(of: context))
                 }
-                let streamState = PulseStreamState(format: format, capacity: capacity, onUnderrun: onUnderrun)
+                let streamState = PulseStreamState(
+                    format: format, capacity: capacity, elapsed: elapsed, onUnderrun: onUnderrun)
                 state.streams[ObjectIdentifier(streamState)] = streamState
                 let userdata = Unmanaged.passUnretained(streamState).toOpaque()
                 pa_stream_set_state_callback(stream, PulseStreamState.stateCallback, userdata)
@@ -352,4 +356,10 @@ final class PulseConnection: @unchecked Sendable {
         locked { stream.tearDown(into: &resumptions) }
         resumptions.run()
     }
+}
+
+/// Time elapsed on `clock` since this call (opens the existential so its instants can be kept).
+private func elapsedTime(on clock: some Clock<Duration>) -> @Sendable () -> Duration {
+    let start = clock.now
+    return { start.duration(to: clock.now) }
 }

@@ -88,7 +88,7 @@ final class PulseOutput: AudioOutput, Sendable {
         }
     }
 
-    func drain() async throws {
+    func drain() async throws -> Double {
         try await wait(for: .drain) { state in
             // One drain at a time, on a live stream.
             state.stream == nil || state.waiters.isWaiting(.drain) ? .failure(CancellationError()) : nil
@@ -100,6 +100,9 @@ final class PulseOutput: AudioOutput, Sendable {
                 state.issueDrain(stream, into: &resumptions)
             }
         }
+        // Timed as the drain's waiter wakes: the acknowledgment came a period or two of the sink after the stream
+        // ran dry, and what runs after the drain counts from that.
+        return connection.locked { state.lease == lease ? state.sinceRanDry : 0 }
     }
 
     /// Silences at once: the server drops what it holds. A ready stream is parked (emptied, held) for the next

@@ -41,10 +41,16 @@ final class PulseStreamState: @unchecked Sendable {
     /// large pieces instead of waking for every few milliseconds the server takes.
     var wakeRoom: Int { max(frameBytes, capacity / 4 / frameBytes * frameBytes) }
 
-    /// - Parameter capacity: bytes queued here at most, a multiple of a frame (see `PulseConnection.openStream`).
-    init(format: PCMFormat, capacity: Int, onUnderrun: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - capacity: bytes queued here at most, a multiple of a frame (see `PulseConnection.openStream`).
+    ///   - elapsed: the connection's clock, to time when a draining stream ran dry.
+    init(
+        format: PCMFormat, capacity: Int, elapsed: @escaping @Sendable () -> Duration,
+        onUnderrun: @escaping @Sendable () -> Void
+    ) {
         self.format = format
         self.queue = ByteRing(capacity: capacity)
+        self.elapsed = elapsed
         self.onUnderrun = onUnderrun
     }
 
@@ -164,9 +170,21 @@ final class PulseStreamState: @unchecked Sendable {
 
     /// Asks the server to play out what it holds; the drain waiter is resumed by `drainCallback`.
     var drainIssued = false
+    let elapsed: @Sendable () -> Duration
+    /// When (on `elapsed`) the server said the stream ran dry after the drain was asked for: it had played the
+    /// last sample. The server acknowledges the drain only a period or two of its sink later.
+    var ranDryAt: Duration?
+
+    /// Seconds since the draining stream ran dry, 0 if it has not said so.
+    var sinceRanDry: Double {
+        guard let ranDryAt else { return 0 }
+        let since = elapsed() - ranDryAt
+        return max(0, Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18)
+    }
 
     func issueDrain(_ stream: OpaquePointer, into resumptions: inout PulseResumptions) {
         drainIssued = true
+        ranDryAt = nil
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         if let operation = pa_stream_drain(stream, PulseStreamState.drainCallback, userdata) {
             pa_operation_unref(operation)
@@ -220,6 +238,8 @@ final class PulseStreamState: @unchecked Sendable {
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
         var resumptions = PulseResumptions()
+        // Everything was handed over: running dry is the end of the sound, heard now.
+        if state.drainIssued, state.ranDryAt == nil { state.ranDryAt = state.elapsed() }
         state.handle(.underflow, into: &resumptions)
         resumptions.run()
     }

@@ -148,9 +148,9 @@ final class TrackFeed {
             try await reconnect(from: from, attempt: attempt)
         case .drain:
             guard let output = pipeline.output.current else { return nil }
-            try await output.drain()
+            let late = try await output.drain()
             let number = machine.plan.number
-            if case .finishPipeline = send({ $0.drainFinished(ticket: ticket, segment: number) }) {
+            if case .finishPipeline = send({ $0.drainFinished(ticket: ticket, segment: number, late: late) }) {
                 return .drained
             }
         case .none:

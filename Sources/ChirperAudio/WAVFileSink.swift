@@ -108,8 +108,9 @@ final class WAVFileOutput: AudioOutput {
         state.withLockedValue { $0.gain = Gain.linear(percent: percent) }
     }
 
-    func drain() async throws {
+    func drain() async throws -> Double {
         try Task.checkCancellation()
+        return 0
     }
 
     func stop() {

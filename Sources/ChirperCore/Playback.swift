@@ -82,12 +82,17 @@ public struct PlaybackEnding: Sendable, Hashable {
     /// Seconds heard when it ended.
     public var position: Double
     public var reason: Reason
+    /// Seconds the last sample had been heard when the end was reported (0 when the sink cannot tell): a sound
+    /// server acknowledges a drain a period or two of its own after the sound stopped, so whatever is timed
+    /// from the end counts from when it was heard.
+    public var late: Double
 
-    public init(item: PlayItem, ticket: PlaybackTicket, position: Double, reason: Reason) {
+    public init(item: PlayItem, ticket: PlaybackTicket, position: Double, reason: Reason, late: Double = 0) {
         self.item = item
         self.ticket = ticket
         self.position = position
         self.reason = reason
+        self.late = late
     }
 }
 

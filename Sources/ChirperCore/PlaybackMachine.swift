@@ -85,6 +85,8 @@ public struct PlaybackMachine: Sendable {
         var signsOfLife = 0
         /// The owner was told to give up (`giveUp`); the failure follows once the pipeline has ended.
         var givingUp = false
+        /// Seconds the last sample had been heard when the sink reported its drain.
+        var late: Double = 0
 
         var buffered: Double { max(0, queued - played) }
 
@@ -101,7 +103,7 @@ public struct PlaybackMachine: Sendable {
         }
 
         func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {
-            PlaybackEnding(item: item, ticket: ticket, position: position, reason: reason)
+            PlaybackEnding(item: item, ticket: ticket, position: position, reason: reason, late: late)
         }
 
         func segment(_ settings: PlaybackSettings) -> PlaybackSegment {

@@ -124,12 +124,14 @@ extension PlaybackMachine {
         }
     }
 
-    /// The sink has played everything queued after `endOfStream` of `segment`. If no seek came in between,
-    /// the track is finishing: nothing can change it any more, and its pipeline may end.
-    public mutating func drainFinished(ticket: Ticket, segment: Int = 0) -> Action {
+    /// The sink has played everything queued after `endOfStream` of `segment`, the last sample `late` seconds
+    /// ago (the ending says so). If no seek came in between, the track is finishing: nothing can change it any
+    /// more, and its pipeline may end.
+    public mutating func drainFinished(ticket: Ticket, segment: Int = 0, late: Double = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment == segment, session.sourceFinished
         else { return .none }
         session.played = session.queued
+        session.late = max(0, late)
         session.finishing = true
         replace(session)
         return .finishPipeline(ticket)

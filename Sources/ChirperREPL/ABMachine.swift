@@ -45,17 +45,25 @@ struct ABMachine: Sendable, Hashable {
         state = .playing(side: side, ticket: ticket)
     }
 
-    /// Play request `ticket` ended (as rendered). A side that played to its end leads to the gap; one that was
-    /// stopped, or failed, ends A/B listening.
-    mutating func ended(_ ticket: PlaybackTicket, finished: Bool) -> Action {
+    /// Play request `ticket` ended (as rendered), its last sample heard `late` seconds before. A side that played
+    /// to its end leads to the gap, counted from when the sound stopped: what is left of it is waited, and a
+    /// gap already over starts the next side at once. One that was stopped, or failed, ends A/B listening.
+    mutating func ended(_ ticket: PlaybackTicket, finished: Bool, late: Double = 0) -> Action {
         guard case .playing(let side, let playing) = state, playing == ticket else { return .none }
         guard finished else {
             state = .off
             return .none
         }
         rounds += 1
-        state = .gap(next: (side + 1) % sides.count, round: rounds)
-        return .wait(seconds: gap, round: rounds)
+        let next = (side + 1) % sides.count
+        // To the millisecond: finer is beyond what a timer keeps.
+        let left = ((gap - max(0, late)) * 1000).rounded() / 1000
+        guard left > 0 else {
+            state = .starting(side: next)
+            return .play(sides[next], index: next)
+        }
+        state = .gap(next: next, round: rounds)
+        return .wait(seconds: left, round: rounds)
     }
 
     /// Gap `round` is over: the next side.

@@ -485,8 +485,9 @@ struct SessionMachine: Sendable {
         if !new.isActive, let ticket = new.ticket {
             run(queue.handle(.trackEnded(ticket)))
             var finished = false
-            if case .idle(let ending?) = new, ending.reason == .finished { finished = true }
-            run(ab.ended(ticket, finished: finished))
+            var late = 0.0
+            if case .idle(let ending?) = new, ending.reason == .finished { (finished, late) = (true, ending.late) }
+            run(ab.ended(ticket, finished: finished, late: late))
         }
     }
 

@@ -70,6 +70,8 @@ final class GatedOutput: AudioOutput {
         var writesBeforeFirstStart: Int?
         var writeWaiters: [CheckedContinuation<Void, any Error>] = []
         var drainWaiter: CheckedContinuation<Void, any Error>?
+        /// What the completed drain reports: how long ago its last sample was heard.
+        var drainLate = 0.0
         var logWatchers: [(entry: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var blockedWatchers: [CheckedContinuation<Void, Never>] = []
         /// Waiting for a write to wait for room or for a drain, whichever comes first.
@@ -206,7 +208,7 @@ final class GatedOutput: AudioOutput {
         }
     }
 
-    func drain() async throws {
+    func drain() async throws -> Double {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (stopped, watchers) = state.withLockedValue { state in
@@ -223,6 +225,7 @@ final class GatedOutput: AudioOutput {
         } onCancel: {
             wakeAll(CancellationError())
         }
+        return state.withLockedValue { $0.drainLate }
     }
 
     /// Whether a write was waiting in the output when `stop` was first called: then the stop came from
@@ -277,9 +280,11 @@ final class GatedOutput: AudioOutput {
     }
 
     /// Ends a requested drain successfully.
-    func completeDrain() {
+    /// Ends the drain, its last sample heard `late` seconds before.
+    func completeDrain(late: Double = 0) {
         let waiter = state.withLockedValue { state in
             state.played = state.queued
+            state.drainLate = late
             defer { state.drainWaiter = nil }
             return state.drainWaiter
         }

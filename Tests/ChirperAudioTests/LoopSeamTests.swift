@@ -98,7 +98,7 @@ private final class FillingOutput: AudioOutput {
 
     func start() throws {}
     func pause() throws {}
-    func drain() async throws {}
+    func drain() async throws -> Double { 0 }
     func setVolume(percent: Int) {}
     var playedSeconds: Double? { nil }
 

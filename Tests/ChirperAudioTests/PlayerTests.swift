@@ -259,6 +259,26 @@ struct PlayerTests {
         await server.shutdown()
     }
 
+    @Test("a drain that says its last sample was heard 60 ms before: the track's ending says so too")
+    func lateDrainInTheEnding() async throws {
+        let server = try await serve(["/short.wav": shortWAV.bytes])
+        let sink = GatedSink()
+        let player = Player(sink: sink)
+        player.play(item("SHORT", server.baseURL + "/short.wav"))
+        try await player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(sink.outputs.first)
+        await output.waitForLog("drain")
+        output.completeDrain(late: 0.06)
+        try await player.waitFor("idle") { $0.isIdle }
+        guard case .idle(let ending?) = player.state else {
+            Issue.record("not idle with an ending: \(player.state)")
+            return
+        }
+        #expect(ending.reason == .finished)
+        #expect(ending.late == 0.06)
+        await server.shutdown()
+    }
+
     @Test(
         "a server that stops mid-body, or never answers the resumed request, fails the track after the stall limit (by the injected clock) with one line; the next play works",
         arguments: Transport.allCases, ["/stall.wav", "/cut.wav"])

@@ -149,7 +149,10 @@ private final class CapturingOutput: AudioOutput {
     func start() throws {}
     func pause() throws {}
     func setVolume(percent: Int) {}
-    func drain() async throws { try Task.checkCancellation() }
+    func drain() async throws -> Double {
+        try Task.checkCancellation()
+        return 0
+    }
     func stop() { written.withLockedValue { $0.stopped = true } }
     var playedSeconds: Double? { format.seconds(ofSamples: written.withLockedValue { $0.count }) }
 }

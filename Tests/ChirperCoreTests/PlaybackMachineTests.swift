@@ -290,6 +290,21 @@ struct PlaybackMachineTests {
         #expect(machine.activeTicket == nil)
     }
 
+    @Test("a drain reported 60 ms after the last sample was heard: the track's ending says so")
+    func lateDrainInTheEnding() {
+        var machine = playing(queued: 3)
+        let ticket = machine.activeTicket!
+        #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
+        #expect(machine.drainFinished(ticket: ticket, late: 0.06) == .finishPipeline(ticket))
+        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        guard case .idle(let ending?) = machine.playbackState else {
+            Issue.record("not idle with an ending: \(machine.playbackState)")
+            return
+        }
+        #expect(ending.reason == .finished)
+        #expect(ending.late == 0.06)
+    }
+
     @Test("the end of the stream while paused drains (it completes after resume)")
     func endWhilePaused() {
         var machine = playing(queued: 1)

@@ -31,8 +31,11 @@ private func progress(_ recording: Recording, _ ticket: UInt64, at position: Dou
     PlaybackProgress(item: .of(recording), ticket: PlaybackTicket(ticket), position: position, duration: 12)
 }
 
-private func ended(_ recording: Recording, _ ticket: UInt64) -> PlaybackState {
-    .idle(PlaybackEnding(item: .of(recording), ticket: PlaybackTicket(ticket), position: 12, reason: .finished))
+/// `recording` played to its end, its last sample heard `late` seconds before that was reported.
+private func ended(_ recording: Recording, _ ticket: UInt64, late: Double = 0) -> PlaybackState {
+    .idle(
+        PlaybackEnding(
+            item: .of(recording), ticket: PlaybackTicket(ticket), position: 12, reason: .finished, late: late))
 }
 
 /// What `measure 2 0:01-0:02 2-8` answers in these scenarios (the figures are the player's; any will do).
@@ -482,7 +485,7 @@ struct SessionMachineTests {
         #expect(a.rescaled(floor: -80, ceiling: -10).levels[0] < b.rescaled(floor: -80, ceiling: -10).levels[0])
     }
 
-    @Test("ab plays A's section, waits the gap, then B's, then A's again; stop ends it, and a late gap does nothing")
+    @Test("ab plays A's section, the gap from its sound's end, B's, A's again; stop ends it; a late gap does nothing")
     func abInTurn() {
         var machine = listedSession(script)
         #expect(
@@ -508,7 +511,9 @@ struct SessionMachineTests {
         _ = machine.handle(.answered(.started(PlaybackTicket(2), Fixture.robin, forQueue: false)))
         _ = machine.handle(
             .answered(.control(.section(.absolute(0), .absolute(30), nil), refusal: nil, settings: PlaybackSettings())))
-        #expect(machine.handle(.playback(ended(Fixture.robin, 2))).last == .abWait(seconds: 0.25, round: 2))
+        // B's end was reported 0.1 s after its sound stopped: the gap counts from the sound.
+        #expect(
+            machine.handle(.playback(ended(Fixture.robin, 2, late: 0.1))).last == .abWait(seconds: 0.15, round: 2))
         #expect(machine.handle(.abGapEnded(round: 1)) == [], "an older gap's end is not this one's")
         let again = machine.handle(.abGapEnded(round: 2))
         #expect(again.last == .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)), "A again")
