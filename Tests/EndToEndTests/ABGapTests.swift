@@ -5,12 +5,14 @@ import Testing
 private let apiKey = "ab-gap-KEY-52d"
 /// Asked for between the sides: not the default (0.5 s).
 private let gap = 0.7
-/// The silence heard between two sides is the gap asked for, less at most `early`, plus at most `late`: the
-/// drain's acknowledgment (a period or two of the sink after the last sample), the next side's start, and on
-/// two cores shared with a whole test suite, the scheduling of both. Before the sides were kept the gap
-/// apart, the sink idling at its own latency added its 2 s to each.
+/// The silence heard between two sides is the gap asked for, less at most `early`, plus at most `late` for any one
+/// and `lateMedian` for their median: on a quiet machine the sides are the gap apart within 50 ms (BENCH.md), but
+/// on two cores shared with a whole test suite, starting the next side (a stream, a fetch, a prebuffer) can come
+/// a second late. Before the sides were kept the gap apart, the sink idling at its own latency added its 2 s to
+/// every one of them.
 private let early = 0.05
-private let late = 0.5
+private let late = 1.3
+private let lateMedian = 0.5
 
 /// A private PulseAudio whose null sink idles at its own latency (2 s ahead: nothing asks it for less, not
 /// even the recorder on its monitor), a loopback xeno-canto whose row 1 is a mono tone and row 2 a stereo one
@@ -69,12 +71,18 @@ private func expectGapsAsked(_ samples: [Int16], sourceLocation: SourceLocation 
     #expect(
         complete.map(\.pitch) == complete.indices.map { $0 % 2 == 0 ? 1000 : 2000 }, "heard: \(heard)",
         sourceLocation: sourceLocation)
-    for (index, silence) in silences(between: complete).enumerated() {
+    let heardSilences = silences(between: complete)
+    for (index, silence) in heardSilences.enumerated() {
         #expect(
             silence >= gap - early && silence <= gap + late,
             "silence \(index + 1) heard \(String(format: "%.3f", silence)) s, asked \(gap) s; heard: \(complete)",
             sourceLocation: sourceLocation)
     }
+    guard !heardSilences.isEmpty else { return }
+    let median = heardSilences.sorted()[heardSilences.count / 2]
+    #expect(
+        median <= gap + lateMedian, "median silence \(String(format: "%.3f", median)) s, asked \(gap) s",
+        sourceLocation: sourceLocation)
 }
 
 @Suite(
