@@ -243,8 +243,10 @@ struct PlayerTests {
         await server.shutdown()
     }
 
-    @Test("the natural end drains the sink before going idle")
-    func drainsAtTheEnd() async throws {
+    /// Plays the short WAV to its end on a gated sink, holding the end at the drain until `drained` says so.
+    private func playShortToItsDrain(
+        _ drained: (Player, GatedOutput) async throws -> Void
+    ) async throws {
         let server = try await serve(["/short.wav": shortWAV.bytes])
         let sink = GatedSink()
         let player = Player(sink: sink)
@@ -252,31 +254,32 @@ struct PlayerTests {
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
         await output.waitForLog("drain")
-        #expect(player.state.isPlaying)  // still audible while the sink drains
-        output.completeDrain()
-        try await player.waitFor("idle") { $0.isIdle }
-        #expect(output.log == ["start", "drain", "stop"])
+        try await drained(player, output)
         await server.shutdown()
+    }
+
+    @Test("the natural end drains the sink before going idle")
+    func drainsAtTheEnd() async throws {
+        try await playShortToItsDrain { player, output in
+            #expect(player.state.isPlaying)  // still audible while the sink drains
+            output.completeDrain()
+            try await player.waitFor("idle") { $0.isIdle }
+            #expect(output.log == ["start", "drain", "stop"])
+        }
     }
 
     @Test("a drain that says its last sample was heard 60 ms before: the track's ending says so too")
     func lateDrainInTheEnding() async throws {
-        let server = try await serve(["/short.wav": shortWAV.bytes])
-        let sink = GatedSink()
-        let player = Player(sink: sink)
-        player.play(item("SHORT", server.baseURL + "/short.wav"))
-        try await player.waitFor("playing") { $0.isPlaying }
-        let output = try #require(sink.outputs.first)
-        await output.waitForLog("drain")
-        output.completeDrain(late: 0.06)
-        try await player.waitFor("idle") { $0.isIdle }
-        guard case .idle(let ending?) = player.state else {
-            Issue.record("not idle with an ending: \(player.state)")
-            return
+        try await playShortToItsDrain { player, output in
+            output.completeDrain(late: 0.06)
+            try await player.waitFor("idle") { $0.isIdle }
+            guard case .idle(let ending?) = player.state else {
+                Issue.record("not idle with an ending: \(player.state)")
+                return
+            }
+            #expect(ending.reason == .finished)
+            #expect(ending.late == 0.06)
         }
-        #expect(ending.reason == .finished)
-        #expect(ending.late == 0.06)
-        await server.shutdown()
     }
 
     @Test(
