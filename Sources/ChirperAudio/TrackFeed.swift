@@ -19,40 +19,40 @@ final class TrackFeed {
 
     /// Whether what was being delivered still stands, or the segment moved (a seek retired the output, a loop
     /// wrapped, or a seek waiting for the format was carried out): then the rest is not played.
-    private enum Flow {
+    enum Flow {
         case goOn
         case repositioned
     }
 
-    private let ticket: PlaybackTicket
-    private let source: any ByteSource
+    let ticket: PlaybackTicket
+    let source: any ByteSource
     private let pipeline: Pipeline
     private let configuration: Player.Configuration
     private let backoffClock: any Clock<Duration>
     /// Where what is decoded is handed on, for those who listen (the live strip).
     private let hearing: HeardAudioRelay
-    private let send: Send
+    let send: Send
     private let openOutput: OpenOutput
 
-    private var machine: FeedMachine
+    var machine: FeedMachine
     /// The last bytes that arrived: seeks and loops back inside them need no request, and memory stays flat
     /// however long the recording. From a source that keeps them on disk (the play cache, a local file) an
     /// earlier byte is a read of the disk, so a short window is held (`heldFromDisk`); otherwise an earlier
     /// byte is a Range request, and a minute of a 128 kbit/s MP3 is held (`heldFromNetwork`).
-    private var held: HeldBytes
+    var held: HeldBytes
     /// 16 s of a 128 kbit/s MP3: what a loop or a step back inside it refeeds without a system call.
     static let heldFromDisk = 256 << 10
     static let heldFromNetwork = 1 << 20
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
-    private var headerBytes: [UInt8] = []
-    private var reader: (any ByteReader)?
+    var headerBytes: [UInt8] = []
+    var reader: (any ByteReader)?
     private var total: Int64?
-    private var decoder: StreamDecoder
+    var decoder: StreamDecoder
     /// The next body byte to feed the decoder.
-    private var decodeOffset: Int64 = 0
-    private var speed: SpeedProcessor?
+    var decodeOffset: Int64 = 0
+    var speed: SpeedProcessor?
     /// A section played for its band only (`ab` over a selection): the band-pass, per segment.
-    private var bandPass: BandPassFilter?
+    var bandPass: BandPassFilter?
     /// An output was opened for this track already.
     private var openedOutput = false
 
@@ -201,7 +201,7 @@ final class TrackFeed {
     }
 
     /// A failure of the connection (not of the server's answer, the audio or the task): worth a reconnect.
-    private static func isDrop(_ error: any Error) -> Bool {
+    static func isDrop(_ error: any Error) -> Bool {
         if case .network = error as? ByteSourceError { return true }
         return false
     }
@@ -329,7 +329,7 @@ final class TrackFeed {
     /// that reaches it is written and reported at once, not in many small steps), then half a second (fewer
     /// steps per second of audio: decoding to a file or the null sink runs faster). `.repositioned` when a
     /// seek retired the output meanwhile (its restart is in the mailbox).
-    private func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws -> Flow {
+    func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws -> Flow {
         guard let format = machine.format else { return .goOn }
         let out = sped ? samples : try speed?.process(samples) ?? samples
         let seconds = machine.starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
@@ -365,105 +365,9 @@ final class TrackFeed {
         return Double(held.end - decodeOffset) / bytesPerSecond / machine.plan.settings.speed.factor
     }
 
-    private func install(_ format: PCMFormat) async throws {
+    func install(_ format: PCMFormat) async throws {
         let output = try await openOutput(format, machine.plan.number, openedOutput)
         openedOutput = true
         try pipeline.output.install(output, segment: machine.plan.number, playedBefore: machine.segmentQueued)
-    }
-
-    // MARK: - Loops and seeks
-
-    /// The loop reached its end: report the seam, then replay the kept pass from memory, or go back to the
-    /// loop's start in the held bytes.
-    private func wrap(to start: Double) async throws {
-        let output = machine.segmentQueued
-        let number = machine.plan.number
-        _ = send { [ticket] in $0.loopWrapped(atOutput: output, to: start, ticket: ticket, segment: number) }
-        if case .seekBack(let seconds) = machine.wrap(to: start) {
-            _ = try await reposition(to: seconds)
-        }
-    }
-
-    /// Plays the next piece of the kept pass; at its end, wraps again, or (loop off) goes on decoding from
-    /// the loop's end.
-    private func replayNext() async throws {
-        guard let piece = machine.nextReplayPiece() else { return }
-        guard try await play(Array(piece)) == .goOn else { return }
-        switch machine.replayPiecePlayed() {
-        case .goOn:
-            break
-        case .wrapped(let output, let start):
-            let number = machine.plan.number
-            _ = send { [ticket] in $0.loopWrapped(atOutput: output, to: start, ticket: ticket, segment: number) }
-        case .resume(let seconds):
-            _ = try await reposition(to: seconds)
-        }
-    }
-
-    /// A seek, loop or speed change: a new segment from `segment.start` on a new output (the runner retired
-    /// the old one). Before the format is known, it waits for it.
-    private func restart(_ segment: PlaybackSegment) async throws {
-        guard machine.restart(segment), let format = machine.format else { return }
-        guard let landing = try await reposition(to: segment.start) else {
-            machine.restartWaitsForFormat()
-            return
-        }
-        speed = try SpeedProcessor(format: format, speed: segment.settings.speed)
-        bandPass = segment.loop?.band.flatMap { BandPassFilter(band: $0, format: format) }
-        try await install(format)
-        let number = segment.number
-        let ignored = reader?.rangeIgnored ?? false
-        _ = send {
-            $0.seekLanded(
-                at: landing.seconds, landing: landing.landing, networkOffset: landing.request,
-                rangeIgnored: ignored && landing.request != nil,
-                ticket: ticket, segment: number)
-        }
-    }
-
-    /// Points the decoder at recording time `seconds`: from the held bytes, by reading on, or with a new
-    /// request. Returns where the audio will start and the offset of a new request; nil before the decoder
-    /// can seek (its format is not known yet).
-    private func reposition(to seconds: Double) async throws -> (seconds: Double, landing: Landing, request: Int64?)? {
-        guard let format = machine.format else { return nil }
-        let frame = SeekPlan(sampleRate: format.sampleRate).frame(atSeconds: seconds)
-        let offset: Int64
-        let landed: Int
-        var landing = Landing.exact
-        // MP3: the decoder lands on the frame asked for (CBR, or inside what arrived), or near it (VBR beyond
-        // what arrived, by the Xing TOC), and says which.
-        if let point = try decoder.seekMP3(toFrame: frame) {
-            offset = point.bodyOffset
-            landed = point.frame
-            landing = point.accurate ? .exact : .estimated
-        } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
-            let fresh = StreamDecoder()
-            // The header only announces the format, which is the one playing.
-            _ = try fresh.feed(location.resumeHeader(atFrame: frame))
-            decoder = fresh
-            offset = Int64(location.byteOffset(atFrame: frame))
-            landed = frame
-        } else {
-            return nil
-        }
-        let start = machine.landed(atFrame: landed, target: frame)
-        var request: Int64?
-        switch SeekPlan.fetch(target: offset, received: held.end, heldFrom: held.heldFrom) {
-        case .continueFeeding, .refeedHeld, .discardForward:
-            decodeOffset = offset
-        case .request(let from):
-            reader = nil
-            held.restart(at: from)
-            decodeOffset = from
-            machine.requested()
-            request = from
-            do {
-                reader = try await source.open(from: from)
-            } catch  where source.canResume && Self.isDrop(error) {
-                // Reported as a dropped connection at the next read.
-                reader = nil
-            }
-        }
-        return (start, landing, request)
     }
 }

@@ -25,39 +25,39 @@ final class TerminalSession {
 
     let editLine: OpaquePointer
     private let history: TerminalHistory
-    private let files: [UnsafeMutablePointer<FILE>]
+    let files: [UnsafeMutablePointer<FILE>]
     let mailbox: TerminalMailbox
     private let continuation: AsyncStream<String>.Continuation
     private let endOfFileCharacter: UInt8
     var previousResizeAction = sigaction()
 
     /// The prompt text, and the same as a C string for libedit's prompt function.
-    private var prompt: String
-    private var promptCString: UnsafeMutablePointer<CChar>
+    var prompt: String
+    var promptCString: UnsafeMutablePointer<CChar>
     var columns: Int
     /// The status rows the app wants shown (none: no status).
-    private var status: [String] = []
+    var status: [String] = []
     /// The status rows on the screen, directly above the prompt's first row (or above the cursor's row when no
     /// prompt is shown); nil when none are.
-    private var statusOnScreen: [String]?
+    var statusOnScreen: [String]?
     /// The image the app wants over the status's first rows (the live strip in real pixels).
-    private var picture: StatusPicture?
+    var picture: StatusPicture?
     /// The image on the screen, over the first rows of `statusOnScreen`.
-    private var pictureOnScreen: StatusPicture?
+    var pictureOnScreen: StatusPicture?
     /// The image last sent whole: the terminal may keep its pixels (kitty), to draw it again or to free.
-    private var pictureSent: StatusPicture?
+    var pictureSent: StatusPicture?
     /// libedit is reading a line: the prompt and the line are on the screen and the terminal is in edit mode.
-    private var editing = false
+    var editing = false
     /// Standard input has ended (Ctrl-D at an empty prompt, or a hang-up): no more keys are read.
     private var inputEnded = false
     /// Lines to print once the current key is handled (a completion list, a history warning).
     var pendingLines: [String] = []
     /// A libedit call failed while running, and the user was told.
-    private var toldRunTimeRefusal = false
+    var toldRunTimeRefusal = false
     /// Ctrl-L was pressed.
     var clearRequested = false
     /// Bytes for the screen, written at `flush`.
-    private var output: [UInt8] = []
+    var output: [UInt8] = []
 
     /// Runs the terminal thread: sets up libedit, serves keys and requests until `close`, then restores the terminal.
     static func run(
@@ -338,151 +338,6 @@ final class TerminalSession {
         // anything else changed them.
         SavedTerminalModes.restore()
         continuation.finish()
-    }
-
-    // MARK: - Drawing
-
-    /// Erases the prompt and the status line, prints `lines` where they were, and draws both again.
-    private func redraw(printing lines: [String], prompt newPrompt: String?) {
-        erase()
-        if let newPrompt {
-            prompt = newPrompt
-            free(promptCString)
-            promptCString = strdup(newPrompt)
-        }
-        for line in lines {
-            for part in line.split(separator: "\n", omittingEmptySubsequences: false) {
-                write(part + (part.contains("\u{1B}") ? "\u{1B}[0m\r\n" : "\r\n"))
-            }
-        }
-        draw()
-    }
-
-    /// Moves to the start of the status line (or of the prompt) and clears to the end of the screen.
-    func erase(cursorRow: Int? = nil) {
-        var up = 0
-        if editing {
-            up =
-                cursorRow
-                ?? TerminalLayout.row(
-                    after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
-        }
-        if let shown = statusOnScreen { up += shown.count }
-        takePictureOff()
-        write(up > 0 ? "\r\u{1B}[\(up)A\u{1B}[J" : "\r\u{1B}[J")
-        statusOnScreen = nil
-    }
-
-    /// Takes the status's image off the screen (erasing its rows' text does not take a kitty image away).
-    private func takePictureOff() {
-        if let shown = pictureOnScreen { write(shown.remove) }
-        pictureOnScreen = nil
-    }
-
-    /// libedit's calls while the session runs: a refusal is said once, above the prompt, and the session goes
-    /// on (lines are still read; only their editing may look wrong).
-    private func atRunTime(_ code: Int32, _ what: String) {
-        do {
-            try EditLineCall.check(code, what)
-        } catch {
-            guard !toldRunTimeRefusal else { return }
-            toldRunTimeRefusal = true
-            pendingLines.append(
-                "chirper-play: libedit refused \(what); typed lines still work, but may not show as typed")
-        }
-    }
-
-    /// Draws the status line and, when editing, has libedit draw the prompt and the line from the cursor's row.
-    func draw() {
-        drawStatus()
-        if editing {
-            stage()
-            atRunTime(chirper_el_refresh(editLine), "to redraw the line")
-        }
-    }
-
-    /// The status may be several rows (the live sonogram strip above the status line): each is clipped to one
-    /// row of the screen. The image over its first rows is drawn after them, and the cursor put back below.
-    private func drawStatus() {
-        for row in status {
-            write(TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K\r\n")
-        }
-        statusOnScreen = status.isEmpty ? nil : status
-        writePicture(top: "\u{1B}7\u{1B}[\(status.count)A\r", back: "\u{1B}8")
-    }
-
-    /// Brings the status's image on the screen up to date: the one shown is taken off, the pixels of one no
-    /// longer wanted are freed, and the one wanted is drawn at its place (`top` moves the cursor to the start of
-    /// the status's first row; `back` follows the image). A terminal moves the cursor after a sixel image as it
-    /// likes, so the cursor is put where it must be, not moved from where the image left it.
-    private func writePicture(top: String, back: String) {
-        takePictureOff()
-        if let sent = pictureSent, sent.id != picture?.id {
-            write(sent.forget)
-            pictureSent = nil
-        }
-        guard let picture, picture.lines < status.count else { return }
-        let right = picture.column > 0 ? "\u{1B}[\(picture.column)C" : ""
-        write(top + right + (pictureSent?.id == picture.id ? picture.redraw : picture.draw) + back)
-        pictureSent = picture
-        pictureOnScreen = picture
-    }
-
-    /// Rewrites, in place, the rows of the status on screen that differ in `new` (as many rows as `shown`): the
-    /// cursor is saved, each changed row rewritten from its start, and the cursor put back. The live strip's
-    /// picture lines change only when its page turns, so most updates rewrite the marker and status lines.
-    private func updateStatus(_ new: [String], over shown: [String]) {
-        let toPrompt = TerminalLayout.row(
-            after: TerminalLayout.visible(prompt) + currentLine().beforeCursor, columns: columns)
-        write("\u{1B}7")
-        var underPicture = false
-        for (index, (old, row)) in zip(shown, new).enumerated() where !TerminalLayout.same(old.utf8, row.utf8) {
-            let up = toPrompt + new.count - index
-            write("\u{1B}8\u{1B}[\(up)A\r" + TerminalLayout.clip(row, columns: columns - 1) + "\u{1B}[0m\u{1B}[K")
-            underPicture = underPicture || index < (pictureOnScreen?.lines ?? 0)
-        }
-        // A new page, or a row under the image rewritten (erasing a row erases a sixel's pixels there).
-        if underPicture || picture?.id != pictureOnScreen?.id {
-            writePicture(top: "\u{1B}8\u{1B}[\(toPrompt + new.count)A\r", back: "")
-        }
-        write("\u{1B}8")
-        statusOnScreen = new
-        flush()
-    }
-
-    /// Shows what a key left to show: the screen cleared by Ctrl-L, a completion list, a warning.
-    private func showPending() {
-        if clearRequested {
-            clearRequested = false
-            takePictureOff()
-            write("\u{1B}[H\u{1B}[2J")
-            statusOnScreen = nil
-            draw()
-        }
-        if !pendingLines.isEmpty {
-            let lines = pendingLines
-            pendingLines = []
-            redraw(printing: lines, prompt: nil)
-        }
-    }
-
-    /// On a new width: erase with the old layout, tell libedit, draw with the new one.
-    private func write(_ text: some StringProtocol) {
-        output.append(contentsOf: text.utf8)
-    }
-
-    /// Hands the queued bytes to libedit's output stream, behind what libedit has written, without writing them
-    /// yet: libedit flushes at the end of a refresh, so a whole redraw reaches the terminal in one write.
-    private func stage() {
-        guard !output.isEmpty else { return }
-        _ = output.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, files[1]) }
-        output.removeAll(keepingCapacity: true)
-    }
-
-    /// Writes everything queued to the terminal.
-    private func flush() {
-        stage()
-        fflush(files[1])
     }
 
     /// The line being edited, whole and up to the cursor.
