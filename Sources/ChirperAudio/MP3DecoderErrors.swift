@@ -1,5 +1,4 @@
 import ChirperCore
-import CMPG123
 
 /// An error from libmpg123, with the library's own message.
 public struct MP3DecoderError: UserFacingError, Hashable, CustomStringConvertible {

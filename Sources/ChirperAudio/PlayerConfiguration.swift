@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import ChirperCore
-import NIOConcurrencyHelpers
 
 extension Player {
     public struct Configuration: Sendable {

@@ -1,19 +1,7 @@
-import AsyncHTTPClient
-import ChirperAudio
-import ChirperCatalog
 import ChirperCore
 import ChirperDesktop
-import ChirperHTTP
 import ChirperREPL
-import ChirperStore
-import Dispatch
-import FoundationEssentials
-import NIOCore
 import Synchronization
-import ChirperSystem
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 extension ChirperPlay {
     /// The desktop as the REPL sees it: each state goes to the MPRIS server once it has started (the last one
