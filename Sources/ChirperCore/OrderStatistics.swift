@@ -7,22 +7,50 @@ enum OrderStatistics {
     /// The values at `ranks` (0-based, in ascending order of value) of `values` (finite, not empty): the
     /// histogram over the values' range finds the bin holding each rank, and only that bin's values are sorted.
     static func values(at ranks: [Int], in values: [Float]) -> [Float] {
-        guard let low = values.min(), let high = values.max(), high > low else {
-            return ranks.map { _ in values.first ?? 0 }
+        values.withUnsafeBufferPointer { finiteValues(in: $0) { _ in ranks } } ?? ranks.map { _ in 0 }
+    }
+
+    /// The values at the ranks `ranks(count)` gives for the `count` finite values of `values`, leaving NaN and
+    /// the infinities out as if they were not there; nil when none is finite. Three passes over `values` and
+    /// no copy of them: the live strip asks this of a picture that grows every second.
+    static func finiteValues(in values: UnsafeBufferPointer<Float>, ranks: (Int) -> [Int]) -> [Float]? {
+        var (count, low, high) = (0, Float.infinity, -Float.infinity)
+        for value in values where value.isFinite {
+            count += 1
+            low = min(low, value)
+            high = max(high, value)
         }
+        guard count > 0 else { return nil }
+        let wanted = ranks(count).map { min(count - 1, max(0, $0)) }
+        guard high > low else { return wanted.map { _ in low } }
         let scale = Float(bins) / (high - low)
         func bin(_ value: Float) -> Int { min(bins - 1, Int((value - low) * scale)) }
         var counts = [Int](repeating: 0, count: bins)
-        for value in values { counts[bin(value)] += 1 }
-        return ranks.map { rank in
-            var below = 0
-            var found = 0
+        for value in values where value.isFinite { counts[bin(value)] += 1 }
+        // Each rank's bin, and its rank among that bin's values.
+        let places = wanted.map { rank in
+            var (below, found) = (0, 0)
             while found < bins - 1 && below + counts[found] <= rank {
                 below += counts[found]
                 found += 1
             }
-            let inBin = values.filter { bin($0) == found }.sorted()
-            return inBin[min(inBin.count - 1, rank - below)]
+            return (bin: found, rank: rank - below)
+        }
+        // Which of the collected lists a bin's values go to (-1: none).
+        var slot = [Int](repeating: -1, count: bins)
+        var collected: [[Float]] = []
+        for place in places where slot[place.bin] < 0 {
+            slot[place.bin] = collected.count
+            collected.append([])
+        }
+        for value in values where value.isFinite {
+            let index = slot[bin(value)]
+            if index >= 0 { collected[index].append(value) }
+        }
+        let sorted = collected.map { $0.sorted() }
+        return places.map { place in
+            let values = sorted[slot[place.bin]]
+            return values[min(values.count - 1, place.rank)]
         }
     }
 }

@@ -21,7 +21,7 @@ public final class SonogramAccumulator {
     /// The bottom of the frequency axis in Hz.
     public let minFrequency: Double
     /// Recording time of the picture's left edge.
-    private let startTime: Double
+    let startTime: Double
     /// Samples before this one are not analysed (half a window before the time window).
     private let firstSample: Int
     /// Once this many samples were fed, the time window is complete.
@@ -29,10 +29,10 @@ public final class SonogramAccumulator {
 
     private let transform: any PowerSpectrumTransform
     /// Samples in the analysis window.
-    private let size: Int
+    let size: Int
     /// Points of the transform (`size`, zero-padded).
-    private let dft: Int
-    private let hop: Int
+    let dft: Int
+    let hop: Int
     private let window: [Float]
     // Mono samples awaiting analysis: the next window is `pending[pendingStart ..< pendingStart + size]`, of which
     // `pendingCount` are in. The array holds three windows, so that what a window shares with the next is moved
@@ -46,8 +46,12 @@ public final class SonogramAccumulator {
     // The loudest power per cell relative to `referencePower`, column-major (`cells[column * rows + row]`); NaN
     // where no frame has landed yet. Kept as power, not dB, since the max is the same either way: the logarithm
     // is taken once per cell when the picture is drawn, not once per row of every frame.
-    private var cells: [Float]
-    private var secondsPerColumn: Double
+    private(set) var cells: [Float]
+    /// `cells` in dB, for the picture: the columns in `staleColumns` are yet to be brought up to date. A
+    /// live strip's picture is drawn every second from the whole of it; only what changed is converted again.
+    var decibelCells: [Float]
+    var staleColumns: Range<Int>?
+    private(set) var secondsPerColumn: Double
     private var framesDone = 0
     /// The first sample of the next analysis frame's window.
     private var frameStart: Int
@@ -106,6 +110,7 @@ public final class SonogramAccumulator {
             return first..<min(end, dft / 2 + 1)
         }
         cells = [Float](repeating: .nan, count: shape.columns * rows)
+        decibelCells = cells
         let hopSeconds = Double(self.hop) / Double(self.sampleRate)
         if let window = shape.window {
             secondsPerColumn = max(1e-6, window.duration / Double(shape.columns))
@@ -160,12 +165,13 @@ public final class SonogramAccumulator {
     public func merge(_ part: SonogramPart) {
         precondition(part.cells.count == cells.count, "a part of another picture")
         for index in cells.indices { cells[index] = Self.louder(cells[index], part.cells[index]) }
+        staleColumns = 0..<shape.columns
         samplesReached = max(samplesReached, part.samplesSeen)
         overflowed = overflowed || part.overflowed
     }
 
     /// Floats held, all told: constant for a given shape and FFT size (the memory bound the tests check).
-    public var storageCount: Int { cells.count + pending.count + spectrum.count + window.count }
+    public var storageCount: Int { cells.count + decibelCells.count + pending.count + spectrum.count + window.count }
 
     /// Seconds of audio fed so far.
     public var secondsFed: Double { Double(max(samplesSeen, samplesReached)) / Double(sampleRate) }
@@ -260,51 +266,6 @@ public final class SonogramAccumulator {
         picture(columns: shape.columns, duration: Double(shape.columns) * secondsPerColumn, blankUnheard: true)
     }
 
-    /// The first `used` columns; a column no frame landed in repeats its left neighbour (a picture wider than
-    /// the frames), or is blank (`blankUnheard`: audio not heard yet, or skipped by a seek).
-    private func picture(columns used: Int, duration: Double, blankUnheard: Bool) -> Sonogram {
-        let rows = shape.rows
-        let decibels = cells[0..<(used * rows)].map(Self.decibels)
-        let (floor, ceiling) = range(of: decibels)
-        var levels = [Float](repeating: 0, count: rows * used)
-        let span = ceiling - floor
-        var previous = [Float](repeating: floor, count: rows)
-        for column in 0..<used {
-            for row in 0..<rows {
-                var db = decibels[column * rows + row]
-                if db.isNaN {
-                    if blankUnheard { continue }
-                    db = previous[row]
-                }
-                previous[row] = db
-                levels[row * used + column] = min(1, max(0, (db - floor) / span))
-            }
-        }
-        return Sonogram(
-            rows: rows, columns: used, levels: levels, maxFrequency: maxFrequency, minFrequency: minFrequency,
-            duration: duration, startTime: startTime, sampleRate: sampleRate, floorDB: floor, ceilingDB: ceiling,
-            fftSize: size, hop: hop, dftSize: dft)
-    }
-
-    /// The dB drawn as 0 and as 1: fixed, or the 20th and 99.9th percentiles of the picture's cells (at least
-    /// 30 dB apart, so a recording of noise alone stays light; the ceiling at least −70 dB, so near-silence,
-    /// such as dither, stays blank).
-    private func range(of decibels: [Float]) -> (Float, Float) {
-        switch shape.contrast {
-        case .fixed(let floor, let ceiling):
-            return (floor, max(ceiling, floor + 1))
-        case .auto:
-            let values = decibels.filter { $0.isFinite }
-            guard !values.isEmpty else { return (-90, -10) }
-            let ranks = [
-                Int(Double(values.count - 1) * 0.2), min(values.count - 1, Int(Double(values.count - 1) * 0.999)),
-            ]
-            let found = OrderStatistics.values(at: ranks, in: values)
-            let ceiling = max(-70, found[1])
-            return (min(found[0], ceiling - 30), ceiling)
-        }
-    }
-
     private func analyseFrame() {
         let (start, size) = (pendingStart, size)
         pending.withUnsafeBufferPointer { pending in
@@ -340,11 +301,8 @@ public final class SonogramAccumulator {
                 }
             }
         }
-    }
-
-    /// dB of a cell's power (NaN stays NaN: no frame landed there).
-    private static func decibels(_ power: Float) -> Float {
-        power > 0 ? 10 * log10(power) : (power.isNaN ? .nan : -Float.infinity)
+        staleColumns =
+            staleColumns.map { min($0.lowerBound, column)..<max($0.upperBound, column + 1) } ?? column..<(column + 1)
     }
 
     /// The louder of two cells, where NaN is a cell no frame has landed in.
@@ -364,6 +322,7 @@ public final class SonogramAccumulator {
             }
         }
         secondsPerColumn *= 2
+        staleColumns = 0..<columns
     }
 }
 

@@ -23,4 +23,16 @@ struct OrderStatisticsTests {
             #expect(OrderStatistics.values(at: ranks, in: list) == ranks.map { sorted[$0] }, "\(list.count) values")
         }
     }
+
+    @Test("the finite values' ranks leave NaN and the infinities out, as a picture's unheard and silent cells")
+    func finiteOnly() {
+        let values: [Float] = [.nan, -40, -.infinity, -80, .nan, -10, .infinity, -60, -20]
+        let finite = values.filter(\.isFinite).sorted()
+        let found = values.withUnsafeBufferPointer { buffer in
+            OrderStatistics.finiteValues(in: buffer) { count in [0, count / 2, count - 1] }
+        }
+        #expect(found == [finite[0], finite[finite.count / 2], finite[finite.count - 1]])
+        let none: [Float] = [.nan, -.infinity, .nan]
+        #expect(none.withUnsafeBufferPointer { OrderStatistics.finiteValues(in: $0) { _ in [0] } } == nil)
+    }
 }
