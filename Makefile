@@ -21,9 +21,11 @@ RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, ".")
 CXX_ARCHIVE := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 CXX_FOLDER := $(CURDIR)/.build-cxx
 STATIC_CXX := $(if $(filter /%,$(CXX_ARCHIVE)),-Xlinker -L$(CXX_FOLDER))
+## The functions a session runs, laid out first (`make link-order` writes it; `make bench` fails when it is stale).
+ORDER := $(CURDIR)/scripts/link/chirper-play.order
 RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
 	-Xswiftc -use-ld=lld -Xlinker --no-export-dynamic $(RELR) -Xlinker --no-warn-symbol-ordering \
-	-Xlinker "--symbol-ordering-file=$(CURDIR)/scripts/link/chirper-play.order" \
+	-Xlinker "--symbol-ordering-file=$(ORDER)" \
 	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
 .PHONY: run test build format lint bench bench-tests link-order fuzz demo-assets deps-run deps-test deps-bench clean \
@@ -32,6 +34,7 @@ RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run static-cxx
 	$(SWIFT) build $(RELEASE) --product chirper-play
+	-@python3 scripts/link/check-order.py --warn --binary .build/release/chirper-play --order $(ORDER) >/dev/null
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
@@ -68,6 +71,7 @@ BENCH_ARGS ?=
 bench: deps-bench static-cxx
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-floor
+	python3 scripts/link/check-order.py --binary .build-bench/release/chirper-play --order $(ORDER)
 	python3 scripts/bench/bench.py --binary .build-bench/release/chirper-play --floor .build-bench/release/chirper-floor \
 		--write BENCH.md $(BENCH_ARGS)
 
@@ -80,7 +84,7 @@ bench-tests:
 link-order: deps-bench static-cxx
 	@scripts/ensure-packages.sh valgrind
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play
-	python3 scripts/bench/link-order.py --binary .build-bench/release/chirper-play --write scripts/link/chirper-play.order
+	python3 scripts/bench/link-order.py --binary .build-bench/release/chirper-play --write $(ORDER)
 	rm -f .build-bench/release/chirper-play .build/release/chirper-play
 
 clean:
@@ -97,7 +101,8 @@ PREFIX ?= /usr/local
 INSTALL_BINARY ?=
 install:
 	@if [ -z "$(INSTALL_BINARY)" ]; then $(MAKE) --no-print-directory deps-run static-cxx && \
-		$(SWIFT) build $(RELEASE) --product chirper-play; fi
+		$(SWIFT) build $(RELEASE) --product chirper-play && \
+		{ python3 scripts/link/check-order.py --warn --binary .build/release/chirper-play --order $(ORDER) >/dev/null || true; }; fi
 	scripts/install.sh install "$(PREFIX)" "$(or $(INSTALL_BINARY),.build/release/chirper-play)"
 
 uninstall:

@@ -20,8 +20,10 @@ those sessions (most important first), so that each of the first two sessions' f
 contiguous run, the third's two runs, and so on; a function run only by later sessions never sits among
 the first session's. It uses `make bench`'s inputs, loopback server and private PulseAudio.
 
-A stale file does no harm: lld skips names that are no longer there (`--no-warn-symbol-ordering`), and a
-new function not named here is only laid out with the rest. Needs valgrind (`apt-get install valgrind`).
+A stale file does no harm to the program, but lays out less of what runs: lld skips names that are no longer
+there (`--no-warn-symbol-ordering`), and a new function not named here is only laid out with the rest.
+`scripts/link/check-order.py` counts what is gone: `make bench` fails past a tenth, `make run` and
+`make install` warn. Needs valgrind (`apt-get install valgrind`).
 """
 
 import argparse
