@@ -51,6 +51,8 @@ public final class SonogramAccumulator {
     /// live strip's picture is drawn every second from the whole of it; only what changed is converted again.
     var decibelCells: [Float]
     var staleColumns: Range<Int>?
+    /// The finite values of `decibelCells`, counted.
+    var decibelCounts = DecibelHistogram()
     private(set) var secondsPerColumn: Double
     private var framesDone = 0
     /// The first sample of the next analysis frame's window.

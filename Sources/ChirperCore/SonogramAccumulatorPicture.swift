@@ -13,7 +13,7 @@ extension SonogramAccumulator {
         let rows = shape.rows
         refreshDecibels()
         let (floor, ceiling) = decibelCells.withUnsafeBufferPointer {
-            range(of: UnsafeBufferPointer(rebasing: $0[0..<(used * rows)]))
+            range(of: UnsafeBufferPointer(rebasing: $0[0..<(used * rows)]), all: used == shape.columns)
         }
         var levels = [Float](repeating: 0, count: rows * used)
         let span = ceiling - floor
@@ -42,7 +42,10 @@ extension SonogramAccumulator {
         guard let stale = staleColumns else { return }
         let rows = shape.rows
         for cell in (stale.lowerBound * rows)..<(stale.upperBound * rows) {
-            decibelCells[cell] = Self.decibels(cells[cell])
+            let value = Self.decibels(cells[cell])
+            decibelCounts.remove(decibelCells[cell])
+            decibelCounts.add(value)
+            decibelCells[cell] = value
         }
         staleColumns = nil
     }
@@ -50,13 +53,18 @@ extension SonogramAccumulator {
     /// The dB drawn as 0 and as 1: fixed, or the 20th and 99.9th percentiles of the picture's cells (at least
     /// 30 dB apart, so a recording of noise alone stays light; the ceiling at least −70 dB, so near-silence,
     /// such as dither, stays blank).
-    private func range(of decibels: UnsafeBufferPointer<Float>) -> (Float, Float) {
+    /// `all`: `decibels` is every cell, whose values `decibelCounts` has counted.
+    private func range(of decibels: UnsafeBufferPointer<Float>, all: Bool) -> (Float, Float) {
         switch shape.contrast {
         case .fixed(let floor, let ceiling):
             return (floor, max(ceiling, floor + 1))
         case .auto:
             let ranks = { (count: Int) in [Int(Double(count - 1) * 0.2), Int(Double(count - 1) * 0.999)] }
-            guard let found = OrderStatistics.finiteValues(in: decibels, ranks: ranks) else { return (-90, -10) }
+            let found =
+                all
+                ? decibelCounts.values(in: decibels, ranks: ranks)
+                : OrderStatistics.finiteValues(in: decibels, ranks: ranks)
+            guard let found else { return (-90, -10) }
             let ceiling = max(-70, found[1])
             return (min(found[0], ceiling - 30), ceiling)
         }

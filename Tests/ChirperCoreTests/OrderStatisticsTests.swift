@@ -35,4 +35,37 @@ struct OrderStatisticsTests {
         let none: [Float] = [.nan, -.infinity, .nan]
         #expect(none.withUnsafeBufferPointer { OrderStatistics.finiteValues(in: $0) { _ in [0] } } == nil)
     }
+
+    @Test("a running count gives the ranks sorting gives, after values change, beyond its bins and in one bin")
+    func runningCount() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Float] = (0..<20_000).map { index in
+            switch index % 50 {
+            case 0: return .nan
+            case 1: return -.infinity
+            case 2: return -400 + Float(index % 7)  // below the first bin
+            case 3: return 90 + Float(index % 5)  // above the last
+            default: return Float.random(in: -120...0, using: &generator)
+            }
+        }
+        var counts = DecibelHistogram()
+        for value in values { counts.add(value) }
+        // Cells grow louder, as a column does while its frames land; some are heard for the first time.
+        for index in stride(from: 0, to: values.count, by: 3) {
+            counts.remove(values[index])
+            values[index] = values[index].isNaN ? -50 : values[index] + 3
+            counts.add(values[index])
+        }
+        // A quiet floor in one narrow band: every rank in one bin.
+        let floor = [Float](repeating: -95.001, count: 300) + (0..<300).map { -95 + Float($0) * 1e-6 }
+        var floorCounts = DecibelHistogram()
+        for value in floor { floorCounts.add(value) }
+        for (list, counted) in [(values, counts), (floor, floorCounts)] {
+            let sorted = list.filter(\.isFinite).sorted()
+            let ranks = { (count: Int) in [0, count / 5, count * 999 / 1000, count - 1] }
+            let found = list.withUnsafeBufferPointer { counted.values(in: $0, ranks: ranks) }
+            #expect(counted.count == sorted.count)
+            #expect(found == ranks(sorted.count).map { sorted[$0] })
+        }
+    }
 }

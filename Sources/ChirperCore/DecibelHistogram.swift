@@ -1,0 +1,59 @@
+/// A running count of a picture's finite dB values in fixed bins of 1/64 dB, kept as cells change, so that a
+/// picture drawn again every second finds its percentiles without counting a million cells again: the counts
+/// say which bin holds each rank, and one pass over the values collects that bin's, which are sorted. Exact:
+/// the bins are ordered as the values are, and the pass puts each value in its bin the way the counts did.
+struct DecibelHistogram {
+    /// Values below the first bin's floor, or at or above the last's, count in the first or the last bin.
+    static let floor: Float = -256
+    static let binsPerDecibel: Float = 64
+    static let bins = 320 * 64
+
+    private var counts = [Int32](repeating: 0, count: DecibelHistogram.bins)
+    /// The finite values counted.
+    private(set) var count = 0
+
+    static func bin(_ value: Float) -> Int {
+        let place = (value - floor) * binsPerDecibel
+        return place < 0 ? 0 : min(bins - 1, Int(place))
+    }
+
+    /// Counts `value`; NaN and the infinities are left out.
+    mutating func add(_ value: Float) {
+        guard value.isFinite else { return }
+        counts[Self.bin(value)] += 1
+        count += 1
+    }
+
+    /// No longer counts `value`, which was added.
+    mutating func remove(_ value: Float) {
+        guard value.isFinite else { return }
+        counts[Self.bin(value)] -= 1
+        count -= 1
+    }
+
+    /// The values at the ranks `ranks(count)` gives of the counted values, which `values` holds (with NaN and
+    /// the infinities, left out); nil when none is counted.
+    func values(in values: UnsafeBufferPointer<Float>, ranks: (Int) -> [Int]) -> [Float]? {
+        guard count > 0 else { return nil }
+        let places = ranks(count).map { rank in
+            let rank = min(count - 1, max(0, rank))
+            var (below, found) = (0, 0)
+            while found < Self.bins - 1 && below + Int(counts[found]) <= rank {
+                below += Int(counts[found])
+                found += 1
+            }
+            return (bin: found, rank: rank - below)
+        }
+        let wanted = Array(Set(places.map(\.bin)))
+        var collected = wanted.map { _ in [Float]() }
+        for value in values where value.isFinite {
+            let bin = Self.bin(value)
+            for (slot, target) in wanted.enumerated() where target == bin { collected[slot].append(value) }
+        }
+        let sorted = collected.map { $0.sorted() }
+        return places.map { place in
+            let values = sorted[wanted.firstIndex(of: place.bin) ?? 0]
+            return values[min(values.count - 1, place.rank)]
+        }
+    }
+}
