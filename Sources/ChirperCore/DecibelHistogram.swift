@@ -44,15 +44,20 @@ struct DecibelHistogram {
             }
             return (bin: found, rank: rank - below)
         }
-        let wanted = Array(Set(places.map(\.bin)))
-        var collected = wanted.map { _ in [Float]() }
+        // Which list each bin's values go to (-1: none): one look-up per cell keeps the pass a plain loop.
+        var slot = [Int8](repeating: -1, count: Self.bins)
+        var collected: [[Float]] = []
+        for place in places where slot[place.bin] < 0 {
+            slot[place.bin] = Int8(collected.count)
+            collected.append([])
+        }
         for value in values where value.isFinite {
-            let bin = Self.bin(value)
-            for (slot, target) in wanted.enumerated() where target == bin { collected[slot].append(value) }
+            let index = Int(slot[Self.bin(value)])
+            if index >= 0 { collected[index].append(value) }
         }
         let sorted = collected.map { $0.sorted() }
         return places.map { place in
-            let values = sorted[wanted.firstIndex(of: place.bin) ?? 0]
+            let values = sorted[Int(slot[place.bin])]
             return values[min(values.count - 1, place.rank)]
         }
     }
