@@ -75,7 +75,7 @@ public struct CachingByteSource: ByteSource {
             cache.release(id: id)
             return nil
         }
-        return PartThenNetworkReader(file: file, fileEnd: size, offset: offset, whole: whole, part: part, source: self)
+        return ResumedPartReader(file: file, fileEnd: size, offset: offset, whole: whole, part: part, source: self)
     }
 }
 

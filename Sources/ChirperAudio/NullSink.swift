@@ -1,3 +1,4 @@
+import ChirperCore
 import NIOConcurrencyHelpers
 
 /// Decodes and discards: every track "plays" as fast as it decodes. For `--output null`, benchmarks and tests.

@@ -2,19 +2,8 @@ import ChirperCore
 import NIOConcurrencyHelpers
 import ChirperSystem
 
-/// Work the effect runner hands to a pipeline task, in its mailbox.
-enum PipelineCommand: Sendable {
-    /// Wait the back-off for reconnect number `attempt`, then fetch again from byte `from`.
-    case reconnect(from: Int64, attempt: Int)
-    /// Everything is queued: wait until the sink has played it, then report it.
-    case drain
-    /// Seek, loop or speed change: the sink was emptied; go on from the segment's start.
-    case restart(PlaybackSegment)
-    /// Change (or end, nil) the repeated section, without disturbing what is queued.
-    case setLoop(LoopSection?)
-    /// Stopped, replaced or failed: end without a last event.
-    case stop
-}
+/// Work the effect runner hands to a pipeline task, in its channel: the track machine's commands.
+typealias PipelineCommand = TrackMachine.Command
 
 /// How a pipeline ended; the last event is sent once its task has released everything.
 enum PipelineOutcome {
@@ -166,8 +155,31 @@ final class OutputControl: Sendable {
         output?.setVolume(percent: percent)
     }
 
-    /// Silences and drops the current output at once (a seek): a waiting write or drain wakes with
-    /// `CancellationError`; the pipeline opens a new output for the new segment.
+    /// Writes to the current output, waiting while it is full. False when there is none, or when it was
+    /// retired (a seek) or closed (a stop) under the write: the command that did it is in the pipeline's channel.
+    func write(_ samples: [Int16]) async throws -> Bool {
+        guard let output = current else { return false }
+        do {
+            try await output.write(samples)
+        } catch is CancellationError where current !== output {
+            return false
+        }
+        return true
+    }
+
+    /// Waits until the current output has played everything; the seconds since its last sample was heard, or
+    /// nil when there is no output, or it was retired or closed under the wait.
+    func drain() async throws -> Double? {
+        guard let output = current else { return nil }
+        do {
+            return try await output.drain()
+        } catch is CancellationError where current !== output {
+            return nil
+        }
+    }
+
+    /// Silences and drops the current output at once (a seek): a waiting write or drain returns (see `write`);
+    /// the pipeline opens a new output for the new segment.
     func retire() {
         let output = state.withLockedValue { state in
             // The new segment's output starts silent: the machine starts it once enough is queued again.

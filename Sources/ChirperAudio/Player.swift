@@ -300,9 +300,9 @@ public final class Player: Sendable {
         case .none, .refuse:
             // A refusal is answered to the caller (`Reply`); nothing to run.
             return .none
-        case .finishPipeline:
-            // The pipeline asked (`drainFinished`) and ends itself on this answer.
-            return .none
+        case .finishPipeline(let ticket):
+            // The sink played the track out (`drainFinished`): its pipeline ends.
+            return .tell(locked.pipelines[ticket], .finish, running: nil)
         case .restartSegment(let ticket, let segment):
             return .restart(locked.pipelines[ticket], segment)
         case .setLoop(let ticket, let loop):

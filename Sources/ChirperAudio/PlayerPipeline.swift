@@ -17,7 +17,8 @@ extension Player {
                     let feed = TrackFeed(
                         ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
                         configuration: self.configuration, backoffClock: self.clocks.backoff, hearing: self.hearing,
-                        send: { event in self.send(event).action },
+                        report: { [ticket = pipeline.ticket] report in self.send { $0.handle(report, ticket: ticket) }
+                        },
                         openOutput: { format, number, continuing in
                             try await self.openOutput(
                                 format, item: item, pipeline: pipeline, segment: number, continuing: continuing)

@@ -1,3 +1,4 @@
+import ChirperCore
 import NIOConcurrencyHelpers
 
 /// Plays through PulseAudio (or PipeWire's PulseAudio server), the default output.

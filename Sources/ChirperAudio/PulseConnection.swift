@@ -1,3 +1,4 @@
+import ChirperCore
 import CPulse
 
 /// State shared with libpulse's callbacks; every field is guarded by the main loop's lock.

@@ -1,3 +1,4 @@
+import ChirperCore
 import CPulse
 
 /// A track's playback stream on the session's connection.

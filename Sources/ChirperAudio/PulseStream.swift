@@ -1,3 +1,4 @@
+import ChirperCore
 import CPulse
 
 /// One stream's state, shared with libpulse's callbacks; guarded by the main loop's lock. It stays

@@ -3,25 +3,25 @@ import ChirperSystem
 
 /// One track's work, run by its pipeline task: fetch → hold → decode → seek and loop → speed → sink.
 ///
-/// The driver of `FeedMachine`, which decides (the next step, what a command means, which frames play, loop
-/// wraps and replays, the end); this class owns the reader, the held bytes, the decoder, the speed stage and
-/// the output, and carries the decisions out. Every step is reported to the playback machine through `send`;
-/// its decisions (reconnect, give up, drain, restart a segment for a seek, a loop or a speed change) arrive in
-/// the pipeline's mailbox, polled between steps. The bytes that arrived are held (`HeldBytes`), so a seek or a
-/// loop back inside them needs no request; beyond them a seek asks the source from the byte `mpg123_feedseek`
-/// (or the WAV header) names.
+/// The driver of `TrackMachine`, which decides. This class owns the reader, the held bytes, the decoder, the
+/// speed stage and the output: it feeds the machine the commands of the pipeline's channel and what each
+/// step met, and performs every action the machine answers. Reports go to the playback machine (`report`),
+/// whose runner performs what they lead to; its commands (reconnect, drain, finish, restart a segment for a
+/// seek, a loop or a speed change, stop) arrive in the channel, polled between steps. The bytes that arrived
+/// are held (`HeldBytes`), so a seek or a loop back inside them needs no request.
 final class TrackFeed {
-    /// Feeds one event to the machine and runs what it decides; returns the action it named.
-    typealias Send = (_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> PlaybackMachine.Action
+    /// Hands a report to the playback machine (its runner performs the action it leads to).
+    typealias Report = (TrackMachine.Report) -> Void
     /// Opens a sink output for `format` whose underruns are reported for segment `segment`; `continuing` when
     /// the track had an output before (a seek, a loop, a format change).
     typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
 
-    /// Whether what was being delivered still stands, or the segment moved (a seek retired the output, a loop
-    /// wrapped, or a seek waiting for the format was carried out): then the rest is not played.
+    /// Whether the actions that follow still stand: the decoder was pointed elsewhere, or the output was
+    /// retired (the actions left were decided for a position that no longer plays), or the pipeline ends.
     enum Flow {
         case goOn
         case repositioned
+        case end(PipelineOutcome)
     }
 
     let ticket: PlaybackTicket
@@ -31,38 +31,30 @@ final class TrackFeed {
     private let backoffClock: any Clock<Duration>
     /// Where what is decoded is handed on, for those who listen (the live strip).
     private let hearing: HeardAudioRelay
-    let send: Send
+    private let report: Report
     private let openOutput: OpenOutput
 
-    var machine: FeedMachine
+    private(set) var machine: TrackMachine
     /// The last bytes that arrived: seeks and loops back inside them need no request, and memory stays flat
     /// however long the recording. From a source that keeps them on disk (the play cache, a local file) an
     /// earlier byte is a read of the disk, so a short window is held (`heldFromDisk`); otherwise an earlier
     /// byte is a Range request, and a minute of a 128 kbit/s MP3 is held (`heldFromNetwork`).
-    var held: HeldBytes
+    private var held: HeldBytes
     /// 16 s of a 128 kbit/s MP3: what a loop or a step back inside it refeeds without a system call.
     static let heldFromDisk = 256 << 10
     static let heldFromNetwork = 1 << 20
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
-    var headerBytes: [UInt8] = []
-    var reader: (any ByteReader)?
+    private var headerBytes: [UInt8] = []
+    private var reader: (any ByteReader)?
     private var total: Int64?
-    var decoder: StreamDecoder
+    private var decoder: StreamDecoder
     /// The next body byte to feed the decoder.
-    var decodeOffset: Int64 = 0
-    var speed: SpeedProcessor?
+    private var decodeOffset: Int64 = 0
+    private var speed: SpeedProcessor?
     /// A section played for its band only (`ab` over a selection): the band-pass, per segment.
-    var bandPass: BandPassFilter?
-    /// An output was opened for this track already.
-    private var openedOutput = false
-
-    /// The smallest piece written while the segment is `starting` (for a policy whose start floor is 0).
-    private static let smallestStartPiece = 0.05
-
-    /// Input decoded per step while the segment is `starting` (steps repeat until the start floor is decoded,
-    /// see `decodeNext`): the first sound waits for about a quarter of a second of a 128 kbit/s MP3, not for a
-    /// whole `decodeChunkBytes`.
-    private static let firstDecodeBytes = 4 * 1024
+    private var bandPass: BandPassFilter?
+    /// The failure met last: the machine decides whether it is a drop to resume from or the track's end.
+    private var failure: (any Error)?
 
     init(
         ticket: PlaybackTicket,
@@ -72,18 +64,22 @@ final class TrackFeed {
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
         hearing: HeardAudioRelay,
-        send: @escaping Send,
+        report: @escaping Report,
         openOutput: @escaping OpenOutput
     ) {
         self.ticket = ticket
         self.source = source
         self.pipeline = pipeline
-        self.machine = FeedMachine(segment: segment)
+        self.machine = TrackMachine(
+            segment: segment,
+            limits: TrackMachine.Limits(
+                startFloor: configuration.policy.startFloor, decodeChunkBytes: configuration.decodeChunkBytes,
+                canResume: source.canResume))
         self.held = HeldBytes(limit: source.keepsArrivedBytes ? Self.heldFromDisk : Self.heldFromNetwork)
         self.configuration = configuration
         self.backoffClock = backoffClock
         self.hearing = hearing
-        self.send = send
+        self.report = report
         self.openOutput = openOutput
         self.decoder = StreamDecoder()
     }
@@ -94,135 +90,141 @@ final class TrackFeed {
         total = reader?.totalLength
         decoder = StreamDecoder(expectedLength: total)
         while true {
-            while let command = pipeline.mailbox.poll() {
-                if let outcome = try await carryOut(command, while: .step) { return outcome }
-            }
-            do {
-                switch machine.nextStep(undecodedInput: decodeOffset < held.end, readerOpen: reader != nil) {
-                case .replay:
-                    try await replayNext()
-                case .decode:
-                    try await decodeNext()
-                case .endOfBody:
-                    if let outcome = try await endOfBody() { return outcome }
-                case .read:
-                    try await readNext()
-                case .dropped:
-                    if let outcome = try await connectionDropped() { return outcome }
-                }
-            } catch is CancellationError where !pipeline.isStopped {
-                // An output operation (a drain, a write) was cut short because a seek retired that output; the
-                // seek's restart is in the mailbox.
-                continue
-            }
+            let event: TrackMachine.Event =
+                pipeline.mailbox.poll().map { .command($0) } ?? .ready(undecodedInput: decodeOffset < held.end)
+            if case .end(let outcome) = try await feed(event) { return outcome }
         }
     }
 
-    /// Carries out what `command` means while the feed waits for `waiting`: an outcome ends the pipeline.
-    private func carryOut(_ command: PipelineCommand?, while waiting: FeedMachine.Waiting) async throws
-        -> PipelineOutcome?
-    {
-        try await act(machine.command(command, while: waiting, readerOpen: reader != nil))
+    /// Feeds `event` to the machine and performs what it answers.
+    private func feed(_ event: TrackMachine.Event) async throws -> Flow {
+        try await perform(machine.handle(event))
     }
 
-    /// Waits for commands while the feed waits for `waiting`, carrying each out, until one that `done` names
-    /// (a stale command, or a loop change, leaves the wait as it was).
-    private func waitForCommands(while waiting: FeedMachine.Waiting, until done: (FeedMachine.CommandAction) -> Bool)
-        async throws -> PipelineOutcome?
-    {
-        while true {
-            let meaning = machine.command(await pipeline.mailbox.next(), while: waiting, readerOpen: reader != nil)
-            if let outcome = try await act(meaning) { return outcome }
-            if done(meaning) { return nil }
+    /// Performs `actions` in order, until one repositions or ends.
+    private func perform(_ actions: [TrackMachine.Action]) async throws -> Flow {
+        for action in actions {
+            let flow = try await perform(action)
+            guard case .goOn = flow else { return flow }
         }
+        return .goOn
     }
 
-    /// Carries out a command's meaning; an outcome ends the pipeline.
-    private func act(_ meaning: FeedMachine.CommandAction) async throws -> PipelineOutcome? {
-        switch meaning {
-        case .finish:
-            return .ended
-        case .restart(let segment):
-            try await restart(segment)
-        case .reconnect(let from, let attempt):
-            try await reconnect(from: from, attempt: attempt)
-        case .drain:
-            guard let output = pipeline.output.current else { return nil }
-            let late = try await output.drain()
-            let number = machine.plan.number
-            if case .finishPipeline = send({ $0.drainFinished(ticket: ticket, segment: number, late: late) }) {
-                return .drained
-            }
-        case .none:
-            break
+    private func perform(_ action: TrackMachine.Action) async throws -> Flow {
+        switch action {
+        case .report(let event):
+            report(event)
+        case .read:
+            return try await readNext()
+        case .decode(let pieceBytes, let atLeast, let join):
+            return try await decode(pieceBytes: pieceBytes, atLeast: atLeast, join: join)
+        case .finishDecoding:
+            let flow = try await hand(try decoder.finish())
+            guard case .goOn = flow else { return flow }
+            return try await feed(.decoderFinished)
+        case .flushSpeed:
+            return try await feed(.speedFlushed(try speed?.flush() ?? []))
+        case .openOutput(let setup, let drainingOld):
+            if drainingOld, try await pipeline.output.drain() == nil { return try await retired() }
+            speed = try SpeedProcessor(format: setup.format, speed: setup.speed)
+            bandPass = setup.band.flatMap { BandPassFilter(band: $0, format: setup.format) }
+            let output = try await openOutput(setup.format, setup.segment, setup.continuing)
+            try pipeline.output.install(output, segment: setup.segment, playedBefore: setup.playedBefore)
+        case .drainOldOutput:
+            if try await pipeline.output.drain() == nil { return try await retired() }
+        case .hear(let format, let frame, let samples):
+            hearing.hand(
+                HeardAudio(
+                    ticket: ticket, sampleRate: format.sampleRate, channels: format.channels, frame: frame,
+                    samples: samples))
+        case .play(let samples, let stages, let pieceSeconds, let ahead):
+            return try await play(samples, through: stages, pieceSeconds: pieceSeconds, ahead: ahead)
+        case .seekDecoder(let frame):
+            let flow = try await feed(try pointDecoder(atFrame: frame).map { .decoderLanded($0) } ?? .decoderCannotSeek)
+            guard case .end = flow else { return .repositioned }
+            return flow
+        case .feed(let offset):
+            decodeOffset = offset
+        case .request(let offset):
+            reader = nil
+            held.restart(at: offset)
+            decodeOffset = offset
+            return try await connect(from: offset)
+        case .reconnect(let offset, let attempt):
+            try await backoffClock.sleep(for: configuration.backoff(attempt: attempt))
+            return try await connect(from: offset)
+        case .awaitCommand:
+            return try await feed(.command(await pipeline.mailbox.next()))
+        case .drainOutput:
+            guard let late = try await pipeline.output.drain() else { return try await retired() }
+            return try await feed(.drained(late: late))
+        case .fail(let reason):
+            throw reason.map { MP3DecoderError(code: 0, message: $0) } ?? failure ?? CancellationError()
+        case .end(let outcome):
+            return .end(outcome == .drained ? .drained : .ended)
         }
-        return nil
+        return .goOn
+    }
+
+    /// The output was retired or closed under a write or a drain: the actions left are not performed.
+    private func retired() async throws -> Flow {
+        let flow = try await feed(.outputRetired)
+        guard case .end = flow else { return .repositioned }
+        return flow
     }
 
     // MARK: - Reading
 
-    /// Reads the next chunk from the network into `held`; a dropped connection is met at the next step.
-    private func readNext() async throws {
-        guard let current = reader else { return }
+    /// Reads the next chunk from the network into `held`.
+    private func readNext() async throws -> Flow {
+        guard let current = reader else { return .goOn }
         let next: [UInt8]?
         do {
             next = try await current.read()
-        } catch  where source.canResume && Self.isDrop(error) {
+        } catch {
             reader = nil
-            return
+            failure = error
+            return try await feed(.connectionFailed(network: Self.isNetwork(error)))
         }
-        guard let chunk = next else {
-            if machine.bodyEnded(received: held.end, total: total, canResume: source.canResume) { reader = nil }
-            return
-        }
+        guard let chunk = next else { return try await feed(.bodyEnded(received: held.end, total: total)) }
         if held.end < 64 * 1024 && held.heldFrom == 0 {
             headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
         }
         held.append(chunk, keepingFrom: decodeOffset)
-        _ = send { $0.bytesArrived(chunk.count, ticket: ticket) }
+        return try await feed(.arrived(bytes: chunk.count))
     }
 
-    /// The connection dropped: the machine decides (reconnect after a back-off, or give up, which stops the
-    /// pipeline); a restart may come first.
-    private func connectionDropped() async throws -> PipelineOutcome? {
-        let number = machine.plan.number
-        _ = send { [ticket] in $0.connectionDropped(ticket: ticket, segment: number) }
-        // A restart (a stale drop: the machine had moved on) or a reconnect ends the wait.
-        return try await waitForCommands(while: .reconnect) { $0 != .none }
-    }
-
-    private func reconnect(from offset: Int64, attempt: Int) async throws {
-        try await backoffClock.sleep(for: configuration.backoff(attempt: attempt))
+    /// Asks the source from byte `offset`.
+    private func connect(from offset: Int64) async throws -> Flow {
         do {
             reader = try await source.open(from: offset)
-        } catch  where Self.isDrop(error) {
+        } catch {
             reader = nil
+            failure = error
+            return try await feed(.connectionFailed(network: Self.isNetwork(error)))
         }
+        return try await feed(.connected(rangeIgnored: reader?.rangeIgnored ?? false))
     }
 
-    /// A failure of the connection (not of the server's answer, the audio or the task): worth a reconnect.
-    static func isDrop(_ error: any Error) -> Bool {
+    /// A failure of the connection (not of the server's answer, the audio or the task).
+    static func isNetwork(_ error: any Error) -> Bool {
         if case .network = error as? ByteSourceError { return true }
         return false
     }
 
     // MARK: - Decoding
 
-    /// Decodes the next piece of the held input and hands it on. Until a segment's start floor is decoded,
-    /// small pieces are decoded one after another (while input is there) and handed on together: the first
-    /// sound is one write and one report away whatever the bitrate (4 KiB of a 128 kbit/s MP3 is just under
-    /// the floor once the encoder's delay is skipped).
-    private func decodeNext() async throws {
+    /// Decodes the held input in pieces of `pieceBytes` while input is held, until `atLeast` seconds are
+    /// decoded, and hands it on; `join`: samples after samples go on as one batch (one write, one report).
+    private func decode(pieceBytes: Int, atLeast: Double, join: Bool) async throws -> Flow {
         var decoded: [DecodedAudio] = []
-        var decodedFormat = machine.format
+        var decodedFormat = machine.track.format
         var seconds = 0.0
         repeat {
             guard let bytes = held.bytes(from: decodeOffset) else {
                 preconditionFailure("the decode offset stays inside the held bytes")
             }
-            let piece = bytes.prefix(
-                machine.starting
-                    ? min(Self.firstDecodeBytes, configuration.decodeChunkBytes) : configuration.decodeChunkBytes)
+            let piece = bytes.prefix(pieceBytes)
             let more = try piece.withUnsafeBytes { try decoder.feed($0) }
             decodeOffset += Int64(piece.count)
             for item in more {
@@ -232,142 +234,81 @@ final class TrackFeed {
                     decoded.append(item)
                 case .samples(let samples):
                     seconds += decodedFormat?.seconds(ofSamples: samples.count) ?? 0
-                    // While the segment starts, samples after samples join them: the floor goes on in one write
-                    // and one report. Later each batch goes on as the decoder made it, not copied into a longer one.
-                    if machine.starting, case .samples(let earlier)? = decoded.last {
+                    if join, case .samples(let earlier)? = decoded.last {
                         decoded[decoded.count - 1] = .samples(earlier + samples)
                     } else {
                         decoded.append(item)
                     }
                 }
             }
-        } while decodeOffset < held.end && machine.segmentQueued + seconds < configuration.policy.startFloor
-        _ = try await deliver(decoded)
+        } while decodeOffset < held.end && seconds < atLeast
+        return try await hand(decoded)
     }
 
-    /// Every byte was decoded: wrap a loop that reaches the end, or play the rest out, report the end and
-    /// wait for the machine (drain, or a restart).
-    private func endOfBody() async throws -> PipelineOutcome? {
-        if case .wrap(let start) = machine.endOfBody() {
-            try await wrap(to: start)
-            return nil
-        }
-        // A section played once ends before the body does: the rest is neither decoded nor checked for a cut.
-        if !machine.sectionEnded {
-            guard try await deliver(try decoder.finish()) == .goOn else { return nil }
-        }
-        // The speed stage holds the last few milliseconds (keep: libsonic's pitch periods): they end the track.
-        if let tail = try speed?.flush(), !tail.isEmpty {
-            guard try await play(tail, sped: true) == .goOn else { return nil }
-        }
-        let number = machine.plan.number
-        _ = send { [ticket] in $0.endOfStream(ticket: ticket, segment: number) }
-        // A drain that finishes the track, or a restart, ends the wait.
-        return try await waitForCommands(while: .drain) { meaning in
-            if case .restart = meaning { return true }
-            return false
-        }
-    }
-
-    /// Hands decoded audio on: formats open outputs, samples are cut to the loop, sped and written.
-    private func deliver(_ decoded: [DecodedAudio]) async throws -> Flow {
-        for piece in decoded {
-            switch piece {
-            case .format(let newFormat, let duration):
-                let current = pipeline.output.current
-                for action in machine.formatArrived(newFormat, duration: duration, outputFormat: current?.format) {
-                    switch action {
-                    case .reportDuration(let seconds):
-                        _ = send { $0.durationKnown(seconds, ticket: ticket) }
-                    case .drainOutput:
-                        // A format change inside the track: play out the old stream, then open a new one.
-                        try await current?.drain()
-                    case .restart(let segment):
-                        // A seek came before the format: carry it out now (it opens the output).
-                        try await restart(segment)
-                        return .repositioned
-                    case .openOutput(let format):
-                        speed = try SpeedProcessor(format: format, speed: machine.plan.settings.speed)
-                        bandPass = machine.plan.loop?.band.flatMap { BandPassFilter(band: $0, format: format) }
-                        try await install(format)
-                    }
-                }
+    /// Hands decoded audio to the machine, item by item, performing what each asks.
+    private func hand(_ decoded: [DecodedAudio]) async throws -> Flow {
+        for item in decoded {
+            let event: TrackMachine.Event
+            switch item {
+            case .format(let format, let duration):
+                event = .format(format, duration: duration, outputFormat: pipeline.output.current?.format)
             case .samples(let samples):
-                guard let format = machine.format else {
-                    throw MP3DecoderError(code: 0, message: "samples before a format")
-                }
-                let channels = format.channels
-                let frames = samples.count / channels
-                let first = machine.cursor
-                let cut = machine.decoded(frames: frames)
-                if !cut.frames.isEmpty {
-                    // Whole batches (the usual case) go on as they are, without a copy.
-                    let kept =
-                        cut.frames == 0..<frames
-                        ? samples
-                        : Array(samples[(cut.frames.lowerBound * channels)..<(cut.frames.upperBound * channels)])
-                    machine.keepForLoop(kept)
-                    hearing.hand(
-                        HeardAudio(
-                            ticket: ticket, sampleRate: format.sampleRate, channels: channels,
-                            frame: first + cut.frames.lowerBound, samples: kept))
-                    let ahead = arrivedAhead(decodedFrames: machine.cursor)
-                    let heard = bandPass != nil ? bandPass!.process(kept) : kept
-                    guard try await play(heard, ahead: ahead) == .goOn else { return .repositioned }
-                }
-                if let start = cut.wrapTo {
-                    try await wrap(to: start)
-                    return .repositioned
-                }
+                event = .samples(samples, undecodedBytes: held.end - decodeOffset, decodedBytes: decodeOffset)
             }
+            let flow = try await feed(event)
+            guard case .goOn = flow else { return flow }
         }
         return .goOn
     }
 
-    /// Through the speed stage to the sink, in pieces each reported as queued: while a segment's first second
-    /// is queued, pieces of the policy's start floor (the least the machine starts the sound on, so the piece
-    /// that reaches it is written and reported at once, not in many small steps), then half a second (fewer
-    /// steps per second of audio: decoding to a file or the null sink runs faster). `.repositioned` when a
-    /// seek retired the output meanwhile (its restart is in the mailbox).
-    func play(_ samples: [Int16], ahead: Double = 0, sped: Bool = false) async throws -> Flow {
-        guard let format = machine.format else { return .goOn }
-        let out = sped ? samples : try speed?.process(samples) ?? samples
-        let seconds = machine.starting ? max(Self.smallestStartPiece, configuration.policy.startFloor) : 0.5
-        let frames = (Double(format.sampleRate) * seconds).rounded(.up)
+    /// Through `stages` to the sink, in pieces of `pieceSeconds`, each reported as queued.
+    private func play(_ samples: [Int16], through stages: TrackMachine.Stages, pieceSeconds: Double, ahead: Double)
+        async throws -> Flow
+    {
+        guard let format = machine.track.format else { return .goOn }
+        var input = samples
+        if stages == .bandAndSpeed, bandPass != nil { input = bandPass!.process(input) }
+        let out = stages == .none ? input : try speed?.process(input) ?? input
+        let frames = (Double(format.sampleRate) * pieceSeconds).rounded(.up)
         let step = max(format.channels, Int(frames) * format.channels)
-        let number = machine.plan.number
         var start = 0
         while start < out.count {
-            guard let output = pipeline.output.current else { return .repositioned }
             let end = min(start + step, out.count)
-            do {
-                try await output.write(start == 0 && end == out.count ? out : Array(out[start..<end]))
-            } catch is CancellationError where !pipeline.isStopped {
-                return .repositioned  // the output was retired under the write
+            guard try await pipeline.output.write(start == 0 && end == out.count ? out : Array(out[start..<end])) else {
+                return try await retired()
             }
-            let seconds = format.seconds(ofSamples: end - start)
-            machine.queued(seconds: seconds)
-            _ = send { $0.pcmQueued(seconds: seconds, ticket: ticket, segment: number, ahead: ahead) }
+            let flow = try await feed(.queued(seconds: format.seconds(ofSamples: end - start), ahead: ahead))
+            guard case .goOn = flow else { return flow }
             start = end
         }
-        if let played = pipeline.output.played {
-            _ = send { $0.progress(playedSeconds: played.seconds, ticket: ticket, segment: played.segment) }
+        let position = pipeline.output.played.map {
+            TrackMachine.SinkPosition(segment: $0.segment, seconds: $0.seconds)
         }
-        return .goOn
+        return try await feed(.played(position))
     }
 
-    /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
-    /// far (an ID3 tag in front only makes the estimate smaller). The machine may start the sound on it.
-    private func arrivedAhead(decodedFrames: Int) -> Double {
-        guard let format = machine.format, decodedFrames > 0, decodeOffset > 0 else { return 0 }
-        let decodedSeconds = Double(decodedFrames) / Double(format.sampleRate)
-        let bytesPerSecond = Double(decodeOffset) / decodedSeconds
-        return Double(held.end - decodeOffset) / bytesPerSecond / machine.plan.settings.speed.factor
-    }
-
-    func install(_ format: PCMFormat) async throws {
-        let output = try await openOutput(format, machine.plan.number, openedOutput)
-        openedOutput = true
-        try pipeline.output.install(output, segment: machine.plan.number, playedBefore: machine.segmentQueued)
+    /// Points the decoder at `frame`: where it landed, or nil before it can seek (its format is not known).
+    private func pointDecoder(atFrame frame: Int) throws -> TrackMachine.Landed? {
+        let offset: Int64
+        let landed: Int
+        var estimated = false
+        // MP3: the decoder lands on the frame asked for (CBR, or inside what arrived), or near it (VBR beyond
+        // what arrived, by the Xing TOC), and says which.
+        if let point = try decoder.seekMP3(toFrame: frame) {
+            offset = point.bodyOffset
+            landed = point.frame
+            estimated = !point.accurate
+        } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
+            let fresh = StreamDecoder()
+            // The header only announces the format, which is the one playing.
+            _ = try fresh.feed(location.resumeHeader(atFrame: frame))
+            decoder = fresh
+            offset = Int64(location.byteOffset(atFrame: frame))
+            landed = frame
+        } else {
+            return nil
+        }
+        return TrackMachine.Landed(
+            frame: landed, byteOffset: offset, estimated: estimated, received: held.end, heldFrom: held.heldFrom)
     }
 }

@@ -1,3 +1,4 @@
+import ChirperCore
 import Glibc
 import NIOConcurrencyHelpers
 

@@ -1,3 +1,4 @@
+import ChirperCore
 import ChirperAudio
 import Foundation
 import NIOConcurrencyHelpers

@@ -8,7 +8,7 @@ import FoundationEssentials
 /// claim passes to the tee when the network part begins, and goes back when the reader is dropped before
 /// that. The server is asked only when the disk's bytes are used up: a seek back into what arrived plays from
 /// disk at once, whatever the connection.
-final class PartThenNetworkReader: ByteReader {
+final class ResumedPartReader: ByteReader {
     private var file: FileByteReader?
     /// The body offset of the next byte read.
     private var position: Int64
