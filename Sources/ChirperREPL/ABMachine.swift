@@ -18,7 +18,7 @@ struct ABMachine: Sendable, Hashable {
     }
 
     enum Action: Sendable, Hashable {
-        case none
+        case nothing
         /// Play `side` (its index: 0 is A) from its start to its end, once.
         case play(Side, index: Int)
         /// Wait `seconds`, then report the end of gap `round`.
@@ -32,7 +32,7 @@ struct ABMachine: Sendable, Hashable {
 
     /// `ab a b [gap]`: starts with A.
     mutating func start(_ sides: [Side], gap: Double) -> Action {
-        guard let first = sides.first else { return .none }
+        guard let first = sides.first else { return .nothing }
         self.sides = sides
         self.gap = gap
         state = .starting(side: 0)
@@ -49,10 +49,10 @@ struct ABMachine: Sendable, Hashable {
     /// to its end leads to the gap, counted from when the sound stopped: what is left of it is waited, and a
     /// gap already over starts the next side at once. One that was stopped, or failed, ends A/B listening.
     mutating func ended(_ ticket: PlaybackTicket, finished: Bool, late: Double = 0) -> Action {
-        guard case .playing(let side, let playing) = state, playing == ticket else { return .none }
+        guard case .playing(let side, let playing) = state, playing == ticket else { return .nothing }
         guard finished else {
             state = .off
-            return .none
+            return .nothing
         }
         rounds += 1
         let next = (side + 1) % sides.count
@@ -68,7 +68,7 @@ struct ABMachine: Sendable, Hashable {
 
     /// Gap `round` is over: the next side.
     mutating func gapEnded(round: Int) -> Action {
-        guard case .gap(let next, let current) = state, current == round else { return .none }
+        guard case .gap(let next, let current) = state, current == round else { return .nothing }
         state = .starting(side: next)
         return .play(sides[next], index: next)
     }

@@ -14,7 +14,7 @@ extension SessionMachine {
     /// Runs what the A/B machine decided.
     mutating func run(_ action: ABMachine.Action) {
         switch action {
-        case .none:
+        case .nothing:
             break
         case .play(let side, let index):
             // A/B replaces the queue, as a single play does.

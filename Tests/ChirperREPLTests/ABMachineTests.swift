@@ -43,13 +43,13 @@ struct ABMachineTests {
         #expect(machine.heard == 1)
         #expect(
             machine.ended(PlaybackTicket(2), finished: true, late: 0.7) == .play(sideA, index: 0), "exactly the gap")
-        #expect(machine.gapEnded(round: 1) == .none, "no gap was waited, so none ends")
+        #expect(machine.gapEnded(round: 1) == .nothing, "no gap was waited, so none ends")
     }
 
     @Test("a stopped side ends A/B listening however late its end was reported")
     func stoppedSideEndsListening() {
         var machine = playingA()
-        #expect(machine.ended(PlaybackTicket(1), finished: false, late: 0.06) == .none)
+        #expect(machine.ended(PlaybackTicket(1), finished: false, late: 0.06) == .nothing)
         #expect(!machine.isOn)
     }
 }
