@@ -18,7 +18,7 @@ extension SessionMachine {
             break
         case .play(let side, let index):
             // A/B replaces the queue, as a single play does.
-            run(queue.handle(.listReplaced))
+            run(queue: .listReplaced)
             say([presenter.abSide(index, recording: side.recording, span: side.span)])
             ask(.play(side.item, side.recording, forQueue: false))
         case .wait(let seconds, let round):

@@ -41,7 +41,7 @@ extension SessionMachine {
             case .request(let request):
                 ask(request)
             case .takePlayback:
-                run(queue.handle(.stop))
+                run(queue: .stop)
                 ab.stop()
             case .buildDeck(let id, let origin):
                 emit(.buildQuizDeck(id: id, origin))
@@ -80,6 +80,19 @@ extension SessionMachine {
             case .cancelStrip: emit(.cancelStrip)
             case .statusChanged: refreshStatus()
             }
+        }
+    }
+}
+
+extension SessionMachine {
+    /// Hands `event` to the play queue (``PlayQueueMachine``, its state the items and where it is), and does
+    /// what it decided: its line, and the start of its item.
+    mutating func run(queue event: PlayQueueMachine.Event) {
+        let action = queue.handle(event)
+        say(presenter.queue(action, queued: queue.state.items))
+        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
+        if case .play(let queued, _, _, _) = action, let item = queued.recording.playItem {
+            ask(.play(item, queued.recording, forQueue: true))
         }
     }
 }

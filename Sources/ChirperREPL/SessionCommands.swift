@@ -42,7 +42,7 @@ extension SessionMachine {
         // The player's machine decides (it is ahead of the rendered state by the events still queued, so a
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
-            run(queue.handle(.stop))
+            run(queue: .stop)
             ab.stop()
             ask(.stop(.command))
         case .playRows(let text):
@@ -50,19 +50,19 @@ extension SessionMachine {
             guard let rows = rows(text, for: "play") else { break }
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
                 .filter { $0.recording.playItem != nil }
-            run(queue.handle(.enqueue(items)))
+            run(queue: .enqueue(items))
         case .next:
             if quiz.machine.answeredOutcome != nil {
                 run(quiz: .next)
                 break
             }
             ab.stop()
-            run(queue.handle(.next))
+            run(queue: .next)
         case .prev:
             ab.stop()
-            run(queue.handle(.prev))
+            run(queue: .prev)
         case .autoplay(let on):
-            run(queue.handle(.autoplay(on)))
+            run(queue: .autoplay(on))
         case .cite(let row):
             if let recording = recording(at: row, for: "cite") {
                 say(presenter.cite(Citation(recording), label: recording.label))
@@ -136,7 +136,7 @@ extension SessionMachine {
 
     /// A new search (typed, or `also`): the queue's rows no longer mean anything.
     mutating func search(_ query: SearchQuery) {
-        run(queue.handle(.listReplaced))
+        run(queue: .listReplaced)
         ask(.search(query))
     }
 
@@ -146,7 +146,7 @@ extension SessionMachine {
         case .playable:
             // A single play replaces the queue, and ends A/B listening.
             ab.stop()
-            run(queue.handle(.listReplaced))
+            run(queue: .listReplaced)
             if let item = recording.playItem { ask(.play(item, recording, forQueue: false)) }
         case .restricted:
             refuse("row \(row) (\(recording.label)) is restricted: \(presenter.sourceName) does not offer its audio")
@@ -260,16 +260,5 @@ extension SessionMachine {
     func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         return setup.homeDirectory + path.dropFirst()
-    }
-
-    // MARK: - What the session's machines decided
-
-    /// What the queue decided: its line, and the start of its item.
-    mutating func run(_ action: PlayQueueMachine.Action) {
-        say(presenter.queue(action, queued: queue.state.items))
-        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
-        if case .play(let queued, _, _, _) = action, let item = queued.recording.playItem {
-            ask(.play(item, queued.recording, forQueue: true))
-        }
     }
 }

@@ -200,7 +200,7 @@ extension SessionMachine {
             case .print(let lines): say(lines)
             case .refuse(let text): refuse(text)
             case .request(let request): ask(request)
-            case .queue(let event): run(queue.handle(event))
+            case .queue(let event): run(queue: event)
             case .stopAB: ab.stop()
             case .search(let query): search(query)
             case .playFirstWhenListed:

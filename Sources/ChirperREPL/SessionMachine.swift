@@ -1,10 +1,12 @@
 import ChirperCatalog
 import ChirperCore
 
-/// The REPL session as one pure machine. It composes the machines of the session (which line runs when, the
-/// play queue, the save batch, the live strip) with the rendered list and playback states, takes every event
-/// in order, and returns what to do: lines to print, the status line, and requests to the list, the player
-/// and the workers. The ``REPL`` actor only runs those actions and feeds their answers back as events.
+/// The REPL session as one pure machine. It keeps the rendered list and playback states and composes the
+/// session's children (which line runs when, the play queue, A/B listening, and the reducers of `sono` and the
+/// strip, `measure`, `compare`, the quiz, the desktop and `save`): each event goes to the children it concerns,
+/// with what they need of the rendered states, and every action a child answers becomes the session's own. It
+/// returns what to do: lines to print, the status line, and requests to the list, the player and the workers.
+/// The ``REPL`` actor only runs those actions and feeds their answers back as events.
 struct SessionMachine: Sendable {
     /// What the session started with.
     let setup: Setup
@@ -150,7 +152,7 @@ struct SessionMachine: Sendable {
         case .started(let ticket, let recording, let forQueue):
             playing = Playing(ticket: ticket, recording: recording)
             run(quiz: .started)
-            if forQueue { run(queue.handle(.started(ticket))) }
+            if forQueue { run(queue: .started(ticket)) }
             abStarted(ticket)
         case .stopped(let refusal, .command):
             if let refusal { refuse(refusal) }
@@ -212,7 +214,7 @@ struct SessionMachine: Sendable {
             run(saves: .interrupt)
             return
         }
-        run(queue.handle(.stop))
+        run(queue: .stop)
         ab.stop()
         ask(.stop(.interrupt))
     }
@@ -234,7 +236,7 @@ struct SessionMachine: Sendable {
         // The end (or failure) of the item the queue started, as rendered, moves the queue on; the end of an
         // A/B side leads to its gap.
         if !new.isActive, let ticket = new.ticket {
-            run(queue.handle(.trackEnded(ticket)))
+            run(queue: .trackEnded(ticket))
             var finished = false
             var late = 0.0
             if case .idle(let ending?) = new, ending.reason == .finished { (finished, late) = (true, ending.late) }
