@@ -42,7 +42,7 @@ extension SessionMachine {
                 ask(request)
             case .takePlayback:
                 run(queue: .stop)
-                ab.stop()
+                run(ab: .stop)
             case .buildDeck(let id, let origin):
                 emit(.buildQuizDeck(id: id, origin))
             case .cancelDeck:

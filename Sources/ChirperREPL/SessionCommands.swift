@@ -43,10 +43,10 @@ extension SessionMachine {
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
             run(queue: .stop)
-            ab.stop()
+            run(ab: .stop)
             ask(.stop(.command))
         case .playRows(let text):
-            ab.stop()
+            run(ab: .stop)
             guard let rows = rows(text, for: "play") else { break }
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
                 .filter { $0.recording.playItem != nil }
@@ -56,10 +56,10 @@ extension SessionMachine {
                 run(quiz: .next)
                 break
             }
-            ab.stop()
+            run(ab: .stop)
             run(queue: .next)
         case .prev:
-            ab.stop()
+            run(ab: .stop)
             run(queue: .prev)
         case .autoplay(let on):
             run(queue: .autoplay(on))
@@ -145,7 +145,7 @@ extension SessionMachine {
         switch recording.audio {
         case .playable:
             // A single play replaces the queue, and ends A/B listening.
-            ab.stop()
+            run(ab: .stop)
             run(queue: .listReplaced)
             if let item = recording.playItem { ask(.play(item, recording, forQueue: false)) }
         case .restricted:

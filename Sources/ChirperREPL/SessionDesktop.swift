@@ -201,7 +201,7 @@ extension SessionMachine {
             case .refuse(let text): refuse(text)
             case .request(let request): ask(request)
             case .queue(let event): run(queue: event)
-            case .stopAB: ab.stop()
+            case .stopAB: run(ab: .stop)
             case .search(let query): search(query)
             case .playFirstWhenListed:
                 hold(.listSettles)

@@ -107,7 +107,7 @@ struct SessionMachine: Sendable {
         case .compared(let id, let result):
             run(compare: .compared(id: id, result))
         case .abGapEnded(let round):
-            run(ab.gapEnded(round: round))
+            run(ab: .gapEnded(round: round))
         case .quizDeck(let id, let result):
             run(quiz: .deck(id: id, result))
         case .quizPictures(let id, let result):
@@ -153,7 +153,7 @@ struct SessionMachine: Sendable {
             playing = Playing(ticket: ticket, recording: recording)
             run(quiz: .started)
             if forQueue { run(queue: .started(ticket)) }
-            abStarted(ticket)
+            run(ab: .started(ticket))
         case .stopped(let refusal, .command):
             if let refusal { refuse(refusal) }
         case .stopped(_, .quiet):
@@ -181,7 +181,7 @@ struct SessionMachine: Sendable {
                 refuse(refusal)
                 if case .section = control, ab.isOn {
                     // The side cannot be played as a section (no sound server): A/B listening ends here.
-                    ab.stop()
+                    run(ab: .stop)
                     ask(.stop(.command))
                 }
             } else if control.saysSettings {
@@ -215,7 +215,7 @@ struct SessionMachine: Sendable {
             return
         }
         run(queue: .stop)
-        ab.stop()
+        run(ab: .stop)
         ask(.stop(.interrupt))
     }
 
@@ -240,7 +240,7 @@ struct SessionMachine: Sendable {
             var finished = false
             var late = 0.0
             if case .idle(let ending?) = new, ending.reason == .finished { (finished, late) = (true, ending.late) }
-            run(ab.ended(ticket, finished: finished, late: late))
+            run(ab: .ended(ticket, finished: finished, late: late))
         }
     }
 
