@@ -97,4 +97,42 @@ struct SessionChildrenTests {
         #expect(quiz.handle(.deck(id: 1, .failure(.stopped)), ids: &ids).isEmpty, "the stopped fetch ends quietly")
         #expect(!quiz.machine.isOn)
     }
+
+    @Test("sono: a picture replaced by a newer sono ends quietly; Ctrl-C stops the newer one, which says so")
+    func sonogramReplaced() {
+        var sonograms = SessionMachine.Sonograms(
+            .init(presenter: script, interactive: false, contrast: .auto, terminal: .none), graphics: .auto)
+        var ids = SessionMachine.WorkIDs()
+        for row in [1, 2] {
+            let actions = sonograms.handle(
+                .draw(SonogramDraw(row: row), Fixture.wren, .of(Fixture.wren), window: nil, masked: false), ids: &ids)
+            guard case .draw(let id, let item, _)? = actions.first else {
+                Issue.record("sono \(row) asked for no picture: \(actions)")
+                return
+            }
+            #expect(id == row && item == .of(Fixture.wren) && actions.dropFirst() == [.hold])
+        }
+        #expect(sonograms.handle(.drawn(id: 1, .failure(.stopped)), ids: &ids).isEmpty, "the replaced one")
+        #expect(sonograms.handle(.interrupt, ids: &ids) == [.cancel])
+        #expect(sonograms.handle(.drawn(id: 2, .failure(.stopped)), ids: &ids) == [.refuse("sono 2 stopped"), .done])
+        #expect(sonograms.state == .idle && sonograms.handle(.interrupt, ids: &ids).isEmpty)
+    }
+
+    @Test("save: Ctrl-C stops the batch after the item saving, with the summary; a late outcome of it is dropped")
+    func saveStopped() {
+        var saves = SessionMachine.Saves(presenter: script, interactive: false)
+        let items = [QueueItem(row: 1, recording: Fixture.wren), QueueItem(row: 2, recording: Fixture.robin)]
+        #expect(
+            saves.handle(.start(items, directory: "/saves")) == [
+                .save(Fixture.wren, directory: "/saves", batch: 1), .hold, .statusChanged,
+            ])
+        #expect(
+            saves.handle(.interrupt) == [
+                .cancel,
+                .print([script.saveDone(saved: 0, existing: 0, failed: 0, directory: "/saves", stopped: true)]),
+                .done, .statusChanged,
+            ])
+        #expect(saves.handle(.ended(batch: 1, .failed(label: "XC1", reason: "stopped"))).isEmpty)
+        #expect(saves.handle(.interrupt).isEmpty, "nothing is saving")
+    }
 }
