@@ -1,7 +1,7 @@
 import ChirperCatalog
 import ChirperCore
 
-/// What the session machine asks its runner to do, and the jobs it keeps while the runner does them.
+/// What the session machine asks its runner to do, and the values the session and its children share.
 extension SessionMachine {
     enum Action: Sendable, Hashable {
         case print([String])
