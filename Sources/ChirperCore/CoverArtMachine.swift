@@ -10,7 +10,7 @@ import FoundationEssentials
 public struct CoverArtMachine: Sendable, Hashable {
     public enum State: Sendable, Hashable {
         /// No picture (nothing played yet, or the last one could not be drawn).
-        case none
+        case nothing
         /// `item`'s picture is being drawn into `file`; `kept` is the last picture drawn, still on disk.
         case drawing(PlayItem, file: Int, kept: Drawn?)
         /// `item`'s picture is in `file`.
@@ -25,7 +25,7 @@ public struct CoverArtMachine: Sendable, Hashable {
             switch self {
             case .drawing(let item, _, _), .failed(let item, _): item
             case .drawn(let drawn): drawn.item
-            case .none, .off: nil
+            case .nothing, .off: nil
             }
         }
 
@@ -34,7 +34,7 @@ public struct CoverArtMachine: Sendable, Hashable {
             switch self {
             case .drawn(let drawn): drawn
             case .drawing(_, _, let kept), .failed(_, let kept): kept
-            case .none, .off: nil
+            case .nothing, .off: nil
             }
         }
     }
@@ -60,7 +60,7 @@ public struct CoverArtMachine: Sendable, Hashable {
 
     /// `on`: there is a desktop to show pictures and a place to keep them; off, nothing is ever drawn.
     public init(on: Bool = true) {
-        state = on ? .none : .off
+        state = on ? .nothing : .off
     }
 
     /// The rendered playback state changed; `masked`: what plays is a quiz question.
@@ -68,7 +68,7 @@ public struct CoverArtMachine: Sendable, Hashable {
         // Stopped, failed or ended while its picture is drawn: a download cut short would be fetched again
         // for a picture no longer shown.
         if !playback.isActive, case .drawing = state {
-            state = state.onDisk.map(State.drawn) ?? .none
+            state = state.onDisk.map(State.drawn) ?? .nothing
             return [.stop]
         }
         // Not before the sound has started: by then the player's download is under way, and the picture's

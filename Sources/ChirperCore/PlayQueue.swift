@@ -45,43 +45,6 @@ public struct PlayQueueState: Sendable, Hashable {
     }
 }
 
-/// What happens to the queue.
-public enum PlayQueueEvent: Sendable, Hashable {
-    /// `play 3-7`, `play all`, `play 3`: the queue becomes these items and the first starts.
-    case enqueue([QueueItem])
-    /// The item the queue started was handed to the player as play request `ticket`.
-    case started(PlaybackTicket)
-    /// Play request `ticket` ended (or failed: the queue goes on past a bad recording the same way). Only the
-    /// end of the request the queue started moves it; any other is not the queue's.
-    case trackEnded(PlaybackTicket)
-    case next
-    case prev
-    /// Play item `index` (0-based) of the queue (the desktop's track list `GoTo`).
-    case goTo(Int)
-    case autoplay(Bool)
-    /// `stop`: the track stops, the queue stays and holds where it is.
-    case stop
-    /// A new search replaced the list: the queued rows no longer mean anything.
-    case listReplaced
-}
-
-/// What the runner does.
-public enum PlayQueueAction: Sendable, Hashable {
-    /// Start this item (1-based `position` of `count`, for the line `queue: 2/5 XC254462`).
-    /// `fresh`: the first item of a queue just made (its lines say what was queued); not when `prev` or
-    /// `GoTo` comes back to the first.
-    case play(QueueItem, position: Int, count: Int, fresh: Bool = false)
-    /// The last item ended: print `queue: finished`.
-    case finished
-    /// Autoplay was set: print `queue: autoplay on|off`.
-    case autoplayChanged(Bool)
-    /// The queue was dropped (new list): print nothing, or `queue: cleared` when it held items.
-    case cleared
-    case none
-    /// One line saying why, and what to type instead.
-    case refuse(String)
-}
-
 /// The pure play queue: events in, one action out. The runner starts what `.play` names, says which play
 /// request that became (`started`), and reports every request's end (`trackEnded`): the machine knows which
 /// is its own.
@@ -92,7 +55,7 @@ public struct PlayQueueMachine: Sendable {
         self.state = state
     }
 
-    public mutating func handle(_ event: PlayQueueEvent) -> PlayQueueAction {
+    public mutating func handle(_ event: Event) -> Action {
         switch event {
         case .enqueue(let items):
             guard !items.isEmpty else { return .refuse("nothing to queue: the selection has no playable rows") }
@@ -100,16 +63,16 @@ public struct PlayQueueMachine: Sendable {
             return start(0, fresh: true)
         case .started(let ticket):
             if case .playing = state.phase { state.ticket = ticket }
-            return .none
+            return .nothing
         case .trackEnded(let ticket):
             guard case .playing(let index) = state.phase, state.ticket == ticket else {
                 // A track ended that the queue did not start (or already stopped): nothing to advance.
-                return .none
+                return .nothing
             }
             state.ticket = nil
             guard state.autoplay else {
                 state.phase = .holding(index: index)
-                return .none
+                return .nothing
             }
             guard index + 1 < state.items.count else {
                 state.phase = .finished
@@ -151,19 +114,60 @@ public struct PlayQueueMachine: Sendable {
         case .stop:
             if case .playing(let index) = state.phase { state.phase = .holding(index: index) }
             state.ticket = nil
-            return .none
+            return .nothing
         case .listReplaced:
             let held = !state.items.isEmpty
             state.items = []
             state.phase = .empty
             state.ticket = nil
-            return held ? .cleared : .none
+            return held ? .cleared : .nothing
         }
     }
 
-    private mutating func start(_ index: Int, fresh: Bool = false) -> PlayQueueAction {
+    private mutating func start(_ index: Int, fresh: Bool = false) -> Action {
         state.phase = .playing(index: index)
         state.ticket = nil
         return .play(state.items[index], position: index + 1, count: state.items.count, fresh: fresh)
+    }
+}
+
+extension PlayQueueMachine {
+    /// What happens to the queue.
+    public enum Event: Sendable, Hashable {
+        /// `play 3-7`, `play all`, `play 3`: the queue becomes these items and the first starts.
+        case enqueue([QueueItem])
+        /// The item the queue started was handed to the player as play request `ticket`.
+        case started(PlaybackTicket)
+        /// Play request `ticket` ended (or failed: the queue goes on past a bad recording the same way). Only the
+        /// end of the request the queue started moves it; any other is not the queue's.
+        case trackEnded(PlaybackTicket)
+        case next
+        case prev
+        /// Play item `index` (0-based) of the queue (the desktop's track list `GoTo`).
+        case goTo(Int)
+        case autoplay(Bool)
+        /// `stop`: the track stops, the queue stays and holds where it is.
+        case stop
+        /// A new search replaced the list: the queued rows no longer mean anything.
+        case listReplaced
+    }
+}
+
+extension PlayQueueMachine {
+    /// What the runner does.
+    public enum Action: Sendable, Hashable {
+        /// Start this item (1-based `position` of `count`, for the line `queue: 2/5 XC254462`).
+        /// `fresh`: the first item of a queue just made (its lines say what was queued); not when `prev` or
+        /// `GoTo` comes back to the first.
+        case play(QueueItem, position: Int, count: Int, fresh: Bool = false)
+        /// The last item ended: print `queue: finished`.
+        case finished
+        /// Autoplay was set: print `queue: autoplay on|off`.
+        case autoplayChanged(Bool)
+        /// The queue was dropped (new list): print nothing, or `queue: cleared` when it held items.
+        case cleared
+        case nothing
+        /// One line saying why, and what to type instead.
+        case refuse(String)
     }
 }

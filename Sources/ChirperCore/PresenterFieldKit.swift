@@ -72,7 +72,7 @@ extension Presenter {
     }
 
     /// What a queue action shows; nil when it shows nothing.
-    public func queue(_ action: PlayQueueAction, queued: [QueueItem]) -> [String] {
+    public func queue(_ action: PlayQueueMachine.Action, queued: [QueueItem]) -> [String] {
         switch (isScript, action) {
         case (true, .play(let item, let position, let count, let fresh)):
             let added = fresh ? ["queue: queued \(queued.map(\.label).joined(separator: ","))"] : []
@@ -95,7 +95,7 @@ extension Presenter {
             return [dim(on ? "Autoplay on: the queue plays on" : "Autoplay off: the queue stops after each row")]
         case (false, .cleared):
             return [dim("The queue was cleared")]
-        case (_, .none):
+        case (_, .nothing):
             return []
         case (_, .refuse(let reason)):
             return [refusal(reason)]

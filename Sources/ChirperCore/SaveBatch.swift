@@ -36,33 +36,13 @@ public struct SaveBatchState: Sendable, Hashable {
     public var isBusy: Bool { current != nil }
 }
 
-public enum SaveBatchEvent: Sendable, Hashable {
-    /// `save 3-7 [DIR]`: save these rows into `directory`.
-    case start([QueueItem], directory: String)
-    /// The save of the current item of `batch` reported how far it is.
-    case progress(batch: Int, SaveProgress)
-    /// The save of the current item of `batch` ended.
-    case ended(batch: Int, SaveOutcome)
-    /// Ctrl-C: stop after the current request.
-    case stop
-}
-
-public enum SaveBatchAction: Sendable, Hashable {
-    /// Save this item (`position` of `count`) in `directory`, as part of `batch`.
-    case save(QueueItem, directory: String, position: Int, count: Int, batch: Int)
-    /// The batch is over: the counts, for the summary line.
-    case done(saved: Int, existing: Int, failed: Int, directory: String, stopped: Bool)
-    case none
-    case refuse(String)
-}
-
 /// The pure machine of `save`: one item at a time, in order; a failed item does not stop the others.
 public struct SaveBatchMachine: Sendable {
     public private(set) var state = SaveBatchState()
 
     public init() {}
 
-    public mutating func handle(_ event: SaveBatchEvent) -> SaveBatchAction {
+    public mutating func handle(_ event: Event) -> Action {
         switch event {
         case .start(let items, let directory):
             if let current = state.current {
@@ -78,9 +58,9 @@ public struct SaveBatchMachine: Sendable {
             return start(0)
         case .progress(let batch, let progress):
             if batch == state.batch, state.isBusy { state.progress = progress }
-            return .none
+            return .nothing
         case .ended(let batch, let outcome):
-            guard batch == state.batch, let current = state.current else { return .none }
+            guard batch == state.batch, let current = state.current else { return .nothing }
             switch outcome {
             case .saved: state.saved += 1
             case .exists: state.existing += 1
@@ -89,12 +69,12 @@ public struct SaveBatchMachine: Sendable {
             guard current + 1 < state.items.count else { return finish(stopped: false) }
             return start(current + 1)
         case .stop:
-            guard state.isBusy else { return .none }
+            guard state.isBusy else { return .nothing }
             return finish(stopped: true)
         }
     }
 
-    private mutating func start(_ index: Int) -> SaveBatchAction {
+    private mutating func start(_ index: Int) -> Action {
         state.current = index
         state.progress = nil
         return .save(
@@ -102,11 +82,35 @@ public struct SaveBatchMachine: Sendable {
             batch: state.batch)
     }
 
-    private mutating func finish(stopped: Bool) -> SaveBatchAction {
+    private mutating func finish(stopped: Bool) -> Action {
         state.current = nil
         state.progress = nil
         return .done(
             saved: state.saved, existing: state.existing, failed: state.failed, directory: state.directory,
             stopped: stopped)
+    }
+}
+
+extension SaveBatchMachine {
+    public enum Event: Sendable, Hashable {
+        /// `save 3-7 [DIR]`: save these rows into `directory`.
+        case start([QueueItem], directory: String)
+        /// The save of the current item of `batch` reported how far it is.
+        case progress(batch: Int, SaveProgress)
+        /// The save of the current item of `batch` ended.
+        case ended(batch: Int, SaveOutcome)
+        /// Ctrl-C: stop after the current request.
+        case stop
+    }
+}
+
+extension SaveBatchMachine {
+    public enum Action: Sendable, Hashable {
+        /// Save this item (`position` of `count`) in `directory`, as part of `batch`.
+        case save(QueueItem, directory: String, position: Int, count: Int, batch: Int)
+        /// The batch is over: the counts, for the summary line.
+        case done(saved: Int, existing: Int, failed: Int, directory: String, stopped: Bool)
+        case nothing
+        case refuse(String)
     }
 }

@@ -19,7 +19,7 @@ public struct SonogramStripMachine: Sendable {
     }
 
     public indirect enum Action: Sendable, Hashable {
-        case none
+        case nothing
         /// Turned on: listen to what the player decodes from now on (the pictures grow from it), then `then`.
         case listen(then: Action)
         /// Compute `item`'s picture for request `ticket` (cancelling any computation still running).
@@ -66,7 +66,7 @@ public struct SonogramStripMachine: Sendable {
 
     /// `graphics <mode>` chose where pictures are drawn: a strip that is on is computed again for it.
     public mutating func canvasChanged(_ canvas: PixelCanvas?, playing: PlaybackState) -> Action {
-        guard state != .off, canvas != self.canvas else { return .none }
+        guard state != .off, canvas != self.canvas else { return .nothing }
         self.canvas = canvas
         state = .waiting
         return follow(playing)
@@ -81,7 +81,7 @@ public struct SonogramStripMachine: Sendable {
 
     /// The rendered playback state changed: a new request gets its picture.
     public mutating func playbackChanged(_ playback: PlaybackState) -> Action {
-        guard state != .off else { return .none }
+        guard state != .off else { return .nothing }
         return follow(playback)
     }
 
@@ -93,7 +93,7 @@ public struct SonogramStripMachine: Sendable {
         default:
             break
         }
-        return .none
+        return .nothing
     }
 
     /// The picture of request `ticket` could not be made (or grown further: the line says why).
@@ -104,7 +104,7 @@ public struct SonogramStripMachine: Sendable {
         default:
             break
         }
-        return .none
+        return .nothing
     }
 
     /// The picture to draw with `playback`, if the strip is on and has the picture of what is playing.
@@ -117,16 +117,16 @@ public struct SonogramStripMachine: Sendable {
 
     private mutating func follow(_ playback: PlaybackState) -> Action {
         // Nothing plays: keep the picture of the last request (it shows nothing until it plays again).
-        guard playback.isActive, let ticket = playback.ticket, let item = playback.item else { return .none }
+        guard playback.isActive, let ticket = playback.ticket, let item = playback.item else { return .nothing }
         // Not before the sound has started: by then the decoder has said how long the recording is, which lays
         // out the strip's pages (what the player decoded before is kept for the picture meanwhile).
-        if case .buffering = playback { return .none }
+        if case .buffering = playback { return .nothing }
         switch state {
         case .loading(let current) where current == ticket, .showing(let current, _) where current == ticket,
             .failed(let current, _) where current == ticket:
-            return .none
+            return .nothing
         case .off:
-            return .none
+            return .nothing
         case .waiting, .loading, .showing, .failed:
             state = .loading(ticket)
             return .compute(item, ticket)

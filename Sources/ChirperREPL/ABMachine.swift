@@ -17,10 +17,24 @@ struct ABMachine: Sendable, Hashable {
         case gap(next: Int, round: Int)
     }
 
+    enum Event: Sendable, Hashable {
+        /// `ab a b [gap]`.
+        case start([Side], gap: Double)
+        /// The play request of a side was answered as `ticket`.
+        case started(PlaybackTicket)
+        /// Play request `ticket` ended (as rendered), its last sample heard `late` seconds before.
+        case ended(PlaybackTicket, finished: Bool, late: Double)
+        case gapEnded(round: Int)
+        /// `stop`, Ctrl-C, another `play`.
+        case stop
+    }
+
     enum Action: Sendable, Hashable {
-        case none
+        case nothing
         /// Play `side` (its index: 0 is A) from its start to its end, once.
         case play(Side, index: Int)
+        /// The side asked for plays: only its section is heard.
+        case section(Side)
         /// Wait `seconds`, then report the end of gap `round`.
         case wait(seconds: Double, round: Int)
     }
@@ -30,9 +44,27 @@ struct ABMachine: Sendable, Hashable {
     private(set) var gap = 0.5
     private var rounds = 0
 
+    mutating func handle(_ event: Event) -> Action {
+        switch event {
+        case .start(let sides, let gap):
+            return start(sides, gap: gap)
+        case .started(let ticket):
+            guard case .starting(let index) = state else { return .nothing }
+            started(ticket)
+            return .section(sides[index])
+        case .ended(let ticket, let finished, let late):
+            return ended(ticket, finished: finished, late: late)
+        case .gapEnded(let round):
+            return gapEnded(round: round)
+        case .stop:
+            stop()
+            return .nothing
+        }
+    }
+
     /// `ab a b [gap]`: starts with A.
     mutating func start(_ sides: [Side], gap: Double) -> Action {
-        guard let first = sides.first else { return .none }
+        guard let first = sides.first else { return .nothing }
         self.sides = sides
         self.gap = gap
         state = .starting(side: 0)
@@ -49,10 +81,10 @@ struct ABMachine: Sendable, Hashable {
     /// to its end leads to the gap, counted from when the sound stopped: what is left of it is waited, and a
     /// gap already over starts the next side at once. One that was stopped, or failed, ends A/B listening.
     mutating func ended(_ ticket: PlaybackTicket, finished: Bool, late: Double = 0) -> Action {
-        guard case .playing(let side, let playing) = state, playing == ticket else { return .none }
+        guard case .playing(let side, let playing) = state, playing == ticket else { return .nothing }
         guard finished else {
             state = .off
-            return .none
+            return .nothing
         }
         rounds += 1
         let next = (side + 1) % sides.count
@@ -68,7 +100,7 @@ struct ABMachine: Sendable, Hashable {
 
     /// Gap `round` is over: the next side.
     mutating func gapEnded(round: Int) -> Action {
-        guard case .gap(let next, let current) = state, current == round else { return .none }
+        guard case .gap(let next, let current) = state, current == round else { return .nothing }
         state = .starting(side: next)
         return .play(sides[next], index: next)
     }

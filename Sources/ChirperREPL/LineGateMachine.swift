@@ -50,7 +50,7 @@ struct LineGateMachine: Sendable {
 
     enum Action: Sendable, Hashable {
         /// Nothing runs now.
-        case none
+        case nothing
         /// Run this line (then ask again).
         case run(String)
         /// The input ended and everything ran: leave.
@@ -97,8 +97,8 @@ struct LineGateMachine: Sendable {
 
     /// The next line to run, if nothing holds the lines; `quit` once the input ended and all of it ran.
     mutating func next() -> Action {
-        guard blocker == nil else { return .none }
+        guard blocker == nil else { return .nothing }
         if !queued.isEmpty { return .run(queued.removeFirst()) }
-        return inputEnded ? .quit : .none
+        return inputEnded ? .quit : .nothing
     }
 }

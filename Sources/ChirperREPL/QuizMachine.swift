@@ -46,7 +46,7 @@ struct QuizMachine: Sendable {
     }
 
     enum Action: Sendable, Hashable {
-        case none
+        case nothing
         /// Build the deck (off the event loop); it ends as the session's `quizDeck(id:)` event.
         case buildDeck(id: Int, QuizOrigin)
         /// Ask the store for the memories of the deck's cards and how this learner confused its species.
@@ -198,7 +198,7 @@ struct QuizMachine: Sendable {
 
     /// The deck of work `id` is built, or refused.
     mutating func deckBuilt(id: Int, _ result: Result<QuizDeck, QuizDeck.Refusal>) -> Action {
-        guard case .building(let current, _, _) = state, current == id else { return .none }
+        guard case .building(let current, _, _) = state, current == id else { return .nothing }
         switch result {
         case .failure(let refusal):
             state = .off
@@ -213,7 +213,7 @@ struct QuizMachine: Sendable {
 
     /// The deck could not be fetched (the network, the catalog).
     mutating func deckFailed(id: Int, _ message: String) -> Action {
-        guard case .building(let current, _, _) = state, current == id else { return .none }
+        guard case .building(let current, _, _) = state, current == id else { return .nothing }
         state = .off
         return .refuse(message)
     }
@@ -222,7 +222,7 @@ struct QuizMachine: Sendable {
     mutating func progressLoaded(
         _ memories: [QuizCard: CardMemory], confusions: [String: [String: Int]], now: Date
     ) -> Action {
-        guard state == .loading else { return .none }
+        guard state == .loading else { return .nothing }
         self.memories = memories
         self.confusions = confusions
         self.now = now
@@ -231,7 +231,7 @@ struct QuizMachine: Sendable {
 
     /// An answer typed while `question` is open: nil `species` for `skip`.
     mutating func answer(_ species: String?) -> Action {
-        guard case .asking(let question, _) = state, let deck else { return .none }
+        guard case .asking(let question, _) = state, let deck else { return .nothing }
         let outcome = Outcome(question: question, answered: species)
         asked += 1
         if outcome.right {
@@ -248,7 +248,7 @@ struct QuizMachine: Sendable {
     /// The store kept the answer (or could not): the card's new memory, at `now`; then the next question at
     /// once with `--auto`, else a wait for `next`.
     mutating func kept(_ memory: CardMemory?, now: Date) -> Action {
-        guard case .keeping(let outcome) = state else { return .none }
+        guard case .keeping(let outcome) = state else { return .nothing }
         if let memory { memories[outcome.question.card] = memory }
         self.now = now
         if settings.auto { return nextQuestion() }
@@ -258,7 +258,7 @@ struct QuizMachine: Sendable {
 
     /// `next` (or an empty line) after an answer: the next question, or the score after the last.
     mutating func next() -> Action {
-        guard case .answered = state else { return .none }
+        guard case .answered = state else { return .nothing }
         return nextQuestion()
     }
 
@@ -271,7 +271,7 @@ struct QuizMachine: Sendable {
     }
 
     private mutating func nextQuestion() -> Action {
-        guard let deck else { return .none }
+        guard let deck else { return .nothing }
         guard asked < settings.questions, let card = pickCard(deck) else {
             state = .off
             return .finish(right: right, asked: asked)

@@ -35,23 +35,21 @@ public actor REPL {
     private let pictures: any PictureWriting
     private let measurer: any MeasurementSource
     private var session: SessionMachine
+    private let answerer: RequestAnswerer
     private let events: AsyncStream<SessionMachine.Event>
     private let eventSink: AsyncStream<SessionMachine.Event>.Continuation
-    /// The running workers: the `sono` being computed, the live strip's picture, the save of one item.
-    private var sonogramTask: Task<Void, Never>?
-    private var stripTask: Task<Void, Never>?
-    /// While the strip is on: what the player decodes, handed on to the strip's painter (`stripTask`) with
-    /// what it is asked to draw, through `stripWork`.
-    private var stripHearing: Task<Void, Never>?
+    /// The running work, one task for each kind, keyed by what cancels or replaces it.
+    private var tasks: [WorkKey: Task<Void, Never>] = [:]
+    /// While the strip is on: what the player decodes, handed on to the strip's painter with what it is asked
+    /// to draw.
     private var stripWork: Channel<StripWork, Never>?
-    private var saveTask: Task<Void, Never>?
-    private var measureTask: Task<Void, Never>?
-    private var compareTask: Task<Void, Never>?
-    private var abTimer: Task<Void, Never>?
-    private var quizDeckTask: Task<Void, Never>?
-    private var quizPicturesTask: Task<Void, Never>?
-    /// Draws the desktop's cover art.
-    private var coverArtTask: Task<Void, Never>?
+    /// Requests asked and not answered yet, in order: the first is being answered; the others wait for it.
+    private var pending: [SessionMachine.Request] = []
+    /// Events that came while a request was out: the session takes them once every request is answered, as it
+    /// would have had the runner waited for the answers.
+    private var held: [SessionMachine.Event] = []
+    /// Answers given at once, taken before the next event.
+    private var ready: [SessionMachine.Event] = []
     private let quiz: QuizKit
     private let desktop: (any DesktopPublishing)?
     /// Times A/B listening's gaps.
@@ -77,6 +75,7 @@ public actor REPL {
         self.player = player
         self.sonograms = sonograms
         self.fieldKit = fieldKit
+        answerer = RequestAnswerer(list: list, player: player, fieldKit: fieldKit, pictures: pictures, quiz: quiz)
         session = SessionMachine(
             SessionMachine.Setup(
                 interactive: console.isInteractive, presenter: presenter, saveDirectory: fieldKit.saveDirectory,
@@ -118,25 +117,31 @@ public actor REPL {
             // An answer is taken before the next event, so the session sees its requests in order.
             var inbox = [event]
             while !inbox.isEmpty {
-                for action in session.handle(inbox.removeFirst()) {
+                let next = inbox.removeFirst()
+                guard admits(next) else { continue }
+                for action in session.handle(next) {
                     if case .quit(let code) = action {
                         status = code
                         break events
                     }
-                    if let answer = await perform(action) { inbox.append(.answered(answer)) }
+                    perform(action)
+                }
+                inbox += ready
+                ready = []
+                if inbox.isEmpty, pending.isEmpty {
+                    (inbox, held) = (held, [])
                 }
             }
         }
-        for task in [
-            sonogramTask, stripTask, stripHearing, saveTask, measureTask, compareTask, abTimer, quizDeckTask,
-            quizPicturesTask, coverArtTask,
-        ] {
-            task?.cancel()
-        }
+        // A request asked on the way out (the quiz's sound stopped) is answered, as the runner once waited
+        // for it; the rest of the work stops.
+        let request = tasks.removeValue(forKey: .request)
+        for task in tasks.values { task.cancel() }
+        await request?.value
         await player.shutdown()
         // The cover art's folder is removed once the session ends: nothing may be written there after. Awaited
         // once the player is down, so that a picture following its download is not left waiting for bytes.
-        await coverArtTask?.value
+        await tasks[.coverArt]?.value
         console.setStatus([])
         console.close()
         return status
@@ -154,8 +159,44 @@ public actor REPL {
         return picture
     }
 
-    /// Does one thing the session decided; a request returns its answer.
-    private func perform(_ action: SessionMachine.Action) async -> SessionMachine.Answer? {
+    /// Whether the session takes `event` now: an answer always (and the next request waiting is sent); any
+    /// other event only once no request is out, held until then.
+    private func admits(_ event: SessionMachine.Event) -> Bool {
+        if case .answered = event {
+            pending.removeFirst()
+            if let next = pending.first { send(next) }
+            return true
+        }
+        guard pending.isEmpty else {
+            held.append(event)
+            return false
+        }
+        return true
+    }
+
+    /// Answers `request`: at once when it asks the player a command, otherwise in a task off the runner whose
+    /// answer comes back as an event.
+    private func send(_ request: SessionMachine.Request) {
+        if let answer = answerer.answerAtOnce(request) {
+            ready.append(.answered(answer))
+            return
+        }
+        let (answerer, sink) = (self.answerer, eventSink)
+        replace(.request, with: Task { sink.yield(.answered(await answerer.answer(request))) })
+    }
+
+    /// Starts `task` under `key`, cancelling the one it replaces.
+    private func replace(_ key: WorkKey, with task: Task<Void, Never>) {
+        tasks[key]?.cancel()
+        tasks[key] = task
+    }
+
+    private func cancel(_ key: WorkKey) {
+        tasks[key]?.cancel()
+    }
+
+    /// Does one thing the session decided.
+    private func perform(_ action: SessionMachine.Action) {
         switch action {
         case .print(let lines):
             console.print(lines)
@@ -171,49 +212,51 @@ public actor REPL {
         case .markInterrupted:
             console.interrupted()
         case .request(let request):
-            return await answer(request)
+            pending.append(request)
+            if pending.count == 1 { send(request) }
         case .drawSonogram(let id, let item, let shape):
-            sonogramTask?.cancel()
-            sonogramTask = work {
+            start(.sonogram) {
                 .sonogram(id: id, $0)
             } computing: { [sonograms] in
                 try await sonograms.sonogram(of: item, shape: shape)
             }
         case .cancelSonogram:
-            sonogramTask?.cancel()
+            cancel(.sonogram)
         case .listenStrip:
             let (work, heard, sink) = (Channel<StripWork, Never>(), player.heardAudio(), eventSink)
             stripWork = work
-            stripHearing = Task {
-                // Until the painter or this task is gone; then the player hands nothing more here.
-                while let piece = await heard.next(), work.post(.heard(piece)) {}
-                heard.cancel()
-            }
-            stripTask = Task { [sonograms] in
-                await sonograms.drawStrip(work) { ticket, result in
-                    sink.yield(
-                        .stripPicture(
-                            ticket, result.mapError { SessionMachine.WorkFailure.failed(userMessage(for: $0)) }))
-                }
-            }
+            replace(
+                .stripHearing,
+                with: Task {
+                    // Until the painter or this task is gone; then the player hands nothing more here.
+                    while let piece = await heard.next(), work.post(.heard(piece)) {}
+                    heard.cancel()
+                })
+            replace(
+                .strip,
+                with: Task { [sonograms] in
+                    await sonograms.drawStrip(work) { ticket, result in
+                        sink.yield(
+                            .stripPicture(
+                                ticket, result.mapError { SessionMachine.WorkFailure.failed(userMessage(for: $0)) }))
+                    }
+                })
         case .computeStrip(let item, let ticket, let shape, let duration):
             stripWork?.post(.draw(item, ticket, shape, duration: duration))
         case .cancelStrip:
-            stripHearing?.cancel()
-            stripTask?.cancel()
+            cancel(.stripHearing)
+            cancel(.strip)
             stripWork = nil
         case .measure(let id, let item, let span, let band):
-            measureTask?.cancel()
-            measureTask = work {
+            start(.measure) {
                 .measured(id: id, $0)
             } computing: { [measurer] in
                 try await measurer.measure(item, span: span, band: band, signalWithin: nil)
             }
         case .cancelMeasure:
-            measureTask?.cancel()
+            cancel(.measure)
         case .compare(let id, let tasks):
-            compareTask?.cancel()
-            compareTask = work {
+            start(.compare) {
                 .compared(id: id, $0)
             } computing: { [sonograms, measurer] in
                 var results: [SessionMachine.Compared] = []
@@ -227,23 +270,21 @@ public actor REPL {
                 return results
             }
         case .cancelCompare:
-            compareTask?.cancel()
+            cancel(.compare)
         case .buildQuizDeck(let id, let origin):
-            quizDeckTask?.cancel()
-            quizDeckTask = work {
+            start(.quizDeck) {
                 .quizDeck(id: id, $0)
             } computing: { [decks = quiz.decks] in
                 try await decks.recordings(for: origin)
             }
         case .cancelQuizDeck:
-            quizDeckTask?.cancel()
+            cancel(.quizDeck)
         case .publishDesktop(let state, let seeked):
             desktop?.publish(state, seeked: seeked)
         case .drawCoverArt(let file, let item, let path):
             // One drawing at a time: the next waits for the one it stops, so awaiting the last awaits them all.
-            let previous = coverArtTask
-            previous?.cancel()
-            coverArtTask = work {
+            let previous = tasks[.coverArt]
+            start(.coverArt) {
                 .coverArt(file: file, drawn: (try? $0.get()) != nil)
             } computing: { [sonograms, pictures] () async throws -> Void in
                 await previous?.value
@@ -253,136 +294,80 @@ public actor REPL {
                 try pictures.writePNG(SonogramRaster.plain(sonogram), to: path)
             }
         case .stopCoverArt:
-            coverArtTask?.cancel()
+            cancel(.coverArt)
         case .removeCoverArt(let path):
             unlink(path)
         case .drawQuizPictures(let id, let pictures):
-            quizPicturesTask?.cancel()
-            quizPicturesTask = work {
+            start(.quizPictures) {
                 .quizPictures(id: id, $0)
             } computing: { [sonograms] in
                 try await QuizPicture.draw(pictures) { try await sonograms.sonogram(of: $0.item, shape: $0.shape) }
             }
         case .abWait(let seconds, let round):
-            abTimer?.cancel()
             let (clock, sink) = (self.clock, eventSink)
-            abTimer = Task {
-                guard (try? await clock.sleep(for: .seconds(seconds))) != nil else { return }
-                sink.yield(.abGapEnded(round: round))
-            }
+            replace(
+                .abGap,
+                with: Task {
+                    guard (try? await clock.sleep(for: .seconds(seconds))) != nil else { return }
+                    sink.yield(.abGapEnded(round: round))
+                })
         case .save(let recording, let directory, let batch):
             let saver = fieldKit.saver
             let sink = eventSink
-            saveTask = Task {
-                let outcome = await saver.save(recording, into: directory) { progress in
-                    sink.yield(.saveProgress(batch: batch, progress))
-                }
-                sink.yield(.saveEnded(batch: batch, outcome))
-            }
+            replace(
+                .save,
+                with: Task {
+                    let outcome = await saver.save(recording, into: directory) { progress in
+                        sink.yield(.saveProgress(batch: batch, progress))
+                    }
+                    sink.yield(.saveEnded(batch: batch, outcome))
+                })
         case .cancelSave:
-            saveTask?.cancel()
+            cancel(.save)
         case .quit:
             break
-        }
-        return nil
-    }
-
-    private func answer(_ request: SessionMachine.Request) async -> SessionMachine.Answer {
-        switch request {
-        case .search(let query):
-            await list.search(query)
-            return .searched
-        case .nextPage:
-            return .nextPage(refusal: await list.nextPage())
-        case .play(let item, let recording, let forQueue):
-            // The ticket names this request in the states that follow.
-            let ticket = player.play(item)
-            fieldKit.played(recording)
-            return .started(ticket, recording, forQueue: forQueue)
-        case .stop(let cause):
-            return .stopped(refusal: await player.stop(), cause)
-        case .writeText(let text, let path):
-            do {
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-                return .textWritten(path: path, refusal: nil)
-            } catch {
-                let reason = FileErrorText.reason(error)
-                return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
-            }
-        case .writePNG(let image, let path):
-            do {
-                try pictures.writePNG(image, to: path)
-                return .pngWritten(path: path, refusal: nil)
-            } catch {
-                return .pngWritten(path: path, refusal: userMessage(for: error))
-            }
-        case .loadQuiz(let deck):
-            let now = quiz.now()
-            do {
-                return .quiz(.loaded(try quiz.store.load(deck, at: now), now: now, refusal: nil))
-            } catch {
-                return .quiz(.loaded(QuizProgress(), now: now, refusal: userMessage(for: error)))
-            }
-        case .keepQuizAnswer(let record):
-            let now = quiz.now()
-            do {
-                return .quiz(.kept(try quiz.store.keep(record, at: now), now: now, refusal: nil))
-            } catch {
-                return .quiz(.kept(record.memory(at: now), now: now, refusal: userMessage(for: error)))
-            }
-        case .quizStats:
-            do {
-                return .quiz(.stats(try quiz.store.stats(at: quiz.now()), refusal: nil))
-            } catch {
-                return .quiz(.stats(nil, refusal: userMessage(for: error)))
-            }
-        case .exportQuiz(let path):
-            do {
-                let rows = try quiz.store.exportRows()
-                try QuizExport.csv(rows).write(toFile: path, atomically: true, encoding: .utf8)
-                return .quiz(.exported(path: path, rows: rows.count, refusal: nil))
-            } catch {
-                let reason =
-                    error is any UserFacingError
-                    ? userMessage(for: error)
-                    : "cannot write \(path): \(FileErrorText.reason(error))"
-                return .quiz(.exported(path: path, rows: 0, refusal: reason))
-            }
-        case .control(let control):
-            let refusal: String?
-            switch control {
-            case .pause: refusal = player.pause()
-            case .resume: refusal = player.resume()
-            case .seek(let time): refusal = player.seek(time)
-            case .loop(let a, let b): refusal = player.loop(from: a, to: b)
-            case .loopOff: refusal = player.loopOff()
-            case .speed(let speed): refusal = player.setSpeed(speed)
-            case .volume(let percent): refusal = player.setVolume(percent)
-            case .muted(let muted): refusal = player.setMuted(muted)
-            case .section(let a, let b, let band): refusal = player.playSection(from: a, to: b, band: band)
-            case .settings: refusal = nil
-            }
-            return .control(control, refusal: refusal, settings: player.settings)
         }
     }
 
     /// Work off the event loop (a sonogram, a measurement, a comparison); its result, or why there is none
     /// (stopped, or the error's one line), comes back as an event.
-    private func work<Value: Sendable>(
+    private func start<Value: Sendable>(
+        _ key: WorkKey,
         _ event: @escaping @Sendable (Result<Value, SessionMachine.WorkFailure>) -> SessionMachine.Event,
         computing: @escaping @Sendable () async throws -> Value
-    ) -> Task<Void, Never> {
+    ) {
         let sink = eventSink
-        return Task {
-            let result: Result<Value, SessionMachine.WorkFailure>
-            do {
-                result = .success(try await computing())
-            } catch is CancellationError {
-                result = .failure(.stopped)
-            } catch {
-                result = .failure(.failed(userMessage(for: error)))
-            }
-            sink.yield(event(result))
-        }
+        replace(
+            key,
+            with: Task {
+                let result: Result<Value, SessionMachine.WorkFailure>
+                do {
+                    result = .success(try await computing())
+                } catch is CancellationError {
+                    result = .failure(.stopped)
+                } catch {
+                    result = .failure(.failed(userMessage(for: error)))
+                }
+                sink.yield(event(result))
+            })
     }
+}
+
+/// What names a piece of running work in the runner's table: starting another of the same kind replaces it,
+/// and cancelling by the name stops it.
+enum WorkKey: Hashable, Sendable {
+    /// The request being answered off the runner.
+    case request
+    case sonogram
+    /// The live strip's painter, and what hands it the audio the player decodes.
+    case strip
+    case stripHearing
+    case save
+    case measure
+    case compare
+    /// The gap between A/B sides.
+    case abGap
+    case quizDeck
+    case quizPictures
+    case coverArt
 }

@@ -12,8 +12,8 @@ extension SessionMachine {
             // command typed wrong is told its own mistake, not that the question is answered.
             let word = line.split(separator: " ").first.map { $0.lowercased() } ?? ""
             let isCommandWord = CommandParser.commands.contains { $0.name == word || $0.aliases.contains(word) }
-            if quizMachine.openQuestion != nil || (quizMachine.answeredOutcome != nil && !isCommandWord) {
-                answerQuiz(line)
+            if quiz.machine.openQuestion != nil || (quiz.machine.answeredOutcome != nil && !isCommandWord) {
+                run(quiz: .answer(line))
             } else if error.kind == .searchWithoutWords {
                 refuse(presenter.searchNeedsWords)
             } else {
@@ -24,7 +24,7 @@ extension SessionMachine {
         switch command {
         case .nothing:
             // After a quiz answer, Enter asks the next question.
-            if quizMachine.answeredOutcome != nil { nextQuestion() }
+            if quiz.machine.answeredOutcome != nil { run(quiz: .next) }
         case .quit:
             leave(0)
         case .help(let topic):
@@ -42,27 +42,27 @@ extension SessionMachine {
         // The player's machine decides (it is ahead of the rendered state by the events still queued, so a
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
-            _ = queue.handle(.stop)
-            ab.stop()
+            run(queue: .stop)
+            run(ab: .stop)
             ask(.stop(.command))
         case .playRows(let text):
-            ab.stop()
+            run(ab: .stop)
             guard let rows = rows(text, for: "play") else { break }
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
                 .filter { $0.recording.playItem != nil }
-            run(queue.handle(.enqueue(items)))
+            run(queue: .enqueue(items))
         case .next:
-            if quizMachine.answeredOutcome != nil {
-                nextQuestion()
+            if quiz.machine.answeredOutcome != nil {
+                run(quiz: .next)
                 break
             }
-            ab.stop()
-            run(queue.handle(.next))
+            run(ab: .stop)
+            run(queue: .next)
         case .prev:
-            ab.stop()
-            run(queue.handle(.prev))
+            run(ab: .stop)
+            run(queue: .prev)
         case .autoplay(let on):
-            run(queue.handle(.autoplay(on)))
+            run(queue: .autoplay(on))
         case .cite(let row):
             if let recording = recording(at: row, for: "cite") {
                 say(presenter.cite(Citation(recording), label: recording.label))
@@ -78,7 +78,7 @@ extension SessionMachine {
             // The items carry their recordings: a new search while the batch runs does not change what it saves.
             let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
             let folder = directory.map(expandingHome) ?? setup.saveDirectory
-            run(saves.handle(.start(items, directory: folder)))
+            run(saves: .start(items, directory: folder))
         case .pause:
             ask(.control(.pause))
         case .resume:
@@ -102,7 +102,7 @@ extension SessionMachine {
         case .unmute:
             ask(.control(.muted(false)))
         case .graphics(let mode):
-            chooseGraphics(mode)
+            run(sonograms: .graphics(mode, playback))
         case .select(let request):
             select(request)
         case .measure(let request):
@@ -112,27 +112,17 @@ extension SessionMachine {
         case .ab(let request):
             listenAB(request)
         case .quiz(let request):
-            quiz(request)
+            run(quiz: .command(request))
         case .answer(let text):
-            answerQuiz(text)
+            run(quiz: .answer(text))
         case .skip:
-            skipQuestion()
+            run(quiz: .skip)
         case .replay:
-            replayQuestion()
+            run(quiz: .replay)
         case .sono(.draw(let draw)):
             drawSonogram(draw)
         case .sono(.strip(let on, let lines, let band)):
-            guard setup.interactive else {
-                refuse("the live strip needs a terminal; sono <n> prints the picture")
-                break
-            }
-            let action =
-                on
-                ? strip.turnOn(playing: playback, lines: lines, band: band, canvas: pixelCanvas()) : strip.turnOff()
-            run(action)
-            // The strip is drawn only while a recording plays: the answer says at once what it will draw.
-            if case .refuse = action {} else { say(presenter.stripSwitched(strip)) }
-            refreshStatus()
+            run(sonograms: .strip(on: on, lines: lines, band: band, playback))
         case .wait where queue.state.isPlaying:
             // A queue plays on: wait for its end.
             hold(.queueEnds)
@@ -146,7 +136,7 @@ extension SessionMachine {
 
     /// A new search (typed, or `also`): the queue's rows no longer mean anything.
     mutating func search(_ query: SearchQuery) {
-        run(queue.handle(.listReplaced))
+        run(queue: .listReplaced)
         ask(.search(query))
     }
 
@@ -155,8 +145,8 @@ extension SessionMachine {
         switch recording.audio {
         case .playable:
             // A single play replaces the queue, and ends A/B listening.
-            ab.stop()
-            run(queue.handle(.listReplaced))
+            run(ab: .stop)
+            run(queue: .listReplaced)
             if let item = recording.playItem { ask(.play(item, recording, forQueue: false)) }
         case .restricted:
             refuse("row \(row) (\(recording.label)) is restricted: \(presenter.sourceName) does not offer its audio")
@@ -188,39 +178,9 @@ extension SessionMachine {
         }
         // An open quiz question's length is not said: it could tell which recording it is.
         let masked = draw.row == nil && playing?.masked == true
-        if let duration = item.expectedDuration, let window, window.start >= duration {
-            let ends = masked ? "" : " (\(presenter.clock(duration)))"
-            refuse("the window starts after \(recording.label) ends\(ends); ask for an earlier one")
-            return
-        }
-        let (width, lines) = presenter.sonogramShape
-        let text = presenter.sonogramRenderer.shape(
-            terminalWidth: width, lines: lines, band: draw.band ?? .birds, window: window,
-            contrast: draw.contrast ?? setup.contrast)
-        var shape = text
-        var display = SonogramDisplay.text(columns: text.columns, rows: text.rows)
-        if setup.interactive, let canvas = pixelCanvas() {
-            // The terminal's width in pixels; a height in proportion (200-400 px), in whole cells so chafa draws
-            // pixel for pixel, and for sixels in whole bands of 6 rows (chafa scales onto whole bands).
-            let (cellWidth, cellHeight) = (canvas.cellWidth, canvas.cellHeight)
-            let imageWidth = (width - 1) * cellWidth
-            let step = canvas.pixelProtocol == .sixel ? 6 / Self.gcd(cellHeight, 6) : 1
-            let cells = max(step, min(400, max(200, imageWidth / 4)) / cellHeight / step * step)
-            let imageHeight = cells * cellHeight
-            let area = SonogramRaster.area(width: imageWidth, height: imageHeight)
-            shape.columns = area.columns
-            shape.rows = area.rows
-            display = .pixels(canvas, columns: area.columns, rows: area.rows)
-        } else if draw.png != nil {
-            // A PNG is drawn at pixel resolution; the text picture is made from it.
-            let area = SonogramRaster.area(width: 1000, height: 300)
-            shape.columns = area.columns
-            shape.rows = area.rows
-        }
-        startSonogram(
-            row: draw.row, recording: recording, item: item, shape: shape, display: display,
-            png: draw.png.map(expandingHome), fromZero: masked)
-        if !setup.interactive { hold(.sonogram) }
+        var asked = draw
+        asked.png = draw.png.map(expandingHome)
+        run(sonograms: .draw(asked, recording, item, window: window, masked: masked))
     }
 
     /// Row `row`'s recording if it has audio to study, or nil after one line saying why.
@@ -242,50 +202,6 @@ extension SessionMachine {
             return nil
         }
         return item
-    }
-
-    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? max(1, a) : gcd(b, a % b) }
-
-    /// A character cell's pixels where the terminal did not say (a common 10 × 20).
-    static let cellWidth = 10
-    static let cellHeight = 20
-
-    /// Where `sono` and the live strip draw now: real pixels where the graphics mode gives a protocol (nil:
-    /// half-blocks).
-    private mutating func pixelCanvas() -> PixelCanvas? {
-        pixelProtocol().map {
-            PixelCanvas(
-                $0, cellWidth: setup.terminal.cellWidth ?? Self.cellWidth,
-                cellHeight: setup.terminal.cellHeight ?? Self.cellHeight)
-        }
-    }
-
-    /// The pixel protocol `sono` draws with now, if any; says once why the mode asked for cannot be had.
-    private mutating func pixelProtocol() -> PixelProtocol? {
-        let (pixels, notice) = setup.terminal.resolve(graphics)
-        if let notice, graphicsNoticeSaid != graphics {
-            graphicsNoticeSaid = graphics
-            refuse(notice)
-        }
-        return pixels
-    }
-
-    /// `graphics [mode]`.
-    private mutating func chooseGraphics(_ mode: GraphicsMode?) {
-        if let mode {
-            graphics = mode
-            graphicsNoticeSaid = nil
-            if setup.interactive, strip.state != .off {
-                run(strip.canvasChanged(pixelCanvas(), playing: playback))
-                refreshStatus()
-            }
-        }
-        guard setup.interactive else {
-            say([presenter.graphics(graphics, drawing: nil, terminal: setup.terminal)])
-            return
-        }
-        let (pixels, _) = setup.terminal.resolve(graphics)
-        say([presenter.graphics(graphics, drawing: pixels, terminal: setup.terminal)])
     }
 
     /// `loop ann <k>`: loops box k of the last recording asked for; the player refuses when it no longer plays
@@ -344,56 +260,5 @@ extension SessionMachine {
     func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         return setup.homeDirectory + path.dropFirst()
-    }
-
-    // MARK: - What the session's machines decided
-
-    /// What the queue decided: its line, and the start of its item.
-    mutating func run(_ action: PlayQueueAction) {
-        say(presenter.queue(action, queued: queue.state.items))
-        // The item is the recording queued, playable (only those are queued): it starts whatever the list is now.
-        if case .play(let queued, _, _, _) = action, let item = queued.recording.playItem {
-            ask(.play(item, queued.recording, forQueue: true))
-        }
-    }
-
-    /// What the save machine decided.
-    mutating func run(_ action: SaveBatchAction) {
-        switch action {
-        case .none:
-            break
-        case .refuse(let reason):
-            refuse(reason)
-        case .done(let saved, let existing, let failed, let directory, let stopped):
-            say([
-                presenter.saveDone(
-                    saved: saved, existing: existing, failed: failed, directory: directory, stopped: stopped)
-            ])
-            gate.handle(.savingDone)
-            refreshStatus()
-        case .save(let item, let directory, _, _, let batch):
-            emit(.save(item.recording, directory: directory, batch: batch))
-            if !setup.interactive { hold(.saving) }
-            refreshStatus()
-        }
-    }
-
-    /// What the strip machine decided.
-    mutating func run(_ action: SonogramStripMachine.Action) {
-        switch action {
-        case .none:
-            break
-        case .refuse(let reason):
-            refuse(reason)
-        case .cancel:
-            emit(.cancelStrip)
-        case .listen(let then):
-            emit(.listenStrip)
-            run(then)
-        case .compute(let item, let ticket):
-            let duration = playback.progress?.duration ?? item.expectedDuration
-            emit(
-                .computeStrip(item, ticket, presenter.stripShape(duration: duration, strip: strip), duration: duration))
-        }
     }
 }

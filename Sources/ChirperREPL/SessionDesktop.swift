@@ -1,110 +1,224 @@
 import ChirperCatalog
 import ChirperCore
 
-/// The desktop (MPRIS), as part of the session machine: a D-Bus call becomes what the typed command does, and
-/// the rendered state becomes the desktop's properties.
 extension SessionMachine {
-    mutating func desktop(_ command: DesktopCommand) {
-        let progress = playback.progress
-        switch command {
-        case .playPause, .play, .pause:
-            if case .paused = playback {
-                if command != .pause { ask(.control(.resume)) }
-            } else if progress != nil {
-                if command != .play { ask(.control(.pause)) }
-            } else if command != .pause, let playing, !playing.masked, let item = playing.recording.playItem {
-                // Stopped: play what played last again, as a player's Play key does.
-                ask(.play(item, playing.recording, forQueue: false))
+    /// The desktop (MPRIS) as a child of the session: a D-Bus call becomes what the typed command does, the
+    /// rendered state becomes the desktop's properties, and the cover art is drawn for it. The session passes
+    /// what plays in the events that need it.
+    struct Desktop: Sendable {
+        enum State: Sendable, Hashable {
+            /// No desktop: nothing is published (no bus, or none asked for).
+            case off
+            /// Published to the desktop; `shown`: what it was last shown.
+            case on(shown: DesktopState?)
+        }
+
+        enum Event: Sendable, Hashable {
+            /// The desktop asked for this, while `playback` is rendered and `playing` was the last play request.
+            case command(DesktopCommand, PlaybackState, Playing?)
+            /// The session changed: this is what the desktop sees of it now.
+            case refresh(PlaybackState, recording: Recording?, masked: Bool, queue: PlayQueueState)
+            /// The rendered playback state changed (`masked`: not to be shown by a picture).
+            case playback(PlaybackState, masked: Bool)
+            /// There is no session bus: this line is said on a terminal, and no cover art is drawn.
+            case missing(String)
+            /// Cover art picture `file` was written (`drawn`), or could not be.
+            case coverArt(file: Int, drawn: Bool)
+        }
+
+        enum Action: Sendable, Hashable {
+            case print([String])
+            case refuse(String)
+            case request(Request)
+            /// What the desktop's call asks of the queue.
+            case queue(PlayQueueMachine.Event)
+            /// A/B listening ends.
+            case stopAB
+            case search(SearchQuery)
+            /// `play 1` runs once the list the search brings has settled.
+            case playFirstWhenListed
+            case publish(DesktopState, seeked: Bool)
+            case drawCoverArt(file: Int, PlayItem, path: String)
+            case removeCoverArt(path: String)
+            case stopCoverArt
+        }
+
+        let presenter: Presenter
+        let interactive: Bool
+        /// Where the cover art is kept (the runner's own folder); nil: none is drawn.
+        let coverArtFolder: String?
+        private(set) var state: State
+        /// The desktop's cover art (on with a `coverArtFolder`).
+        private(set) var coverArt: CoverArtMachine
+        private var actions: [Action] = []
+
+        init(presenter: Presenter, interactive: Bool, on: Bool, coverArtFolder: String?) {
+            self.presenter = presenter
+            self.interactive = interactive
+            self.coverArtFolder = coverArtFolder
+            state = on ? .on(shown: nil) : .off
+            coverArt = CoverArtMachine(on: coverArtFolder != nil)
+        }
+
+        /// What the desktop was last shown.
+        var shown: DesktopState? {
+            if case .on(let shown) = state { return shown }
+            return nil
+        }
+
+        mutating func handle(_ event: Event) -> [Action] {
+            switch event {
+            case .command(let command, let playback, let playing):
+                self.command(command, playback, playing)
+            case .refresh(let playback, let recording, let masked, let queue):
+                refresh(playback, recording: recording, masked: masked, queue: queue)
+            case .playback(let playback, let masked):
+                run(coverArt.playbackChanged(playback, masked: masked))
+            case .missing(let text):
+                if interactive { actions.append(.print(presenter.desktopNotice(text))) }
+                // Nothing is on the bus to show the rendered state to: it is no longer derived (every progress
+                // tick did).
+                state = .off
+                run(coverArt.turnOff())
+            case .coverArt(let file, let drawn):
+                run(drawn ? coverArt.drawn(file: file) : coverArt.failed(file: file))
             }
-        case .stop:
-            _ = queue.handle(.stop)
-            ab.stop()
-            if progress != nil { ask(.stop(.quiet)) }
-        case .next:
-            ab.stop()
-            run(queue.handle(.next))
-        case .previous:
-            ab.stop()
-            run(queue.handle(.prev))
-        case .seek(let offset):
-            ask(.control(.seek(.relative(Double(offset) / 1_000_000))))
-        case .setPosition(let track, let position):
-            // MPRIS: a position for another track, or outside this one, is ignored.
-            guard let shown = shownDesktop, track == shown.trackID, position >= 0 else { return }
-            let seconds = Double(position) / 1_000_000
-            if let length = shown.track?.length, seconds > length {
-                refuse("the desktop asked for \(presenter.clock(seconds)), past the end; nothing changed")
-                return
-            }
-            ask(.control(.seek(.absolute(seconds))))
-        case .setRate(let rate):
-            let mode = progress?.settings.speed.mode ?? .tape
-            switch PlaybackSpeed.parse([String(rate), mode.rawValue]) {
-            case .success(let speed): ask(.control(.speed(speed)))
-            case .failure(let error): refuse("the desktop asked for rate \(rate): \(error.message)")
-            }
-        case .setVolume(let volume):
-            ask(.control(.volume(Int((min(1, max(0, volume)) * 100).rounded()))))
-        case .openURI(let uri):
-            guard let number = DesktopCommand.xenoCantoNumber(uri) else {
-                let shown = TerminalText.sanitize(String(uri.prefix(80)))
-                refuse(
-                    "the desktop asked to open \(shown): only xeno-canto pages (https://xeno-canto.org/254462) and XC"
-                        + " numbers are opened")
-                return
-            }
-            // Found as `search nr:N` finds it, then played once the list has settled.
-            search(SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))]))
-            hold(.listSettles)
-            gate.handle(.typed("play 1"))
-        case .goTo(let track):
-            guard let index = shownDesktop?.tracks.firstIndex(where: { $0.id == track }) else { return }
-            ab.stop()
-            run(queue.handle(.goTo(index)))
-        case .setLoop(let status):
-            switch status {
-            case "None":
-                if progress?.loop != nil { ask(.control(.loopOff)) }
-            case "Track":
-                guard let length = progress?.duration else {
-                    refuse("the desktop asked to repeat the track, but nothing is playing")
+            defer { actions = [] }
+            return actions
+        }
+
+        private mutating func command(_ command: DesktopCommand, _ playback: PlaybackState, _ playing: Playing?) {
+            let progress = playback.progress
+            switch command {
+            case .playPause, .play, .pause:
+                if case .paused = playback {
+                    if command != .pause { actions.append(.request(.control(.resume))) }
+                } else if progress != nil {
+                    if command != .play { actions.append(.request(.control(.pause))) }
+                } else if command != .pause, let playing, !playing.masked, let item = playing.recording.playItem {
+                    // Stopped: play what played last again, as a player's Play key does.
+                    actions.append(.request(.play(item, playing.recording, forQueue: false)))
+                }
+            case .stop:
+                actions += [.queue(.stop), .stopAB]
+                if progress != nil { actions.append(.request(.stop(.quiet))) }
+            case .next:
+                actions += [.stopAB, .queue(.next)]
+            case .previous:
+                actions += [.stopAB, .queue(.prev)]
+            case .seek(let offset):
+                actions.append(.request(.control(.seek(.relative(Double(offset) / 1_000_000)))))
+            case .setPosition(let track, let position):
+                // MPRIS: a position for another track, or outside this one, is ignored.
+                guard let shown, track == shown.trackID, position >= 0 else { return }
+                let seconds = Double(position) / 1_000_000
+                if let length = shown.track?.length, seconds > length {
+                    actions.append(
+                        .refuse("the desktop asked for \(presenter.clock(seconds)), past the end; nothing changed"))
                     return
                 }
-                ask(.control(.loop(.absolute(0), .absolute(length))))
-            default:
-                refuse("the desktop asked to repeat the playlist; chirper-play repeats a track or a section")
+                actions.append(.request(.control(.seek(.absolute(seconds)))))
+            case .setRate(let rate):
+                let mode = progress?.settings.speed.mode ?? .tape
+                switch PlaybackSpeed.parse([String(rate), mode.rawValue]) {
+                case .success(let speed): actions.append(.request(.control(.speed(speed))))
+                case .failure(let error):
+                    actions.append(.refuse("the desktop asked for rate \(rate): \(error.message)"))
+                }
+            case .setVolume(let volume):
+                actions.append(.request(.control(.volume(Int((min(1, max(0, volume)) * 100).rounded())))))
+            case .openURI(let uri):
+                guard let number = DesktopCommand.xenoCantoNumber(uri) else {
+                    let shown = TerminalText.sanitize(String(uri.prefix(80)))
+                    actions.append(
+                        .refuse(
+                            "the desktop asked to open \(shown): only xeno-canto pages (https://xeno-canto.org/254462)"
+                                + " and XC numbers are opened"))
+                    return
+                }
+                // Found as `search nr:N` finds it, then played once the list has settled.
+                actions += [
+                    .search(SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))])),
+                    .playFirstWhenListed,
+                ]
+            case .goTo(let track):
+                guard let index = shown?.tracks.firstIndex(where: { $0.id == track }) else { return }
+                actions += [.stopAB, .queue(.goTo(index))]
+            case .setLoop(let status):
+                switch status {
+                case "None":
+                    if progress?.loop != nil { actions.append(.request(.control(.loopOff))) }
+                case "Track":
+                    guard let length = progress?.duration else {
+                        actions.append(.refuse("the desktop asked to repeat the track, but nothing is playing"))
+                        return
+                    }
+                    actions.append(.request(.control(.loop(.absolute(0), .absolute(length)))))
+                default:
+                    actions.append(
+                        .refuse("the desktop asked to repeat the playlist; chirper-play repeats a track or a section"))
+                }
+            }
+        }
+
+        /// The desktop's view of the rendered state, sent when it changed (with `Seeked` when the track moved
+        /// other than by playing on).
+        private mutating func refresh(
+            _ playback: PlaybackState, recording: Recording?, masked: Bool, queue: PlayQueueState
+        ) {
+            guard case .on(let shown) = state else { return }
+            var now = DesktopState.of(playback, recording: recording, masked: masked, queue: queue)
+            if let folder = coverArtFolder, let file = coverArt.file(for: playback.item) {
+                now.track?.artURL = CoverArtMachine.url(of: CoverArtMachine.path(of: file, in: folder))
+            }
+            guard now != shown else { return }
+            let seeked = shown.map { now.seeked(from: $0) } ?? false
+            state = .on(shown: now)
+            actions.append(.publish(now, seeked: seeked))
+        }
+
+        /// What the cover art machine decided.
+        private mutating func run(_ decided: [CoverArtMachine.Action]) {
+            guard let folder = coverArtFolder else { return }
+            for action in decided {
+                switch action {
+                case .draw(let item, let file):
+                    actions.append(.drawCoverArt(file: file, item, path: CoverArtMachine.path(of: file, in: folder)))
+                case .remove(let file):
+                    actions.append(.removeCoverArt(path: CoverArtMachine.path(of: file, in: folder)))
+                case .stop:
+                    actions.append(.stopCoverArt)
+                }
             }
         }
     }
 
-    /// The desktop's view of the rendered state, sent when it changed (with `Seeked` when the track moved
-    /// other than by playing on).
-    mutating func refreshDesktop() {
-        guard setup.desktop else { return }
-        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
-        var state = DesktopState.of(
-            playback, recording: recording, masked: masksPlayback(playback.ticket), queue: queue.state)
-        if let folder = setup.coverArtFolder, let file = coverArt.file(for: playback.item) {
-            state.track?.artURL = CoverArtMachine.url(of: CoverArtMachine.path(of: file, in: folder))
-        }
-        guard state != shownDesktop else { return }
-        let seeked = shownDesktop.map { state.seeked(from: $0) } ?? false
-        shownDesktop = state
-        emit(.publishDesktop(state, seeked: seeked))
-    }
-
-    /// What the cover art machine decided.
-    mutating func run(_ actions: [CoverArtMachine.Action]) {
-        guard let folder = setup.coverArtFolder else { return }
-        for action in actions {
+    /// Hands `event` to the desktop, and does what it decided.
+    mutating func run(desktop event: Desktop.Event) {
+        for action in desktop.handle(event) {
             switch action {
-            case .draw(let item, let file):
-                emit(.drawCoverArt(file: file, item, path: CoverArtMachine.path(of: file, in: folder)))
-            case .remove(let file):
-                emit(.removeCoverArt(path: CoverArtMachine.path(of: file, in: folder)))
-            case .stop:
-                emit(.stopCoverArt)
+            case .print(let lines): say(lines)
+            case .refuse(let text): refuse(text)
+            case .request(let request): ask(request)
+            case .queue(let event): run(queue: event)
+            case .stopAB: run(ab: .stop)
+            case .search(let query): search(query)
+            case .playFirstWhenListed:
+                hold(.listSettles)
+                gate.handle(.typed("play 1"))
+            case .publish(let state, let seeked): emit(.publishDesktop(state, seeked: seeked))
+            case .drawCoverArt(let file, let item, let path): emit(.drawCoverArt(file: file, item, path: path))
+            case .removeCoverArt(let path): emit(.removeCoverArt(path: path))
+            case .stopCoverArt: emit(.stopCoverArt)
             }
         }
+    }
+
+    /// The desktop's view of the rendered state, sent when it changed.
+    mutating func refreshDesktop() {
+        let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
+        run(
+            desktop: .refresh(
+                playback, recording: recording, masked: masksPlayback(playback.ticket), queue: queue.state))
     }
 }

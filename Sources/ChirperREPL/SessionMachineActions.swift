@@ -1,7 +1,7 @@
 import ChirperCatalog
 import ChirperCore
 
-/// What the session machine asks its runner to do, and the jobs it keeps while the runner does them.
+/// What the session machine asks its runner to do, and the values the session and its children share.
 extension SessionMachine {
     enum Action: Sendable, Hashable {
         case print([String])
@@ -58,19 +58,14 @@ extension SessionMachine {
         var masked = false
     }
 
-    /// The `sono` being computed, and how its picture is shown.
-    struct SonogramJob: Sendable, Hashable {
-        var id: Int
-        /// Nil: the recording playing.
-        var row: Int?
-        var label: String
-        var title: String?
-        var display: SonogramDisplay
-        /// Also written here as a PNG.
-        var png: String?
-        var boxes: [SonogramRaster.Box]
-        /// An open quiz question's: its times are shown from 0, as heard (its place in the recording could tell it).
-        var fromZero = false
+    /// What the status rows show now.
+    struct ShownStatus: Sendable {
+        var rows: [String] = []
+        /// The buffer figure on the shown status line (`StatusBufferHold`).
+        var buffer: Double?
+        var stripImage: StripImage?
+        /// The live strip's picture lines of the page shown (drawn again only when the page turns).
+        var stripLines: StripPictureLines?
     }
 
     /// A time section and a band of one recording: what `measure` measures, what `compare` sets beside
@@ -80,18 +75,6 @@ extension SessionMachine {
         var item: PlayItem
         var span: TimeSpan
         var band: FrequencyBand?
-    }
-
-    /// The `measure` being computed.
-    struct MeasureJob: Sendable, Hashable {
-        var id: Int
-        var selection: Selection
-    }
-
-    /// Where a sonogram goes: text (half-blocks, shades, `sono:` lines) of this many cells, or pixels.
-    enum SonogramDisplay: Sendable, Hashable {
-        case text(columns: Int, rows: Int)
-        case pixels(PixelCanvas, columns: Int, rows: Int)
     }
 
     /// Lines to print, if any.

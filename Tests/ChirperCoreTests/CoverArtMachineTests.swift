@@ -71,7 +71,7 @@ struct CoverArtMachineTests {
     func quizMasked() {
         var art = CoverArtMachine()
         #expect(art.playbackChanged(playing(wren, 1), masked: true).isEmpty)
-        #expect(art.state == .none)
+        #expect(art.state == .nothing)
     }
 
     @Test("a recording that cannot be drawn is not tried again until another has played")

@@ -114,13 +114,13 @@ struct FieldKitTests {
     func queueInOrder() {
         var machine = PlayQueueMachine()
         #expect(machine.handle(.enqueue(Self.three)) == .play(Self.three[0], position: 1, count: 3, fresh: true))
-        #expect(machine.handle(.started(PlaybackTicket(1))) == .none)
+        #expect(machine.handle(.started(PlaybackTicket(1))) == .nothing)
         #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .play(Self.three[1], position: 2, count: 3))
-        #expect(machine.handle(.started(PlaybackTicket(2))) == .none)
+        #expect(machine.handle(.started(PlaybackTicket(2))) == .nothing)
         #expect(machine.handle(.trackEnded(PlaybackTicket(2))) == .play(Self.three[2], position: 3, count: 3))
-        #expect(machine.handle(.started(PlaybackTicket(3))) == .none)
+        #expect(machine.handle(.started(PlaybackTicket(3))) == .nothing)
         #expect(machine.handle(.trackEnded(PlaybackTicket(3))) == .finished)
-        #expect(machine.handle(.trackEnded(PlaybackTicket(3))) == .none)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(3))) == .nothing)
         #expect(machine.handle(.prev) == .play(Self.three[2], position: 3, count: 3))
     }
 
@@ -131,7 +131,7 @@ struct FieldKitTests {
         #expect(machine.handle(.autoplay(false)) == .autoplayChanged(false))
         _ = machine.handle(.enqueue(Self.three))
         _ = machine.handle(.started(PlaybackTicket(1)))
-        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .none)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .nothing)
         #expect(machine.handle(.prev) == .refuse("XC1 is the first in the queue; next goes on"))
         #expect(machine.handle(.next) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.handle(.next) == .play(Self.three[2], position: 3, count: 3))
@@ -144,9 +144,9 @@ struct FieldKitTests {
     func queueFollowsItsTicket() {
         var machine = PlayQueueMachine()
         _ = machine.handle(.enqueue(Self.three))
-        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .none, "not yet started: not the queue's")
+        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .nothing, "not yet started: not the queue's")
         _ = machine.handle(.started(PlaybackTicket(8)))
-        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .none, "a late end of the request before it")
+        #expect(machine.handle(.trackEnded(PlaybackTicket(7))) == .nothing, "a late end of the request before it")
         #expect(machine.handle(.trackEnded(PlaybackTicket(8))) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.state.ticket == nil, "the next item's request is not known yet")
     }
@@ -156,12 +156,12 @@ struct FieldKitTests {
         var machine = PlayQueueMachine()
         _ = machine.handle(.enqueue(Self.three))
         _ = machine.handle(.started(PlaybackTicket(1)))
-        #expect(machine.handle(.stop) == .none)
-        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .none)
+        #expect(machine.handle(.stop) == .nothing)
+        #expect(machine.handle(.trackEnded(PlaybackTicket(1))) == .nothing)
         #expect(machine.handle(.next) == .play(Self.three[1], position: 2, count: 3))
         #expect(machine.handle(.listReplaced) == .cleared)
         #expect(machine.state.phase == .empty)
-        #expect(machine.handle(.listReplaced) == .none)
+        #expect(machine.handle(.listReplaced) == .nothing)
         #expect(machine.handle(.enqueue([])) == .refuse("nothing to queue: the selection has no playable rows"))
     }
 }
@@ -256,7 +256,7 @@ struct FieldKitNamingTests {
         #expect(!machine.state.isBusy)
         _ = machine.handle(.start(items, directory: "/d"))
         #expect(machine.handle(.stop) == .done(saved: 0, existing: 0, failed: 0, directory: "/d", stopped: true))
-        #expect(machine.handle(.ended(batch: 2, .saved(label: "XC1", file: "f", bytes: 1))) == .none)
+        #expect(machine.handle(.ended(batch: 2, .saved(label: "XC1", file: "f", bytes: 1))) == .nothing)
     }
 
     @Test("the field kit's commands parse, and bad ones say what to type")
@@ -320,7 +320,7 @@ struct FieldKitNamingTests {
             presenter.queue(.play(queued[0], position: 1, count: 2, fresh: true), queued: queued) == [
                 "Queued 2: XC1, XC2 · next, prev, autoplay on|off", "▷ 1/2 XC1",
             ])
-        #expect(presenter.queue(.none, queued: queued).isEmpty)
+        #expect(presenter.queue(.nothing, queued: queued).isEmpty)
         let script = Presenter(style: .script, sourceName: "xeno-canto")
         // prev back to the first item is not a new queue: nothing says it was queued again.
         #expect(script.queue(.play(queued[0], position: 1, count: 2), queued: queued) == ["queue: 1/2 XC1"])

@@ -19,27 +19,27 @@ struct LiveStripTests {
         var strip = SonogramStripMachine()
         #expect(strip.turnOn(playing: playing(wren, 1)) == .listen(then: .compute(wren, PlaybackTicket(1))))
         #expect(strip.picture(for: playing(wren, 1)) == nil)
-        #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .none)
+        #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .nothing)
         #expect(strip.picture(for: playing(wren, 1)) == picture)
-        #expect(strip.playbackChanged(playing(wren, 1)) == .none, "the same request keeps its picture")
+        #expect(strip.playbackChanged(playing(wren, 1)) == .nothing, "the same request keeps its picture")
         var grown = picture
         grown.levels[0] = 1
-        #expect(strip.ready(grown, ticket: PlaybackTicket(1)) == .none)
+        #expect(strip.ready(grown, ticket: PlaybackTicket(1)) == .nothing)
         #expect(strip.picture(for: playing(wren, 1)) == grown, "a picture grown further replaces the last")
-        #expect(strip.ready(picture, ticket: PlaybackTicket(2)) == .none)
+        #expect(strip.ready(picture, ticket: PlaybackTicket(2)) == .nothing)
         #expect(strip.picture(for: playing(wren, 1)) == grown, "another request's picture is dropped")
     }
 
     @Test("on while idle waits; the next play computes; a new play replaces the picture and drops a late one")
     func followsPlays() {
         var strip = SonogramStripMachine()
-        #expect(strip.turnOn(playing: .start) == .listen(then: .none))
+        #expect(strip.turnOn(playing: .start) == .listen(then: .nothing))
         #expect(strip.state == .waiting)
         #expect(strip.playbackChanged(playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
         #expect(strip.playbackChanged(playing(robin, 2)) == .compute(robin, PlaybackTicket(2)))
-        #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .none)
+        #expect(strip.ready(picture, ticket: PlaybackTicket(1)) == .nothing)
         #expect(strip.state == .loading(PlaybackTicket(2)), "the older request's picture is dropped")
-        #expect(strip.failed("sono: cannot draw XC5168: damaged", ticket: PlaybackTicket(2)) == .none)
+        #expect(strip.failed("sono: cannot draw XC5168: damaged", ticket: PlaybackTicket(2)) == .nothing)
         #expect(strip.state == .failed(PlaybackTicket(2), "sono: cannot draw XC5168: damaged"))
     }
 
@@ -49,10 +49,10 @@ struct LiveStripTests {
         _ = strip.turnOn(playing: .start)
         let buffering = PlaybackState.buffering(
             PlaybackProgress(item: wren, ticket: PlaybackTicket(1), position: 0, duration: 10))
-        #expect(strip.playbackChanged(buffering) == .none)
+        #expect(strip.playbackChanged(buffering) == .nothing)
         #expect(strip.state == .waiting)
         #expect(strip.playbackChanged(playing(wren, 1)) == .compute(wren, PlaybackTicket(1)))
-        #expect(strip.playbackChanged(buffering) == .none, "a rebuffer keeps the picture being made")
+        #expect(strip.playbackChanged(buffering) == .nothing, "a rebuffer keeps the picture being made")
         #expect(strip.state == .loading(PlaybackTicket(1)))
     }
 
@@ -65,7 +65,7 @@ struct LiveStripTests {
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
         #expect(strip.turnOff() == .cancel)
         #expect(strip.picture(for: playing(wren, 1)) == nil)
-        #expect(strip.playbackChanged(playing(robin, 2)) == .none, "off: nothing is computed")
+        #expect(strip.playbackChanged(playing(robin, 2)) == .nothing, "off: nothing is computed")
     }
 
     @Test("the strip is drawn above the status line, its page holding the play position, marked on the line below")
@@ -131,7 +131,7 @@ struct LiveStripTests {
         let kitty = PixelCanvas(.kitty, cellWidth: 10, cellHeight: 20)
         _ = strip.turnOn(playing: playing(wren, 1), canvas: kitty)
         _ = strip.ready(picture, ticket: PlaybackTicket(1))
-        #expect(strip.canvasChanged(kitty, playing: playing(wren, 1)) == .none)
+        #expect(strip.canvasChanged(kitty, playing: playing(wren, 1)) == .nothing)
         #expect(
             strip.canvasChanged(nil, playing: playing(wren, 1)) == .compute(wren, PlaybackTicket(1)),
             "already listening")
@@ -140,7 +140,7 @@ struct LiveStripTests {
             strip.turnOn(playing: playing(wren, 1), canvas: kitty) == .compute(wren, PlaybackTicket(1)),
             "on again with pixels")
         _ = strip.turnOff()
-        #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .none, "off: nothing is computed")
+        #expect(strip.canvasChanged(nil, playing: playing(wren, 1)) == .nothing, "off: nothing is computed")
         #expect(
             strip.turnOn(playing: playing(wren, 1)) == .listen(then: .compute(wren, PlaybackTicket(1))),
             "on again after off listens again")

@@ -43,13 +43,25 @@ struct ABMachineTests {
         #expect(machine.heard == 1)
         #expect(
             machine.ended(PlaybackTicket(2), finished: true, late: 0.7) == .play(sideA, index: 0), "exactly the gap")
-        #expect(machine.gapEnded(round: 1) == .none, "no gap was waited, so none ends")
+        #expect(machine.gapEnded(round: 1) == .nothing, "no gap was waited, so none ends")
     }
 
     @Test("a stopped side ends A/B listening however late its end was reported")
     func stoppedSideEndsListening() {
         var machine = playingA()
-        #expect(machine.ended(PlaybackTicket(1), finished: false, late: 0.06) == .none)
+        #expect(machine.ended(PlaybackTicket(1), finished: false, late: 0.06) == .nothing)
+        #expect(!machine.isOn)
+    }
+
+    @Test("as events: a side's answered request plays only its section, and a late answer after stop plays nothing")
+    func asEvents() {
+        var machine = ABMachine()
+        #expect(machine.handle(.start([sideA, sideB], gap: 0.7)) == .play(sideA, index: 0))
+        #expect(machine.handle(.started(PlaybackTicket(1))) == .section(sideA))
+        #expect(machine.handle(.ended(PlaybackTicket(1), finished: true, late: 0.2)) == .wait(seconds: 0.5, round: 1))
+        #expect(machine.handle(.gapEnded(round: 1)) == .play(sideB, index: 1))
+        #expect(machine.handle(.stop) == .nothing)
+        #expect(machine.handle(.started(PlaybackTicket(2))) == .nothing)
         #expect(!machine.isOn)
     }
 }

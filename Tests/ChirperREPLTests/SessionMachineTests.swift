@@ -131,7 +131,7 @@ struct SessionMachineTests {
     @Test("a queue starts its items one after another as each rendered end arrives; an older end moves nothing")
     func queueAdvances() {
         var machine = listedSession(script)
-        let first = PlayQueueAction.play(
+        let first = PlayQueueMachine.Action.play(
             QueueItem(row: 1, recording: Fixture.wren), position: 1, count: 2, fresh: true)
         let queued = [QueueItem(row: 1, recording: Fixture.wren), QueueItem(row: 2, recording: Fixture.robin)]
         #expect(
@@ -144,7 +144,7 @@ struct SessionMachineTests {
         // The end of an earlier request (a late update) is not the queue's.
         let late = machine.handle(.playback(ended(Fixture.robin, 6)))
         #expect(!late.contains { if case .request = $0 { true } else { false } })
-        let second = PlayQueueAction.play(
+        let second = PlayQueueMachine.Action.play(
             QueueItem(row: 2, recording: Fixture.robin), position: 2, count: 2)
         let atEnd = machine.handle(.playback(ended(Fixture.wren, 7)))
         #expect(
