@@ -15,7 +15,7 @@ public protocol Console: AnyObject, Sendable {
     /// Columns available for a line (80 when unknown).
     var width: Int { get }
     /// Lines the user entered, in order; finishes at end of input (Ctrl-D, or EOF on a pipe).
-    var lines: AsyncStream<String> { get }
+    var lines: Channel<String, Never> { get }
     /// Prints whole lines. On a terminal they appear above the status line and the prompt, and what the user
     /// is typing is kept intact.
     func print(_ lines: [String])
@@ -44,21 +44,20 @@ extension Console {
 public final class PipeConsole: Console {
     public let isInteractive = false
     public let width = 80
-    public let lines: AsyncStream<String>
+    public let lines = Channel(of: String.self, failure: Never.self)
     private let lock = Mutex(())
     /// `--json`: each line as a JSON object (``JSONLines``), errors on standard error.
     private let json: Bool
 
     public init(json: Bool = false) {
         self.json = json
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        lines = stream
+        let lines = self.lines
         // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
         startDetachedThread(name: "chirper-input", stackSize: 1 << 20) {
             while let line = Swift.readLine(strippingNewline: true) {
-                continuation.yield(line)
+                lines.post(line)
             }
-            continuation.finish()
+            lines.finish()
         }
     }
 

@@ -45,7 +45,7 @@ public enum TerminalConsoleError: Error, CustomStringConvertible {
 /// data for the callbacks instead of C globals, and a Tab command that decides exactly what is inserted.
 public final class TerminalConsole: Console {
     public let isInteractive = true
-    public let lines: AsyncStream<String>
+    public let lines = Channel(of: String.self, failure: Never.self)
     private let mailbox: TerminalMailbox
 
     /// Columns of the terminal, kept up to date on SIGWINCH.
@@ -82,7 +82,7 @@ public final class TerminalConsole: Console {
         }
         let mailbox = TerminalMailbox(
             wakeReader: pipeEnds[0], wakeWriter: pipeEnds[1], columns: TerminalConsole.terminalColumns() ?? 80)
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let lines = self.lines
         let endOfFile = withUnsafeBytes(of: modes.c_cc) { $0[Int(VEOF)] }
         let setup = TerminalSession.Setup(
             prompt: prompt, historyPath: historyPath, endOfFileCharacter: endOfFile == 0 ? 4 : endOfFile)
@@ -90,7 +90,7 @@ public final class TerminalConsole: Console {
         mailbox.stopped.enter()
         // A plain thread: it blocks in poll(2) and in libedit's reads, which must not hold up the cooperative pool.
         startDetachedThread(name: "chirper-terminal", stackSize: 1 << 20) {
-            TerminalSession.run(setup, mailbox: mailbox, continuation: continuation, ready: ready)
+            TerminalSession.run(setup, mailbox: mailbox, lines: lines, ready: ready)
             mailbox.stopped.leave()
         }
         ready.wait()
@@ -99,7 +99,6 @@ public final class TerminalConsole: Console {
             throw failure
         }
         self.mailbox = mailbox
-        self.lines = stream
     }
 
     deinit {
