@@ -81,11 +81,11 @@ final class PulseOutput: AudioOutput, Sendable {
 
     /// Silences the stream, keeping what is queued: the server holds it (corked).
     func pause() throws {
+        var resumptions = PulseResumptions()
+        defer { resumptions.run() }
         try connection.locked {
             if let error = state.error(forLease: lease) { throw error }
-            var resumptions = PulseResumptions()
             state.handle(.pause(lease: lease), into: &resumptions)
-            resumptions.run()
         }
     }
 

@@ -69,19 +69,29 @@ public final class RecordingCache: Sendable {
     /// file vanished is dropped).
     public func cachedFile(id: String) -> URL? {
         let time = now()
-        return index.withLockedValue { index -> URL? in
-            guard let entry = index.entries[id] else { return nil }
-            let url = directory.appendingPathComponent(entry.file)
-            let size = FileIO.size(atPath: url.path)
-            guard let size, size == entry.size else {
+        // The file is looked at with the index unlocked; what that means is decided under the lock, for the
+        // entry looked at only (a commit may have replaced it meanwhile).
+        guard let entry = index.withLockedValue({ $0.entries[id] }) else { return nil }
+        let url = directory.appendingPathComponent(entry.file)
+        let size = FileIO.size(atPath: url.path)
+        let kept = index.withLockedValue { index -> Bool in
+            guard index.entries[id] == entry else { return false }
+            guard size == entry.size else {
                 // Deleted, or not the file that was kept (truncated, replaced): fetched again instead.
                 index.entries[id] = nil
-                if size != nil { try? FileManager.default.removeItem(at: url) }
-                return nil
+                return false
             }
             _ = index.touch(id, now: time)
-            return url
+            return true
         }
+        if !kept, size != nil {
+            // Removed in order with the commits, and only while no commit has kept this id again.
+            writer.async { [index] in
+                guard index.withLockedValue({ $0.entries[id] == nil }) else { return }
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
+        return kept ? url : nil
     }
 
     /// Claims the `.part` of `id` for one reader; nil for an id that cannot name a file, or while another

@@ -27,14 +27,19 @@ public protocol Console: AnyObject, Sendable {
     func setStatus(_ rows: [String], picture: StatusPicture?)
     /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
     func interrupted()
-    /// Restores the terminal and saves history; safe to call twice.
-    func close()
+    /// Restores the terminal and saves history; safe to call twice. Awaits the terminal for a while at most,
+    /// never blocking a thread.
+    func close() async
+    /// For a program that leaves now: restores the terminal without waiting.
+    func closeAtOnce()
     /// What the terminal said it can draw (asked once at start-up); none for a pipe.
     var graphics: TerminalGraphicsSupport { get }
 }
 
 extension Console {
     public var graphics: TerminalGraphicsSupport { .none }
+
+    public func closeAtOnce() {}
 
     /// Shows `rows` as the live status, with no picture.
     public func setStatus(_ rows: [String]) { setStatus(rows, picture: nil) }

@@ -131,7 +131,7 @@ public actor REPL {
         // once the player is down, so that a picture following its download is not left waiting for bytes.
         await coverArtTask?.value
         console.setStatus([])
-        console.close()
+        await console.close()
         return status
     }
 
