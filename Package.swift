@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "ChirperCatalogTests",
             dependencies: [
-                "ChirperCatalog", "ChirperHTTP", "ChirperTestSupport",
+                "ChirperCatalog", "ChirperHTTP", "ChirperSystem", "ChirperTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

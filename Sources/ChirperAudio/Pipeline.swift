@@ -27,10 +27,10 @@ final class Pipeline: Sendable {
         var stopped = false
         /// Stopped by the machine giving up: the pipeline ends with `failed(failure)`.
         var failure: String?
-        var finished = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = NIOLockedValueBox(State())
+    /// Ends when the pipeline task has released everything: a latch for `waitUntilFinished`.
+    private let finished = Channel(of: Never.self, failure: Never.self)
 
     init(ticket: PlaybackMachine.Ticket, volume: Int) {
         self.ticket = ticket
@@ -70,22 +70,11 @@ final class Pipeline: Sendable {
     }
 
     func markFinished() {
-        let waiters = state.withLockedValue { state in
-            state.finished = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        finished.finish()
     }
 
     func waitUntilFinished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = state.withLockedValue { state in
-                if !state.finished { state.waiters.append(continuation) }
-                return state.finished
-            }
-            if finished { continuation.resume() }
-        }
+        await finished.ended()
     }
 }
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChirperCore
+import ChirperSystem
 import NIOConcurrencyHelpers
 
 /// Plays one recording at a time: source → sniff → decoder → sink, driven by `PlaybackMachine`.
@@ -8,14 +9,19 @@ import NIOConcurrencyHelpers
 /// run outside it, by one runner (`run`). The pipeline runs in its own task and gets its work (reconnect,
 /// give up, drain, stop) as messages in its mailbox; `stop` silences at once and returns when that task
 /// has ended.
-/// State changes are published once each, in order, to every `stateUpdates()` stream.
+/// State changes are published once each, in order, to every `stateUpdates()` channel: decided under the
+/// lock, posted after it (see `deliver`).
 public final class Player: Sendable {
 
     struct Locked {
         var machine: PlaybackMachine
         var published: PlaybackState = .start
-        var subscribers: [Int: AsyncStream<PlaybackState>.Continuation] = [:]
+        var subscribers: [Int: Channel<PlaybackState, Never>] = [:]
         var nextSubscriber = 0
+        /// Publications decided under the lock and not yet posted, in order (see `deliver`).
+        var outbox: [Publication] = []
+        /// A thread is posting the outbox: others leave theirs for it, so the order is kept.
+        var delivering = false
         /// When only the position or buffered figures last changed the published state.
         var figuresPublishedAt: Duration?
         /// Pipelines whose task has not finished yet (the current one and any being torn down).
@@ -92,23 +98,6 @@ public final class Player: Sendable {
     /// Pipelines still running (the current track, or one being torn down). 0 after `stop` returns.
     public var runningPipelines: Int {
         locked.withLockedValue { $0.pipelines.count }
-    }
-
-    /// The current state, then every change, once each and in order, until `shutdown` (or until the
-    /// consumer stops iterating). Each call makes an independent stream.
-    public func stateUpdates() -> AsyncStream<PlaybackState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PlaybackState.self, bufferingPolicy: .unbounded)
-        let id = locked.withLockedValue { locked in
-            let id = locked.nextSubscriber
-            locked.nextSubscriber += 1
-            locked.subscribers[id] = continuation
-            continuation.yield(locked.published)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.locked.withLockedValue { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
     }
 
     // MARK: - Commands
@@ -208,11 +197,11 @@ public final class Player: Sendable {
     public func shutdown() async {
         await stop()
         sink.shutdown()
-        let subscribers = locked.withLockedValue { locked in
+        let deliver = locked.withLockedValue { locked in
             defer { locked.subscribers.removeAll() }
-            return Array(locked.subscribers.values)
+            return Self.publish(.end(Array(locked.subscribers.values)), in: &locked)
         }
-        for subscriber in subscribers { subscriber.finish() }
+        if deliver { self.deliver() }
         hearing.finish()
     }
 
@@ -224,17 +213,19 @@ public final class Player: Sendable {
     func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> Reply {
         let now = progressElapsed()
         let stallNow = stallElapsed()
-        let (effect, reply) = locked.withLockedValue { locked -> (Effect, Reply) in
+        let (effect, reply, deliver) = locked.withLockedValue { locked -> (Effect, Reply, Bool) in
             let action = event(&locked.machine)
             let effect = Self.effect(for: action, in: &locked)
             let state = locked.machine.playbackState
+            var deliver = false
             if state != locked.published, shouldPublish(state, at: now, in: &locked) {
                 locked.published = state
-                for subscriber in locked.subscribers.values { subscriber.yield(state) }
+                deliver = Self.publish(.state(state, to: locked.subscribers), in: &locked)
             }
             followStallWatch(at: stallNow, in: &locked)
-            return (effect, Reply(action: action, active: locked.machine.activeTicket))
+            return (effect, Reply(action: action, active: locked.machine.activeTicket), deliver)
         }
+        if deliver { self.deliver() }
         run(effect)
         return reply
     }

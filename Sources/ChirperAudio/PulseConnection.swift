@@ -1,5 +1,6 @@
 import ChirperCore
 import CPulse
+import ChirperSystem
 
 /// State shared with libpulse's callbacks; every field is guarded by the main loop's lock.
 // @unchecked: every field is read and written only with the main loop locked (callbacks run with it held), a
@@ -14,8 +15,9 @@ final class ContextState: @unchecked Sendable {
     }
 
     var phase: Phase = .connecting
-    /// `waitUntilReady` calls waiting for the connection (not cancellable, so they can stay under this lock).
-    var waiters: [CheckedContinuation<Void, any Error>] = []
+    /// Ends when `phase` leaves `connecting`: a latch for `waitUntilReady` (opened once the lock is released,
+    /// through `PulseResumptions`).
+    let connecting = Channel(of: Never.self, failure: Never.self)
     /// Streams whose callbacks may still fire; dropped when libpulse reports them gone.
     var streams: [ObjectIdentifier: PulseStreamState] = [:]
     /// The last track's stream, empty, kept for the next track of the same format (at most one).
@@ -23,12 +25,6 @@ final class ContextState: @unchecked Sendable {
     /// Corks the parked stream once it has waited `PulseConnection.parkedIdle`; cancelled (under the main loop
     /// lock) when the stream is taken, another is parked or the connection closes.
     var idleTimer: Task<Void, Never>?
-
-    /// Takes the waiters out (under the lock), for a caller that resumes them after unlocking.
-    func takeWaiters() -> [CheckedContinuation<Void, any Error>] {
-        defer { waiters.removeAll() }
-        return waiters
-    }
 }
 
 /// One connection to the sound server: a `pa_threaded_mainloop` and a `pa_context`.
@@ -87,6 +83,7 @@ final class PulseConnection: @unchecked Sendable {
         if pa_context_connect(context, server, flags, nil) < 0 {
             let detail = PulseError.message(of: context)
             state.phase = .failed(.noSoundServer(detail: detail))
+            state.connecting.finish()
         }
         guard pa_threaded_mainloop_start(mainloop) >= 0 else {
             pa_context_set_state_callback(context, nil, nil)
@@ -126,19 +123,18 @@ final class PulseConnection: @unchecked Sendable {
     }
 
     func waitUntilReady() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            // Decided under the lock, resumed outside it.
+        while true {
             let decided: Result<Void, any Error>? = locked {
                 switch state.phase {
-                case .ready: return .success(())
-                case .failed(let error): return .failure(error)
-                case .closed(let failure): return .failure(failure ?? CancellationError())
-                case .connecting:
-                    state.waiters.append(continuation)
-                    return nil
+                case .ready: .success(())
+                case .failed(let error): .failure(error)
+                case .closed(let failure): .failure(failure ?? CancellationError())
+                case .connecting: nil
                 }
             }
-            if let decided { continuation.resume(with: decided) }
+            if let decided { return try decided.get() }
+            // Not cancellable: the connection fails fast when there is no server.
+            await state.connecting.ended()
         }
     }
 
@@ -155,7 +151,7 @@ final class PulseConnection: @unchecked Sendable {
                 let failure: AudioSinkError? = if case .failed(let failure) = state.phase { failure } else { nil }
                 state.phase = .closed(after: failure)
                 state.idleTimer?.cancel()
-                resumptions.fail(state.takeWaiters(), with: CancellationError())
+                resumptions.open(state.connecting)
                 pa_context_disconnect(context)
             }
             defer { running = false }
@@ -176,7 +172,7 @@ final class PulseConnection: @unchecked Sendable {
         case PA_CONTEXT_READY:
             if case .connecting = state.phase {
                 state.phase = .ready
-                for waiter in state.takeWaiters() { resumptions.resume(waiter, with: .success(())) }
+                resumptions.open(state.connecting)
             }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             let detail = PulseError.message(of: context)
@@ -184,7 +180,7 @@ final class PulseConnection: @unchecked Sendable {
             case .connecting:
                 let error = AudioSinkError.noSoundServer(detail: detail)
                 state.phase = .failed(error)
-                resumptions.fail(state.takeWaiters(), with: error)
+                resumptions.open(state.connecting)
             case .ready:
                 state.phase = .failed(.soundServerLost(detail: detail))
             case .failed, .closed:

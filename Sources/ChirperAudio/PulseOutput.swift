@@ -1,5 +1,6 @@
 import ChirperCore
 import CPulse
+import ChirperSystem
 
 /// A track's playback stream on the session's connection.
 final class PulseOutput: AudioOutput, Sendable {
@@ -81,11 +82,11 @@ final class PulseOutput: AudioOutput, Sendable {
 
     /// Silences the stream, keeping what is queued: the server holds it (corked).
     func pause() throws {
+        var resumptions = PulseResumptions()
+        defer { resumptions.run() }
         try connection.locked {
             if let error = state.error(forLease: lease) { throw error }
-            var resumptions = PulseResumptions()
             state.handle(.pause(lease: lease), into: &resumptions)
-            resumptions.run()
         }
     }
 
@@ -144,7 +145,7 @@ final class PulseOutput: AudioOutput, Sendable {
 
     /// Suspends until the stream gives `kind` (a stopped or failed stream, or task cancellation, ends the wait
     /// with an error). `decide`, called with the lock held, returns the outcome if it is known now, or `nil`
-    /// to wait; then the continuation is registered and `whenWaiting` runs, still under the lock.
+    /// to wait; then the waiter is registered and `whenWaiting` runs, still under the lock.
     private func wait(
         for kind: PulseWaiters.Kind,
         decide: @escaping (PulseStreamState) -> Result<Void, any Error>?,
@@ -152,29 +153,31 @@ final class PulseOutput: AudioOutput, Sendable {
     ) async throws {
         let state = self.state
         let lease = self.lease
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // Decided under the lock, resumed outside it.
-                var resumptions = PulseResumptions()
-                let decided: Result<Void, any Error>? = connection.locked {
-                    if let error = state.error(forLease: lease) { return .failure(error) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if let now = decide(state) { return now }
-                    guard state.waiters.register(kind, continuation) else { return .failure(CancellationError()) }
-                    whenWaiting(state, &resumptions)
-                    return nil
-                }
-                if let decided { continuation.resume(with: decided) }
-                resumptions.run()
-            }
+        let waiter = PulseWaiters.Waiter()
+        // Decided under the lock, answered outside it.
+        var resumptions = PulseResumptions()
+        let decided: Result<Void, any Error>? = connection.locked {
+            if let error = state.error(forLease: lease) { return .failure(error) }
+            if Task.isCancelled { return .failure(CancellationError()) }
+            if let now = decide(state) { return now }
+            guard state.waiters.register(kind, waiter, into: &resumptions) else { return .failure(CancellationError()) }
+            whenWaiting(state, &resumptions)
+            return nil
+        }
+        resumptions.run()
+        if let decided { return try decided.get() }
+        let answer = await withTaskCancellationHandler {
+            await waiter.next()
         } onCancel: {
-            // The handler runs with this task's status lock held, which resuming this task's continuation also
-            // takes; libpulse callbacks resume continuations with the main loop lock held. So the handler must
-            // not wait for the main loop lock (that cycle was a deadlock): it fails the waiters from their own
-            // lock, which `register` also takes, so a continuation registered just before is still failed.
+            // The handler runs with this task's status lock held, which waking this task also takes; libpulse
+            // callbacks answer waiters with the main loop lock held. So the handler must not wait for the main
+            // loop lock (that cycle was a deadlock): it fails the waiters from their own lock, which `register`
+            // also takes, so a waiter registered just before is still failed.
             var resumptions = PulseResumptions()
             resumptions.fail(state.waiters.takeAll(), with: CancellationError())
             resumptions.run()
         }
+        // nil: the waiter's channel was cancelled with this task.
+        try (answer ?? .failure(CancellationError())).get()
     }
 }

@@ -1,8 +1,10 @@
+import ChirperSystem
 import NIOConcurrencyHelpers
 
-/// The continuations suspended on one playback stream, kept apart from the main-loop-guarded
-/// `PulseStreamState` behind their own lock, so that a task's cancellation handler can fail them without the
-/// main loop lock (see `PulseOutput.wait`). Their lock is a leaf: nothing is resumed or locked while it is held.
+/// The operations suspended on one playback stream, each waiting on a one-shot channel (`Waiter`), kept apart
+/// from the main-loop-guarded `PulseStreamState` behind their own lock, so that a task's cancellation handler
+/// can fail them without the main loop lock (see `PulseOutput.wait`). Their lock is a leaf: nothing is posted
+/// or locked while it is held.
 final class PulseWaiters: Sendable {
     /// What a suspended operation waits for.
     enum Kind {
@@ -14,12 +16,15 @@ final class PulseWaiters: Sendable {
         case drain
     }
 
-    private struct Waiting {
-        var ready: CheckedContinuation<Void, any Error>?
-        var space: CheckedContinuation<Void, any Error>?
-        var drain: CheckedContinuation<Void, any Error>?
+    /// One suspended operation's answer, posted once (as its last element); cancelled with its task.
+    typealias Waiter = Channel<Result<Void, any Error>, Never>
 
-        subscript(kind: Kind) -> CheckedContinuation<Void, any Error>? {
+    private struct Waiting {
+        var ready: Waiter?
+        var space: Waiter?
+        var drain: Waiter?
+
+        subscript(kind: Kind) -> Waiter? {
             get {
                 switch kind {
                 case .ready: ready
@@ -39,31 +44,34 @@ final class PulseWaiters: Sendable {
 
     private let waiting = NIOLockedValueBox(Waiting())
 
-    /// Registers `continuation` for `kind`, unless the current task is already cancelled (then `false`).
-    /// Checked under the lock the cancellation handler takes, so a cancellation is never missed: either the
-    /// handler finds the continuation, or the task was cancelled before and the check sees it.
-    func register(_ kind: Kind, _ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-        waiting.withLockedValue { waiting in
-            if Task.isCancelled { return false }
-            waiting[kind] = continuation
-            return true
+    /// Registers `waiter` for `kind`, unless the current task is already cancelled (then `false`). Checked
+    /// under the lock the cancellation handler takes, so a cancellation is never missed: either the handler
+    /// finds the waiter, or the task was cancelled before and the check sees it. A waiter it replaces (one
+    /// operation of a kind at a time) is failed rather than left waiting forever.
+    func register(_ kind: Kind, _ waiter: Waiter, into resumptions: inout PulseResumptions) -> Bool {
+        let (registered, replaced) = waiting.withLockedValue { waiting -> (Bool, Waiter?) in
+            if Task.isCancelled { return (false, nil) }
+            defer { waiting[kind] = waiter }
+            return (true, waiting[kind])
         }
+        resumptions.resume(replaced, with: .failure(CancellationError()))
+        return registered
     }
 
     func isWaiting(_ kind: Kind) -> Bool {
         waiting.withLockedValue { $0[kind] != nil }
     }
 
-    /// Takes the continuation waiting for `kind` out, if any; the caller resumes it.
-    func take(_ kind: Kind) -> CheckedContinuation<Void, any Error>? {
+    /// Takes the waiter for `kind` out, if any; the caller answers it.
+    func take(_ kind: Kind) -> Waiter? {
         waiting.withLockedValue { waiting in
             defer { waiting[kind] = nil }
             return waiting[kind]
         }
     }
 
-    /// Takes every waiting continuation out; the caller resumes them.
-    func takeAll() -> [CheckedContinuation<Void, any Error>] {
+    /// Takes every waiter out; the caller answers them.
+    func takeAll() -> [Waiter] {
         waiting.withLockedValue { waiting in
             defer { waiting = Waiting() }
             return [waiting.ready, waiting.space, waiting.drain].compactMap { $0 }
@@ -71,8 +79,8 @@ final class PulseWaiters: Sendable {
     }
 }
 
-/// Continuations taken out of libpulse-guarded state with the result decided for each, resumed by `run()`
-/// once the deciding code has released its locks: decide under the lock, act outside it.
+/// Waiters taken out of libpulse-guarded state with the result decided for each, answered by `run()` once
+/// the deciding code has released its locks: decide under the lock, act outside it.
 ///
 /// Code that takes the main loop lock itself calls `run()` after unlocking. A libpulse callback cannot
 /// unlock (libpulse holds the lock around it, and `pa_threaded_mainloop_unlock` and `_once_unlocked` assert
@@ -83,21 +91,28 @@ final class PulseWaiters: Sendable {
 /// waits for the main loop lock: a cancellation handler runs with it held, so cancellation handlers never
 /// take the main loop lock (`PulseOutput.wait` fails its waiters through `PulseWaiters`).
 struct PulseResumptions {
-    private var decided: [(CheckedContinuation<Void, any Error>, Result<Void, any Error>)] = []
+    private var decided: [(PulseWaiters.Waiter, Result<Void, any Error>)] = []
+    private var latches: [Channel<Never, Never>] = []
 
-    /// Decides that `continuation` (if there is one) gets `result`; `run()` resumes it.
-    mutating func resume(_ continuation: CheckedContinuation<Void, any Error>?, with result: Result<Void, any Error>) {
-        guard let continuation else { return }
-        decided.append((continuation, result))
+    /// Decides that `latch` opens; `run()` opens it.
+    mutating func open(_ latch: Channel<Never, Never>) {
+        latches.append(latch)
     }
 
-    /// Decides that each of `continuations` gets `error`; `run()` resumes them.
-    mutating func fail(_ continuations: [CheckedContinuation<Void, any Error>], with error: any Error) {
-        for continuation in continuations { decided.append((continuation, .failure(error))) }
+    /// Decides that `waiter` (if there is one) gets `result`; `run()` answers it.
+    mutating func resume(_ waiter: PulseWaiters.Waiter?, with result: Result<Void, any Error>) {
+        guard let waiter else { return }
+        decided.append((waiter, result))
+    }
+
+    /// Decides that each of `waiters` gets `error`; `run()` answers them.
+    mutating func fail(_ waiters: [PulseWaiters.Waiter], with error: any Error) {
+        for waiter in waiters { decided.append((waiter, .failure(error))) }
     }
 
     /// Resumes what was decided. Call with no lock held (in a libpulse callback: only the main loop's).
     func run() {
-        for (continuation, result) in decided { continuation.resume(with: result) }
+        for (waiter, result) in decided { waiter.post(result, last: true) }
+        for latch in latches { latch.finish() }
     }
 }

@@ -22,14 +22,13 @@ public final class RecordingCache: Sendable {
     private let report: @Sendable (String) -> Void
     private let index: NIOLockedValueBox<CacheIndex>
     /// Ids whose `.part` a reader is writing now: a second reader of the same recording (a `sono` while it
-    /// plays) reads through without teeing, so two writers never share one part file.
-    private let writing = NIOLockedValueBox<Set<String>>([])
+    /// plays) reads through without teeing, so two writers never share one part file. Each with a latch that
+    /// ends when the part is given back, for readers that follow it (`writingEnded`).
+    private let writing = NIOLockedValueBox<[String: Channel<Never, Never>]>([:])
     /// The whole length of each recording whose `.part` was begun in this session, as its server said: a
     /// later read from inside such a part reads the part from disk and asks the server only for the rest
     /// (see `CachingByteSource`). A part from an earlier session has none, and is only ever resumed at its end.
     private let partLengths = NIOLockedValueBox<[String: Int64]>([:])
-    /// Readers waiting for the `.part` of an id to end (taken with `writing` locked first).
-    private let followers = NIOLockedValueBox<[String: [CheckedContinuation<Void, Never>]]>([:])
     /// A folder that cannot be written is said once, not at every play.
     private let toldUnwritable = NIOLockedValueBox(false)
     /// What the recordings being fetched are (``remember(_:fetched:)``), until their audio is committed; the
@@ -70,25 +69,41 @@ public final class RecordingCache: Sendable {
     /// file vanished is dropped).
     public func cachedFile(id: String) -> URL? {
         let time = now()
-        return index.withLockedValue { index -> URL? in
-            guard let entry = index.entries[id] else { return nil }
-            let url = directory.appendingPathComponent(entry.file)
-            let size = FileIO.size(atPath: url.path)
-            guard let size, size == entry.size else {
+        // The file is looked at with the index unlocked; what that means is decided under the lock, for the
+        // entry looked at only (a commit may have replaced it meanwhile).
+        guard let entry = index.withLockedValue({ $0.entries[id] }) else { return nil }
+        let url = directory.appendingPathComponent(entry.file)
+        let size = FileIO.size(atPath: url.path)
+        let kept = index.withLockedValue { index -> Bool in
+            guard index.entries[id] == entry else { return false }
+            guard size == entry.size else {
                 // Deleted, or not the file that was kept (truncated, replaced): fetched again instead.
                 index.entries[id] = nil
-                if size != nil { try? FileManager.default.removeItem(at: url) }
-                return nil
+                return false
             }
             _ = index.touch(id, now: time)
-            return url
+            return true
         }
+        if !kept, size != nil {
+            // Removed in order with the commits, and only while no commit has kept this id again.
+            writer.async { [index] in
+                guard index.withLockedValue({ $0.entries[id] == nil }) else { return }
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
+        return kept ? url : nil
     }
 
     /// Claims the `.part` of `id` for one reader; nil for an id that cannot name a file, or while another
     /// reader holds it. ``release(id:)`` gives it back.
     func claimPart(id: String) -> URL? {
-        guard let stem = FieldKitNaming.stem(forID: id), writing.withLockedValue({ $0.insert(id).inserted }) else {
+        guard let stem = FieldKitNaming.stem(forID: id),
+            writing.withLockedValue({ writing in
+                guard writing[id] == nil else { return false }
+                writing[id] = Channel()
+                return true
+            })
+        else {
             return nil
         }
         return directory.appendingPathComponent("\(stem).part")
@@ -106,32 +121,24 @@ public final class RecordingCache: Sendable {
 
     /// A `.part` of `id` is being written or committed.
     func isWriting(id: String) -> Bool {
-        writing.withLockedValue { $0.contains(id) }
+        writing.withLockedValue { $0[id] != nil }
     }
 
     /// Returns once no `.part` of `id` is being written (committed, or given up); at once if none is.
     func writingEnded(id: String) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let waiting = writing.withLockedValue { writing -> Bool in
-                guard writing.contains(id) else { return false }
-                followers.withLockedValue { $0[id, default: []].append(done) }
-                return true
-            }
-            if !waiting { done.resume() }
-        }
+        let part = writing.withLockedValue { $0[id] }
+        await part?.ended()
     }
 
     /// Returns once every write asked for so far is done, without holding a thread.
     func settle() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in writer.async { done.resume() } }
+        let done = Channel(of: Never.self, failure: Never.self)
+        writer.async { done.finish() }
+        await done.ended()
     }
 
     func release(id: String) {
-        let waiting = writing.withLockedValue { writing in
-            writing.remove(id)
-            return followers.withLockedValue { $0.removeValue(forKey: id) ?? [] }
-        }
-        waiting.forEach { $0.resume() }
+        writing.withLockedValue { $0.removeValue(forKey: id) }?.finish()
     }
 
     /// Notes what recording `id` is, so that `XC<id>.json` (the metadata `--offline` searches) is written

@@ -1,4 +1,5 @@
 import ChirperCore
+import ChirperSystem
 
 /// Runs the list store: feeds it events, performs the effects it returns (fetching pages from a source,
 /// cancelling superseded fetches) and publishes each state change once. The store decides; this only acts.
@@ -7,19 +8,17 @@ public actor ListController {
     private let source: any RecordingSource
     private let perPage: Int
     private var tasks: [FetchID: Task<Void, Never>] = [:]
-    private let continuation: AsyncStream<ListState>.Continuation
-    /// Every state change, once and in order. One consumer.
-    public nonisolated let updates: AsyncStream<ListState>
+    /// Every state change, once and in order. One consumer (a receiver, or a channel it is routed into).
+    public nonisolated let updates = Channel(of: ListState.self, failure: Never.self)
 
     public init(source: any RecordingSource, perPage: Int? = nil) {
         self.source = source
         self.store = ListStore(exampleSearch: source.exampleSearch)
         self.perPage = perPage ?? source.defaultPerPage
-        (updates, continuation) = AsyncStream.makeStream(of: ListState.self)
     }
 
     deinit {
-        continuation.finish()
+        updates.finish()
         for task in tasks.values { task.cancel() }
     }
 
@@ -49,7 +48,7 @@ public actor ListController {
         // append copy every row.
         let before = store.revision
         let effects = store.handle(event)
-        if store.revision != before { continuation.yield(store.state) }
+        if store.revision != before { updates.post(store.state) }
         var refusals: [String] = []
         for effect in effects {
             if case .refuse(let line) = effect { refusals.append(line) } else { run(effect) }

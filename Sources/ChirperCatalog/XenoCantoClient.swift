@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ChirperCore
 import ChirperHTTP
+import ChirperSystem
 import FoundationEssentials
 import NIOCore
 import NIOHTTP1
@@ -333,12 +334,13 @@ extension Duration {
     }
 }
 
-/// Lets one request run at a time, and starts each at least `interval` after the previous one started.
+/// Lets one request run at a time, in the order they came, and starts each at least `interval` after the
+/// previous one started.
 actor RequestGate<C: Clock> where C.Duration == Duration {
     private let clock: C
     private let interval: Duration
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Ends when the last request in line is done: the next one waits for it (a latch each).
+    private var last: ChirperSystem.Channel<Never, Never>?
     private var lastStart: C.Instant?
 
     init(clock: C, interval: Duration) {
@@ -347,7 +349,11 @@ actor RequestGate<C: Clock> where C.Duration == Duration {
     }
 
     func run<T: Sendable>(_ body: @Sendable () async -> T) async -> T {
-        await acquire()
+        let done = ChirperSystem.Channel(of: Never.self, failure: Never.self)
+        let before = last
+        last = done
+        defer { done.finish() }
+        await before?.ended()
         if let lastStart {
             let earliest = lastStart.advanced(by: interval)
             if clock.now < earliest {
@@ -355,24 +361,6 @@ actor RequestGate<C: Clock> where C.Duration == Duration {
             }
         }
         lastStart = clock.now
-        let result = await body()
-        release()
-        return result
-    }
-
-    private func acquire() async {
-        if !busy {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    private func release() {
-        if waiters.isEmpty {
-            busy = false
-        } else {
-            waiters.removeFirst().resume()
-        }
+        return await body()
     }
 }

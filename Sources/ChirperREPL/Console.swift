@@ -15,7 +15,7 @@ public protocol Console: AnyObject, Sendable {
     /// Columns available for a line (80 when unknown).
     var width: Int { get }
     /// Lines the user entered, in order; finishes at end of input (Ctrl-D, or EOF on a pipe).
-    var lines: AsyncStream<String> { get }
+    var lines: Channel<String, Never> { get }
     /// Prints whole lines. On a terminal they appear above the status line and the prompt, and what the user
     /// is typing is kept intact.
     func print(_ lines: [String])
@@ -27,14 +27,19 @@ public protocol Console: AnyObject, Sendable {
     func setStatus(_ rows: [String], picture: StatusPicture?)
     /// Ctrl-C arrived: a terminal drops the half-typed line and shows a fresh prompt.
     func interrupted()
-    /// Restores the terminal and saves history; safe to call twice.
-    func close()
+    /// Restores the terminal and saves history; safe to call twice. Awaits the terminal for a while at most,
+    /// never blocking a thread.
+    func close() async
+    /// For a program that leaves now: restores the terminal without waiting.
+    func closeAtOnce()
     /// What the terminal said it can draw (asked once at start-up); none for a pipe.
     var graphics: TerminalGraphicsSupport { get }
 }
 
 extension Console {
     public var graphics: TerminalGraphicsSupport { .none }
+
+    public func closeAtOnce() {}
 
     /// Shows `rows` as the live status, with no picture.
     public func setStatus(_ rows: [String]) { setStatus(rows, picture: nil) }
@@ -44,21 +49,20 @@ extension Console {
 public final class PipeConsole: Console {
     public let isInteractive = false
     public let width = 80
-    public let lines: AsyncStream<String>
+    public let lines = Channel(of: String.self, failure: Never.self)
     private let lock = Mutex(())
     /// `--json`: each line as a JSON object (``JSONLines``), errors on standard error.
     private let json: Bool
 
     public init(json: Bool = false) {
         self.json = json
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        lines = stream
+        let lines = self.lines
         // A plain thread: reading a pipe blocks, and must not hold up the cooperative pool.
         startDetachedThread(name: "chirper-input", stackSize: 1 << 20) {
             while let line = Swift.readLine(strippingNewline: true) {
-                continuation.yield(line)
+                lines.post(line)
             }
-            continuation.finish()
+            lines.finish()
         }
     }
 

@@ -36,8 +36,8 @@ public actor REPL {
     private let measurer: any MeasurementSource
     private var session: SessionMachine
     private let answerer: RequestAnswerer
-    private let events: AsyncStream<SessionMachine.Event>
-    private let eventSink: AsyncStream<SessionMachine.Event>.Continuation
+    /// The session's one channel: the console, the list, the player, the signals and the workers post here.
+    private let eventSink = Channel(of: SessionMachine.Event.self, failure: Never.self)
     /// The running work, one task for each kind, keyed by what cancels or replaces it.
     private var tasks: [WorkKey: Task<Void, Never>] = [:]
     /// While the strip is on: what the player decodes, handed on to the strip's painter with what it is asked
@@ -82,38 +82,29 @@ public actor REPL {
                 homeDirectory: getenv("HOME").map { String(cString: $0) } ?? PathText.homeDirectory, contrast: contrast,
                 graphics: graphics, terminal: console.graphics, seed: seed, desktop: desktop != nil,
                 coverArtFolder: coverArtFolder))
-        (events, eventSink) = AsyncStream.makeStream(of: SessionMachine.Event.self)
     }
 
     /// Feeds a signal from outside.
     public nonisolated func send(_ signal: Signal) {
         switch signal {
-        case .interrupt: eventSink.yield(.interrupt)
-        case .terminate(let status): eventSink.yield(.terminate(status: status))
-        case .cacheNotice(let text): eventSink.yield(.cacheNotice(text))
-        case .desktop(let command): eventSink.yield(.desktop(command))
-        case .desktopMissing(let text): eventSink.yield(.desktopMissing(text))
+        case .interrupt: eventSink.post(.interrupt)
+        case .terminate(let status): eventSink.post(.terminate(status: status))
+        case .cacheNotice(let text): eventSink.post(.cacheNotice(text))
+        case .desktop(let command): eventSink.post(.desktop(command))
+        case .desktopMissing(let text): eventSink.post(.desktopMissing(text))
         }
     }
 
     /// Runs until `quit`, a signal to leave, or the end of input. Returns the exit status.
     public func run(banner: [String]) async -> Int32 {
         console.print(banner)
-        let sink = eventSink
         let console = self.console
-        let list = self.list
-        let player = self.player
-        let forwarders = [
-            Task {
-                for await line in console.lines { sink.yield(.typed(line, columns: console.width)) }
-                sink.yield(.inputEnded)
-            },
-            Task { for await update in list.updates { sink.yield(.list(update)) } },
-            Task { for await state in player.stateUpdates() { sink.yield(.playback(state)) } },
-        ]
-        defer { forwarders.forEach { $0.cancel() } }
+        // The console, the list and the player post straight into the session's channel.
+        player.stateUpdates().route(into: eventSink) { .playback($0) }
+        list.updates.route(into: eventSink) { .list($0) }
+        console.lines.route(into: eventSink, { .typed($0, columns: console.width) }, ended: .inputEnded)
         var status: Int32 = 0
-        events: for await event in events {
+        events: while let event = await eventSink.next() {
             // An answer is taken before the next event, so the session sees its requests in order.
             var inbox = [event]
             while !inbox.isEmpty {
@@ -138,12 +129,14 @@ public actor REPL {
         let request = tasks.removeValue(forKey: .request)
         for task in tasks.values { task.cancel() }
         await request?.value
+        // Nobody reads the session's events any more: those who post learn it.
+        eventSink.cancel()
         await player.shutdown()
         // The cover art's folder is removed once the session ends: nothing may be written there after. Awaited
         // once the player is down, so that a picture following its download is not left waiting for bytes.
         await tasks[.coverArt]?.value
         console.setStatus([])
-        console.close()
+        await console.close()
         return status
     }
 
@@ -182,7 +175,7 @@ public actor REPL {
             return
         }
         let (answerer, sink) = (self.answerer, eventSink)
-        replace(.request, with: Task { sink.yield(.answered(await answerer.answer(request))) })
+        replace(.request, with: Task { sink.post(.answered(await answerer.answer(request))) })
     }
 
     /// Starts `task` under `key`, cancelling the one it replaces.
@@ -205,7 +198,7 @@ public actor REPL {
                 console.print(lines + [try pictures.escape(for: image, on: canvas)])
             } catch {
                 console.print(lines)
-                eventSink.yield(.pictureRefused(userMessage(for: error)))
+                eventSink.post(.pictureRefused(userMessage(for: error)))
             }
         case .status(let rows, let image):
             console.setStatus(rows, picture: image.map(statusPicture))
@@ -236,7 +229,7 @@ public actor REPL {
                 .strip,
                 with: Task { [sonograms] in
                     await sonograms.drawStrip(work) { ticket, result in
-                        sink.yield(
+                        sink.post(
                             .stripPicture(
                                 ticket, result.mapError { SessionMachine.WorkFailure.failed(userMessage(for: $0)) }))
                     }
@@ -309,7 +302,7 @@ public actor REPL {
                 .abGap,
                 with: Task {
                     guard (try? await clock.sleep(for: .seconds(seconds))) != nil else { return }
-                    sink.yield(.abGapEnded(round: round))
+                    sink.post(.abGapEnded(round: round))
                 })
         case .save(let recording, let directory, let batch):
             let saver = fieldKit.saver
@@ -318,9 +311,9 @@ public actor REPL {
                 .save,
                 with: Task {
                     let outcome = await saver.save(recording, into: directory) { progress in
-                        sink.yield(.saveProgress(batch: batch, progress))
+                        sink.post(.saveProgress(batch: batch, progress))
                     }
-                    sink.yield(.saveEnded(batch: batch, outcome))
+                    sink.post(.saveEnded(batch: batch, outcome))
                 })
         case .cancelSave:
             cancel(.save)
@@ -348,7 +341,7 @@ public actor REPL {
                 } catch {
                     result = .failure(.failed(userMessage(for: error)))
                 }
-                sink.yield(event(result))
+                sink.post(event(result))
             })
     }
 }

@@ -6,8 +6,8 @@ import ChirperSystem
 /// What the REPL needs from a player. The player's machine decides; the REPL renders what it is told and
 /// passes refusals on.
 public protocol PlaybackControl: Sendable {
-    /// The current state, then every change, in order.
-    func stateUpdates() -> AsyncStream<PlaybackState>
+    /// The current state, then every change, in order, until `shutdown`.
+    func stateUpdates() -> Channel<PlaybackState, Never>
     /// Starts `item` (stopping whatever plays); the ticket names this request in the states that follow.
     func play(_ item: PlayItem) -> PlaybackTicket
     /// Returns once nothing is left running; or the reason there was nothing to stop.

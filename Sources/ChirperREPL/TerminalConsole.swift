@@ -45,20 +45,26 @@ public enum TerminalConsoleError: Error, CustomStringConvertible {
 /// data for the callbacks instead of C globals, and a Tab command that decides exactly what is inserted.
 public final class TerminalConsole: Console {
     public let isInteractive = true
-    public let lines: AsyncStream<String>
+    public let lines = Channel(of: String.self, failure: Never.self)
     private let mailbox: TerminalMailbox
 
     /// Columns of the terminal, kept up to date on SIGWINCH.
     public var width: Int { mailbox.columns }
     public let graphics: TerminalGraphicsSupport
+    /// Times how long `close` waits for the terminal thread.
+    private let clock: any Clock<Duration>
+    /// How long that is: the terminal thread answers within milliseconds unless it is stuck in libedit waiting
+    /// for the rest of a key sequence (a lone Escape).
+    static let closeTimeout = Duration.seconds(2)
 
     /// Starts line editing on the terminal (standard input and output must both be one). History is kept in
     /// `historyPath` (nil: this session only). With `askGraphics`, the terminal is first asked which graphics
-    /// it draws (up to 100 ms).
+    /// it draws (up to 100 ms). `clock` times `close`.
     public init(
         prompt: String = "chirper> ", historyPath: String? = TerminalConsole.defaultHistoryPath(),
-        askGraphics: Bool = false
+        askGraphics: Bool = false, clock: any Clock<Duration> = ContinuousClock()
     ) throws {
+        self.clock = clock
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalConsoleError.notATerminal }
         // The status line and the redraws use ANSI (VT100) cursor movement, which a dumb terminal lacks.
         if ProcessInfo.processInfo.environment["TERM"] == "dumb" { throw TerminalConsoleError.dumbTerminal }
@@ -82,16 +88,15 @@ public final class TerminalConsole: Console {
         }
         let mailbox = TerminalMailbox(
             wakeReader: pipeEnds[0], wakeWriter: pipeEnds[1], columns: TerminalConsole.terminalColumns() ?? 80)
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        let lines = self.lines
         let endOfFile = withUnsafeBytes(of: modes.c_cc) { $0[Int(VEOF)] }
         let setup = TerminalSession.Setup(
             prompt: prompt, historyPath: historyPath, endOfFileCharacter: endOfFile == 0 ? 4 : endOfFile)
         let ready = DispatchSemaphore(value: 0)
-        mailbox.stopped.enter()
         // A plain thread: it blocks in poll(2) and in libedit's reads, which must not hold up the cooperative pool.
         startDetachedThread(name: "chirper-terminal", stackSize: 1 << 20) {
-            TerminalSession.run(setup, mailbox: mailbox, continuation: continuation, ready: ready)
-            mailbox.stopped.leave()
+            TerminalSession.run(setup, mailbox: mailbox, lines: lines, ready: ready)
+            mailbox.stopped.post(true, last: true)
         }
         ready.wait()
         if let failure = mailbox.setupFailure {
@@ -99,11 +104,10 @@ public final class TerminalConsole: Console {
             throw failure
         }
         self.mailbox = mailbox
-        self.lines = stream
     }
 
     deinit {
-        close()
+        closeAtOnce()
     }
 
     public func print(_ lines: [String]) {
@@ -128,15 +132,30 @@ public final class TerminalConsole: Console {
         _ = mailbox.post(.prompt(prompt))
     }
 
-    public func close() {
-        let first = mailbox.beginClosing()
+    public func close() async {
+        guard mailbox.beginClosing() else { return await mailbox.closed.ended() }
         _ = mailbox.post(.close)
-        // The terminal thread answers within milliseconds unless it is stuck in libedit waiting for the rest of a
-        // key sequence (a lone Escape); then the modes are restored from here.
-        if mailbox.stopped.wait(timeout: .now() + 2) == .timedOut {
-            TerminalConsole.restoreAtExit()
+        // Awaited, never blocking a thread: the terminal thread says it stopped, or the timer that it is given up
+        // on (the first to post is the answer); then the modes are restored from here.
+        let (stopped, clock) = (mailbox.stopped, self.clock)
+        let timer = Task {
+            try? await clock.sleep(for: Self.closeTimeout)
+            stopped.post(false, last: true)
         }
-        if first { TerminalConsole.openFlag.release() }
+        if await stopped.next() != true { TerminalConsole.restoreAtExit() }
+        timer.cancel()
+        TerminalConsole.openFlag.release()
+        mailbox.closed.finish()
+    }
+
+    /// For a program that leaves now (a second signal): asks the terminal thread to close, and restores the
+    /// modes at once rather than waiting for it.
+    public func closeAtOnce() {
+        guard mailbox.beginClosing() else { return }
+        _ = mailbox.post(.close)
+        TerminalConsole.restoreAtExit()
+        TerminalConsole.openFlag.release()
+        mailbox.closed.finish()
     }
 
     /// Puts the terminal back in the modes it had before the console started. Safe in an `atexit` or signal

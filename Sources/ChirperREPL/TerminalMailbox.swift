@@ -21,7 +21,7 @@ enum TerminalRequest: Sendable {
 /// Requests for the terminal thread, and the self-pipe that wakes it.
 final class TerminalMailbox: @unchecked Sendable {
     // @unchecked: `currentColumns`, `failure` and `closing` are read and written only with `lock` held; the
-    // requests, the descriptors and the group are thread-safe.
+    // requests, the descriptors and the channels are thread-safe.
     private let lock = Mutex(())
     /// Finished by the `close` request, or when the terminal thread goes away on its own.
     private let requests = Channel(of: TerminalRequest.self, failure: Never.self)
@@ -30,8 +30,11 @@ final class TerminalMailbox: @unchecked Sendable {
     private var closing = false
     let wakeReader: Int32
     let wakeWriter: Int32
-    /// Left when the terminal thread has finished (terminal restored, history saved).
-    let stopped = DispatchGroup()
+    /// Its one element says how closing ended: true when the terminal thread has finished (terminal restored,
+    /// history saved), false when it was given up on first (see `TerminalConsole.close`).
+    let stopped = Channel(of: Bool.self, failure: Never.self)
+    /// Ends once the console is closed, for a second `close`.
+    let closed = Channel(of: Never.self, failure: Never.self)
 
     init(wakeReader: Int32, wakeWriter: Int32, columns: Int) {
         self.wakeReader = wakeReader

@@ -27,7 +27,7 @@ final class TerminalSession {
     private let history: TerminalHistory
     let files: [UnsafeMutablePointer<FILE>]
     let mailbox: TerminalMailbox
-    private let continuation: AsyncStream<String>.Continuation
+    private let lines: Channel<String, Never>
     private let endOfFileCharacter: UInt8
     var previousResizeAction = sigaction()
 
@@ -63,16 +63,16 @@ final class TerminalSession {
     static func run(
         _ setup: Setup,
         mailbox: TerminalMailbox,
-        continuation: AsyncStream<String>.Continuation,
+        lines: Channel<String, Never>,
         ready: DispatchSemaphore
     ) {
         let session: TerminalSession
         do {
-            session = try TerminalSession(setup, mailbox: mailbox, continuation: continuation)
+            session = try TerminalSession(setup, mailbox: mailbox, lines: lines)
         } catch {
             mailbox.setupFailure = error
             mailbox.refuse()
-            continuation.finish()
+            lines.finish()
             ready.signal()
             return
         }
@@ -83,7 +83,7 @@ final class TerminalSession {
     private init(
         _ setup: Setup,
         mailbox: TerminalMailbox,
-        continuation: AsyncStream<String>.Continuation
+        lines: Channel<String, Never>
     ) throws(TerminalConsoleError) {
         if let missing = LazyLibrary.missing(chirper_editline_load, library: "libedit", package: "libedit2") {
             throw .setupFailed(missing)
@@ -115,7 +115,7 @@ final class TerminalSession {
         self.history = history
         self.files = files
         self.mailbox = mailbox
-        self.continuation = continuation
+        self.lines = lines
         self.endOfFileCharacter = setup.endOfFileCharacter
         self.prompt = setup.prompt
         self.promptCString = strdup(setup.prompt)
@@ -285,7 +285,7 @@ final class TerminalSession {
         }
         history.remember(line)
         takeHistoryWarning()
-        continuation.yield(line)
+        lines.post(line)
         startEditing()
     }
 
@@ -309,7 +309,7 @@ final class TerminalSession {
             editing = false
             draw()
         }
-        continuation.finish()
+        lines.finish()
     }
 
     /// Status line, then the prompt on an empty line; libedit's unbuffered mode puts the terminal in edit mode.
@@ -337,7 +337,7 @@ final class TerminalSession {
         // `deinit` ends libedit (which puts back the modes it found); the saved modes are applied here, in case
         // anything else changed them.
         SavedTerminalModes.restore()
-        continuation.finish()
+        lines.finish()
     }
 
     /// The line being edited, whole and up to the cursor.

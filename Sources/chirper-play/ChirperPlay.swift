@@ -361,7 +361,7 @@ struct ChirperPlay {
                     repl.send(.terminate(status: 128 + number))
                     return
                 }
-                console.close()
+                console.closeAtOnce()
                 lastWrites()
                 Glibc.exit(128 + number)
             }

@@ -1,5 +1,6 @@
 import ChirperAudio
 import ChirperCore
+import ChirperSystem
 import ChirperTestSupport
 import Foundation
 import NIOConcurrencyHelpers
@@ -272,8 +273,11 @@ extension Player {
         _ predicate: @escaping @Sendable (PlaybackState) -> Bool
     ) async throws -> PlaybackState {
         let updates = stateUpdates()
+        defer { updates.cancel() }
         let found = try await within(seconds: seconds) { () -> PlaybackState? in
-            for await state in updates where predicate(state) { return state }
+            while let state = await updates.next() {
+                if predicate(state) { return state }
+            }
             return nil
         }
         guard let state = found else {
@@ -351,7 +355,7 @@ final class StateLog: Sendable {
         let updates = player.stateUpdates()
         let log = self.log
         task = Task {
-            for await state in updates {
+            while let state = await updates.next() {
                 let met = log.withLockedValue { log -> [Watcher] in
                     log.states.append(state)
                     let kinds = Self.kinds(of: log.states)

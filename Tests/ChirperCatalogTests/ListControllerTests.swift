@@ -1,4 +1,5 @@
 import ChirperCore
+import ChirperSystem
 import ChirperTestSupport
 import NIOConcurrencyHelpers
 import Testing
@@ -10,7 +11,7 @@ struct ListControllerTests {
     @Test("search then next-page appends pages from the demo catalog until the end")
     func pagesThroughDemo() async throws {
         let controller = ListController(source: try Demo.catalog(), perPage: 10)
-        var updates = controller.updates.makeAsyncIterator()
+        let updates = controller.updates
         await controller.search(try SearchQuery.parse("en:synthetic"))
         #expect(
             await updates.next()

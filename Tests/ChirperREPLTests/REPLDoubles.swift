@@ -9,8 +9,7 @@ import ChirperSystem
 final class ScriptedConsole: Console {
     let isInteractive: Bool
     let width: Int
-    let lines: AsyncStream<String>
-    private let input: AsyncStream<String>.Continuation
+    let lines = Channel(of: String.self, failure: Never.self)
     private let shown = Mutex<[String]>([])
     private let statuses = Mutex<[[String]]>([])
     private let pictures = Mutex<[StatusPicture?]>([])
@@ -20,15 +19,14 @@ final class ScriptedConsole: Console {
     init(_ script: [String], interactive: Bool = false, keepOpen: Bool = false, width: Int = 100) {
         isInteractive = interactive
         self.width = width
-        (lines, input) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
-        for line in script { input.yield(line) }
-        if !keepOpen { input.finish() }
+        for line in script { lines.post(line) }
+        if !keepOpen { lines.finish() }
     }
 
     /// Types one more line.
-    func type(_ line: String) { input.yield(line) }
+    func type(_ line: String) { lines.post(line) }
     /// Ctrl-D.
-    func endInput() { input.finish() }
+    func endInput() { lines.finish() }
 
     var printed: [String] { shown.withLock { $0 } }
     /// Each status shown, its rows joined (nil: none).
@@ -102,8 +100,8 @@ final class ScriptedPlayer: PlaybackControl {
     private let made = Mutex<[Call]>([])
     private let current = Mutex(PlaybackSettings())
     private let nextTicket = Mutex<UInt64>(0)
-    private let stream: AsyncStream<PlaybackState>
-    private let states: AsyncStream<PlaybackState>.Continuation
+    /// What the REPL follows (one follower).
+    private let states = Channel(of: PlaybackState.self, failure: Never.self)
 
     /// Whether a live strip may listen to the decoded audio (`heardAudio()`): it hears nothing here.
     private let listens: Bool
@@ -111,8 +109,7 @@ final class ScriptedPlayer: PlaybackControl {
     init(_ expectations: [Expectation] = [], listens: Bool = false) {
         self.listens = listens
         expected = Mutex(expectations)
-        (stream, states) = AsyncStream.makeStream(of: PlaybackState.self, bufferingPolicy: .unbounded)
-        states.yield(.start)
+        states.post(.start)
     }
 
     /// The calls that arrived, in order.
@@ -123,7 +120,7 @@ final class ScriptedPlayer: PlaybackControl {
     /// The ticket the next `play` gets (the first is #1).
     static func ticket(_ value: UInt64) -> PlaybackTicket { PlaybackTicket(value) }
 
-    func stateUpdates() -> AsyncStream<PlaybackState> { stream }
+    func stateUpdates() -> Channel<PlaybackState, Never> { states }
 
     func play(_ item: PlayItem) -> PlaybackTicket {
         let ticket = nextTicket.withLock { value -> PlaybackTicket in
@@ -157,7 +154,7 @@ final class ScriptedPlayer: PlaybackControl {
     }
 
     /// Publishes a state as the real player would.
-    func publish(_ state: PlaybackState) { states.yield(state) }
+    func publish(_ state: PlaybackState) { states.post(state) }
 
     private func arrive(_ call: Call) -> String? {
         made.withLock { $0.append(call) }
@@ -170,7 +167,7 @@ final class ScriptedPlayer: PlaybackControl {
             return nil
         }
         if let settings = next.settings { current.withLock { $0 = settings } }
-        for state in next.emits { states.yield(state) }
+        for state in next.emits { states.post(state) }
         return next.refusal
     }
 }

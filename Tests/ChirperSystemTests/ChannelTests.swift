@@ -93,4 +93,87 @@ struct ChannelTests {
         #expect(await receiver.value == nil)
         #expect(!channel.post(1), "the consumer is gone")
     }
+
+    @Test("a routed channel hands its queue, then each post, then its end, straight into its consumer")
+    func routed() async {
+        let session = Channel(of: String.self, failure: Never.self)
+        let lines = Channel(of: String.self, failure: Never.self)
+        lines.post("search wren")
+        lines.route(into: session, { "typed " + $0 }, ended: "input ended")
+        #expect(lines.counts.queued == 0, "what was queued went on at once")
+        lines.post("play 1")
+        lines.finish()
+        #expect(session.pollAll() == ["typed search wren", "typed play 1", "input ended"])
+        #expect(!lines.post("late"))
+        #expect(session.poll() == nil, "the end is handed on once")
+    }
+
+    @Test("several producers routed into one channel: each producer's elements arrive in its order, none lost")
+    func routedProducers() async {
+        let session = Channel(of: (source: Int, value: Int).self, failure: Never.self)
+        let sources = (0..<3).map { _ in Channel(of: Int.self, failure: Never.self) }
+        for (number, source) in sources.enumerated() { source.route(into: session) { (number, $0) } }
+        await withTaskGroup(of: Void.self) { group in
+            for source in sources {
+                group.addTask { for value in 1...200 { source.post(value) } }
+            }
+        }
+        var received: [[Int]] = [[], [], []]
+        for element in session.pollAll() { received[element.source].append(element.value) }
+        #expect(received == Array(repeating: Array(1...200), count: 3))
+    }
+
+    @Test("a routed channel whose consumer is gone is cancelled: its producer learns it at its next post")
+    func routedConsumerGone() async {
+        let session = Channel(of: Int.self, failure: Never.self)
+        let updates = Channel(of: Int.self, failure: Never.self)
+        updates.route(into: session) { $0 }
+        #expect(updates.post(1))
+        session.cancel()
+        #expect(updates.post(2), "taken before the consumer was found gone")
+        #expect(!updates.post(3), "the route is closed now")
+    }
+
+    @Test("a bounded routed channel never keeps a sender waiting: what it queues goes on as it is sent")
+    func routedBounded() async throws {
+        let session = Channel(of: Int.self, failure: Never.self)
+        let pieces = Channel(capacity: 1, of: Int.self, failure: Never.self)
+        pieces.route(into: session) { $0 }
+        for value in 1...3 { try await pieces.send(value) }
+        #expect(session.pollAll() == [1, 2, 3])
+    }
+
+    @Test("a latch: any number wait until the channel ends; later waiters return at once")
+    func latch() async {
+        let finished = Channel(of: Never.self, failure: Never.self)
+        let opened = Channel(of: Int.self, failure: Never.self)
+        let waiters = (1...3).map { number in
+            Task {
+                await finished.ended()
+                opened.post(number)
+            }
+        }
+        await until { finished.waitingForEnd == 3 }
+        #expect(opened.poll() == nil, "nobody passes before the end")
+        finished.finish()
+        for waiter in waiters { await waiter.value }
+        #expect(Set(opened.pollAll()) == [1, 2, 3])
+        await finished.ended()
+        #expect(finished.waitingForEnd == 0)
+    }
+
+    @Test("a latch also opens when the channel is cancelled, or with its last post")
+    func latchCancelled() async {
+        let cancelled = Channel(of: Int.self, failure: Never.self)
+        let waiter = Task { await cancelled.ended() }
+        await until { cancelled.waitingForEnd == 1 }
+        cancelled.cancel()
+        await waiter.value
+        let lastPosted = Channel(of: Int.self, failure: Never.self)
+        let second = Task { await lastPosted.ended() }
+        await until { lastPosted.waitingForEnd == 1 }
+        lastPosted.post(1, last: true)
+        await second.value
+        #expect(lastPosted.poll() == 1, "the last element is still there to read")
+    }
 }
