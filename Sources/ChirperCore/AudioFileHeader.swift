@@ -80,6 +80,12 @@ public struct AudioFileHeader: Sendable, Hashable {
         return Double(frames) / Double(sampleRate)
     }
 
+    /// When the recording began: GUANO's `Timestamp` where the file has one, else the date and time in a field
+    /// recorder's `fileName` (the name only is read; it is never made a path).
+    public func recordedTime(fileName: String) -> RecordedDateTime? {
+        metadata.guano?.timestamp ?? FieldRecorderName.recordedTime(fromFileName: fileName)
+    }
+
     /// The header announces more audio than the file holds.
     public var isTruncated: Bool {
         if case .truncated = audio.declared { return true }

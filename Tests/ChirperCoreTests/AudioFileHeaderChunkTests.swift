@@ -84,6 +84,10 @@ struct AudioFileHeaderChunkTests {
         #expect(guano.speciesManualID == "Pippip")
         #expect(guano["WA|Song Meter|Prefix"] == "SMM12345")
         #expect(header.metadata.device == "Wildlife Acoustics Song Meter Mini Bat")
+        #expect(header.recordedTime(fileName: "SMM12345_20250101_000000.wav") == guano.timestamp)
+        let plain = try SoxFiles.header(
+            AudioFileHeaderReader.read(WAVParts.riff(wav.format + WAVParts.chunk("data", wav.samples))))
+        #expect(plain.recordedTime(fileName: "SMM12345_20250101_000000.wav")?.description == "2025-01-01 00:00:00")
         #expect(header.metadata.lines.contains(FileMetadata.Line(label: "comment", value: "Dawn chorus at the lake")))
         #expect(
             header.metadata.lines.contains(FileMetadata.Line(label: "recorded", value: "2025-06-12 05:30:00 UTC+02:00"))
