@@ -80,6 +80,17 @@ for i in range(8):
     add("mp3-frames", f"random-{i}", bytes(rng.randrange(256) for _ in range(2000 + 1000 * i)))
     add("held-bytes", f"random-{i}", bytes(rng.randrange(256) for _ in range(300)))
 
+# Files of one's own: the header readers take structured inputs (any bytes build a file), GUANO text, and the
+# names field recorders give their files.
+for i in range(8):
+    add("wav-header", f"random-{i}", bytes(rng.randrange(256) for _ in range(200 + 100 * i)))
+    add("flac-header", f"random-{i}", bytes(rng.randrange(256) for _ in range(100 + 60 * i)))
+add("guano", "specification", b"GUANO|Version: 1.0\nTimestamp: 2012-03-29T03:58:01+04:00\nSpecies Manual ID: Myosod\n"
+    b"Note: Hand release.\\nReleased.\nTE: 10\nLength: 6.5\nMake: Pettersson\nModel: D1000X\n"
+    b"Loc Position: 37.1878016 -86.1057312\nLoc Elevation: 228.6\nPET|D500X|TSens: high\n\0\0")
+for i, name in enumerate(["20250612_053000.WAV", "S4A12345_20250612_053000.wav", "SITE-20240229T2359_1.flac"]):
+    add("recorder-name", f"name-{i}", name.encode())
+
 # What is read back from disk.
 add("cache-index", "index", b"\x00\x00\x10" + json.dumps(
     {"entries": {"254462": {"file": "XC254462.mp3", "size": 123456, "lastUse": 1.7e9},

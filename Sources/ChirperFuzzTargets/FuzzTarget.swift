@@ -7,7 +7,7 @@ public struct FuzzTarget: Sendable {
     public let run: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
 
     /// Every target, in the order `make fuzz` runs them.
-    public static let all: [FuzzTarget] = textTargets + audioTargets + stateTargets
+    public static let all: [FuzzTarget] = textTargets + audioTargets + stateTargets + fileHeaderTargets
 
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }
