@@ -80,7 +80,7 @@ public final class Player: Sendable {
             Locked(
                 machine: PlaybackMachine(
                     policy: configuration.policy, maxReconnects: configuration.maxReconnects,
-                    realTimeOutput: sink.playsInRealTime)))
+                    realTimeOutput: sink.playsInRealTime, decodeChunkBytes: configuration.decodeChunkBytes)))
     }
 
     /// A player for an `--output` choice.
@@ -271,7 +271,7 @@ public final class Player: Sendable {
     /// it so that a concurrent command always finds the pipeline it must stop.
     private enum Effect {
         case none
-        case start(Pipeline, item: PlayItem, segment: PlaybackSegment, after: Pipeline?)
+        case start(Pipeline, item: PlayItem, after: Pipeline?)
         /// A new segment: the command goes in first, then the output is retired (so a write it wakes finds
         /// the command waiting).
         case restart(Pipeline?, PlaybackSegment)
@@ -296,8 +296,6 @@ public final class Player: Sendable {
             return .tell(locked.pipelines[ticket], .finish, running: nil)
         case .restartSegment(let ticket, let segment):
             return .restart(locked.pipelines[ticket], segment)
-        case .setLoop(let ticket, let loop):
-            return .tell(locked.pipelines[ticket], .setLoop(loop), running: nil)
         case .applyVolume(let percent):
             return .volume(active, percent: percent)
         case .drainOutput:
@@ -312,12 +310,12 @@ public final class Player: Sendable {
         case .startPipeline(let item, let ticket, let segment):
             let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
             locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, segment: segment, after: nil)
+            return .start(pipeline, item: item, after: nil)
         case .replacePipeline(let stopping, let item, let ticket, let segment):
             let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
             let old = locked.pipelines[stopping]
             locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, segment: segment, after: old)
+            return .start(pipeline, item: item, after: old)
         case .stopPipeline(let ticket):
             return .stop(locked.pipelines[ticket])
         case .startOutput:
@@ -332,11 +330,11 @@ public final class Player: Sendable {
         switch effect {
         case .none:
             break
-        case .start(let pipeline, let item, let segment, let previous):
+        case .start(let pipeline, let item, let previous):
             previous?.stop()
             let task = Task { [self] in
                 await previous?.waitUntilFinished()
-                let outcome = await runPipeline(pipeline, item: item, segment: segment)
+                let outcome = await runPipeline(pipeline, item: item)
                 // Everything is released before the last state is published: whoever sees `idle` or
                 // `failed` finds nothing left running.
                 pipeline.output.close()

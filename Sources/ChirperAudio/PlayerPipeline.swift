@@ -1,24 +1,27 @@
 import AsyncHTTPClient
 import ChirperCore
 import ChirperHTTP
+import NIOConcurrencyHelpers
 
 /// The player's pipeline task: one track's feed from the source to the sink.
 extension Player {
     // MARK: - The pipeline
 
-    func runPipeline(_ pipeline: Pipeline, item: PlayItem, segment: PlaybackSegment) async -> PipelineOutcome {
+    func runPipeline(_ pipeline: Pipeline, item: PlayItem) async -> PipelineOutcome {
         do {
             try Task.checkCancellation()
             let source = try sources.source(for: item.location)
+            send { $0.sourceOpened(canResume: source.canResume, ticket: pipeline.ticket) }
             return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in
                 // The feed first: its child task is scheduled first, and the request goes out sooner.
                 group.addTask {
                     // The feed belongs to this task alone.
+                    let ticket = pipeline.ticket
                     let feed = TrackFeed(
-                        ticket: pipeline.ticket, source: source, pipeline: pipeline, segment: segment,
+                        ticket: ticket, source: source, pipeline: pipeline,
                         configuration: self.configuration, backoffClock: self.clocks.backoff, hearing: self.hearing,
-                        report: { [ticket = pipeline.ticket] report in self.send { $0.handle(report, ticket: ticket) }
-                        },
+                        step: { event in self.step(event, ticket: ticket) },
+                        format: { self.locked.withLockedValue { $0.machine.track(of: ticket)?.format } },
                         openOutput: { format, number, continuing in
                             try await self.openOutput(
                                 format, item: item, pipeline: pipeline, segment: number, continuing: continuing)
@@ -44,6 +47,21 @@ extension Player {
             return .failed(
                 error is CancellationError ? "playback was interrupted; play again" : userMessage(for: error))
         }
+    }
+
+    /// Hands `event` of the track of `ticket` to its machine, inside the playback machine, under the lock; runs
+    /// what its reports lead to, and returns the driver's actions.
+    func step(_ event: TrackMachine.Event, ticket: PlaybackTicket) -> [TrackMachine.Action] {
+        var driver: [TrackMachine.Action] = []
+        var more: [PlaybackMachine.Action] = []
+        send { machine in
+            let step = machine.trackEvent(event, ticket: ticket)
+            driver = step.driver
+            more = Array(step.actions.dropFirst())
+            return step.actions.first ?? .none
+        }
+        for action in more { send { _ in action } }
+        return driver
     }
 
     /// A sink output for one segment of `item`; its underruns are reported for that segment.

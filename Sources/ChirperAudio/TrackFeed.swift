@@ -3,15 +3,16 @@ import ChirperSystem
 
 /// One track's work, run by its pipeline task: fetch → hold → decode → seek and loop → speed → sink.
 ///
-/// The driver of `TrackMachine`, which decides. This class owns the reader, the held bytes, the decoder, the
-/// speed stage and the output: it feeds the machine the commands of the pipeline's channel and what each
-/// step met, and performs every action the machine answers. Reports go to the playback machine (`report`),
-/// whose runner performs what they lead to; its commands (reconnect, drain, finish, restart a segment for a
-/// seek, a loop or a speed change, stop) arrive in the channel, polled between steps. The bytes that arrived
-/// are held (`HeldBytes`), so a seek or a loop back inside them needs no request.
+/// The driver of `TrackMachine`, which decides; the playback machine keeps it, under the player's lock
+/// (`step`). This class owns the reader, the held bytes, the decoder, the speed stage and the output: it hands
+/// the machine the commands of the pipeline's channel and what each step met, and performs every action the
+/// machine answers (its reports are the playback machine's to map; its runner performs what they lead to).
+/// The commands (reconnect, drain, finish, the restart of a segment the playback machine started for a seek,
+/// a loop or a speed change, stop) arrive in the channel, polled between steps. The bytes that arrived are
+/// held (`HeldBytes`), so a seek or a loop back inside them needs no request.
 final class TrackFeed {
-    /// Hands a report to the playback machine (its runner performs the action it leads to).
-    typealias Report = (TrackMachine.Report) -> Void
+    /// Hands an event to the track's machine; its actions for the driver come back.
+    typealias Step = (TrackMachine.Event) -> [TrackMachine.Action]
     /// Opens a sink output for `format` whose underruns are reported for segment `segment`; `continuing` when
     /// the track had an output before (a seek, a loop, a format change).
     typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
@@ -31,10 +32,11 @@ final class TrackFeed {
     private let backoffClock: any Clock<Duration>
     /// Where what is decoded is handed on, for those who listen (the live strip).
     private let hearing: HeardAudioRelay
-    private let report: Report
+    private let step: Step
+    /// The decoded stream's format as the track's machine knows it.
+    private let format: () -> PCMFormat?
     private let openOutput: OpenOutput
 
-    private(set) var machine: TrackMachine
     /// The last bytes that arrived: seeks and loops back inside them need no request, and memory stays flat
     /// however long the recording. From a source that keeps them on disk (the play cache, a local file) an
     /// earlier byte is a read of the disk, so a short window is held (`heldFromDisk`); otherwise an earlier
@@ -60,26 +62,22 @@ final class TrackFeed {
         ticket: PlaybackTicket,
         source: any ByteSource,
         pipeline: Pipeline,
-        segment: PlaybackSegment,
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
         hearing: HeardAudioRelay,
-        report: @escaping Report,
+        step: @escaping Step,
+        format: @escaping () -> PCMFormat?,
         openOutput: @escaping OpenOutput
     ) {
         self.ticket = ticket
         self.source = source
         self.pipeline = pipeline
-        self.machine = TrackMachine(
-            segment: segment,
-            limits: TrackMachine.Limits(
-                startFloor: configuration.policy.startFloor, decodeChunkBytes: configuration.decodeChunkBytes,
-                canResume: source.canResume))
         self.held = HeldBytes(limit: source.keepsArrivedBytes ? Self.heldFromDisk : Self.heldFromNetwork)
         self.configuration = configuration
         self.backoffClock = backoffClock
         self.hearing = hearing
-        self.report = report
+        self.step = step
+        self.format = format
         self.openOutput = openOutput
         self.decoder = StreamDecoder()
     }
@@ -98,7 +96,7 @@ final class TrackFeed {
 
     /// Feeds `event` to the machine and performs what it answers.
     private func feed(_ event: TrackMachine.Event) async throws -> Flow {
-        try await perform(machine.handle(event))
+        try await perform(step(event))
     }
 
     /// Performs `actions` in order, until one repositions or ends.
@@ -112,8 +110,8 @@ final class TrackFeed {
 
     private func perform(_ action: TrackMachine.Action) async throws -> Flow {
         switch action {
-        case .report(let event):
-            report(event)
+        case .report:
+            preconditionFailure("the playback machine maps the track's reports")
         case .read:
             return try await readNext()
         case .decode(let pieceBytes, let atLeast, let join):
@@ -218,7 +216,7 @@ final class TrackFeed {
     /// decoded, and hands it on; `join`: samples after samples go on as one batch (one write, one report).
     private func decode(pieceBytes: Int, atLeast: Double, join: Bool) async throws -> Flow {
         var decoded: [DecodedAudio] = []
-        var decodedFormat = machine.track.format
+        var decodedFormat = format()
         var seconds = 0.0
         repeat {
             guard let bytes = held.bytes(from: decodeOffset) else {
@@ -265,7 +263,7 @@ final class TrackFeed {
     private func play(_ samples: [Int16], through stages: TrackMachine.Stages, pieceSeconds: Double, ahead: Double)
         async throws -> Flow
     {
-        guard let format = machine.track.format else { return .goOn }
+        guard let format = format() else { return .goOn }
         var input = samples
         if stages == .bandAndSpeed, bandPass != nil { input = bandPass!.process(input) }
         let out = stages == .none ? input : try speed?.process(input) ?? input

@@ -20,12 +20,11 @@ public struct PlaybackMachine: Sendable {
         case startPipeline(PlayItem, ticket: Ticket, segment: PlaybackSegment)
         /// Silence and tear down the pipeline `stopping` at once, then start `item` as `startPipeline` does.
         case replacePipeline(stopping: Ticket, item: PlayItem, ticket: Ticket, segment: PlaybackSegment)
-        /// Seek, loop or speed change: silence the sink at once, dropping what it holds, and go on from
-        /// `segment.start` (recording time) as `segment` says; later events carry its number. The sink stays
-        /// silent until the start threshold is queued again (or until resume, when paused).
+        /// Seek, loop or speed change: silence the sink at once, dropping what it holds, and wake the track's
+        /// driver, whose machine already holds `segment` (from `segment.start`, recording time); later events
+        /// carry its number. The sink stays silent until the start threshold is queued again (or until resume,
+        /// when paused).
         case restartSegment(Ticket, PlaybackSegment)
-        /// Stop (nil) or change the repeated section without disturbing what is queued.
-        case setLoop(Ticket, LoopSection?)
         /// Set the sink's volume to `percent` (0 when muted) at once, for this and later outputs.
         case applyVolume(percent: Int)
         /// Silence the pipeline at once (flush the sink's queue), cancel its fetch and let it end.
@@ -52,9 +51,11 @@ public struct PlaybackMachine: Sendable {
     struct Session: Sendable {
         var ticket: Ticket
         var item: PlayItem
+        /// The track's own machine: the one keeper of the segment (its number, start, speed and loop) and of
+        /// the seconds queued in it. Its driver feeds it through `trackEvent`; a seek or a loop starts a new
+        /// segment in it at once (`replan`).
+        var track: TrackMachine
         var bytesReceived: Int64 = 0
-        /// Seconds handed to the sink.
-        var queued: Double = 0
         /// Seconds the sink has played.
         var played: Double = 0
         /// Output seconds of audio that arrived and wait to be decoded (the pipeline's estimate): when they
@@ -69,11 +70,8 @@ public struct PlaybackMachine: Sendable {
         var hadUnderrun = false
         /// How many times the connection dropped during this track.
         var drops = 0
-        /// The segment the sink's audio belongs to; `queued` and `played` count from its start.
-        var segment = 0
         /// Output seconds of this segment → recording time.
         var timeline = PlaybackTimeline()
-        var loop: LoopSection?
         /// The last seek's `Range` request was answered with the whole file.
         var rangeIgnored = false
         /// How the last seek landed.
@@ -88,6 +86,12 @@ public struct PlaybackMachine: Sendable {
         /// Seconds the last sample had been heard when the sink reported its drain.
         var late: Double = 0
 
+        /// The segment the sink's audio belongs to; `queued` and `played` count from its start.
+        var segment: PlaybackSegment { track.track.plan }
+        /// Seconds of this segment handed to the sink.
+        var queued: Double { track.track.queued }
+        var loop: LoopSection? { segment.loop }
+
         var buffered: Double { max(0, queued - played) }
 
         /// Recording time heard now.
@@ -99,15 +103,11 @@ public struct PlaybackMachine: Sendable {
             PlaybackProgress(
                 item: item, ticket: ticket, position: position, duration: knownDuration, buffered: buffered,
                 settings: settings, loop: loop, rangeIgnored: rangeIgnored, landing: landing,
-                segment: segment)
+                segment: segment.number)
         }
 
         func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {
             PlaybackEnding(item: item, ticket: ticket, position: position, reason: reason, late: late)
-        }
-
-        func segment(_ settings: PlaybackSettings) -> PlaybackSegment {
-            PlaybackSegment(number: segment, start: timeline.start, settings: settings, loop: loop)
         }
     }
 
@@ -135,14 +135,20 @@ public struct PlaybackMachine: Sendable {
     public let policy: BufferingPolicy
     /// How many dropped connections a track survives; the next drop fails it.
     public let maxReconnects: Int
+    /// Input a track decodes per step once a segment has started.
+    public let decodeChunkBytes: Int
 
     /// The sink plays in real time (a sound server). A file or a null sink runs as fast as it decodes, where
     /// a loop would never end: loops are refused there.
     public let realTimeOutput: Bool
 
-    public init(policy: BufferingPolicy = .default, maxReconnects: Int = 3, realTimeOutput: Bool = true) {
+    public init(
+        policy: BufferingPolicy = .default, maxReconnects: Int = 3, realTimeOutput: Bool = true,
+        decodeChunkBytes: Int = 16 * 1024
+    ) {
         self.policy = policy
         self.maxReconnects = max(0, maxReconnects)
+        self.decodeChunkBytes = max(1, decodeChunkBytes)
         self.realTimeOutput = realTimeOutput
     }
 
@@ -192,12 +198,18 @@ public struct PlaybackMachine: Sendable {
         lastTicket += 1
         let ticket = Ticket(lastTicket)
         let old = session?.ticket
-        let session = Session(ticket: ticket, item: item, timeline: PlaybackTimeline(factor: settings.speed.factor))
+        let segment = PlaybackSegment(number: 0, start: 0, settings: settings)
+        // The source says whether it can be asked again from a byte once it is open (`sourceOpened`).
+        let limits = TrackMachine.Limits(
+            startFloor: policy.startFloor, decodeChunkBytes: decodeChunkBytes, canResume: true)
+        let session = Session(
+            ticket: ticket, item: item, track: TrackMachine(segment: segment, limits: limits),
+            timeline: PlaybackTimeline(factor: settings.speed.factor))
         state = .buffering(session)
         if let old {
-            return .replacePipeline(stopping: old, item: item, ticket: ticket, segment: session.segment(settings))
+            return .replacePipeline(stopping: old, item: item, ticket: ticket, segment: segment)
         }
-        return .startPipeline(item, ticket: ticket, segment: session.segment(settings))
+        return .startPipeline(item, ticket: ticket, segment: segment)
     }
 
     /// The user asked to stop: silence at once, back to `idle` (remembering where it stopped). Refused when
@@ -260,12 +272,14 @@ public struct PlaybackMachine: Sendable {
         return .refuse("nothing is playing; play a recording first, then \(command)")
     }
 
-    /// Starts a new segment at `target`: the sink is emptied and refilled from there (paused stays paused).
-    mutating func restart(_ session: inout Session, at target: Double) -> Action {
-        session.segment += 1
+    /// Starts a new segment at `target`, repeating `loop`: the sink is emptied and refilled from there (paused
+    /// stays paused).
+    mutating func restart(_ session: inout Session, at target: Double, loop: LoopSection?) -> Action {
+        let segment = PlaybackSegment(
+            number: session.segment.number + 1, start: target, settings: settings, loop: loop)
+        session.track.replan(segment)
         session.signsOfLife += 1
         session.timeline = PlaybackTimeline(recordingStart: target, factor: settings.speed.factor)
-        session.queued = 0
         session.played = 0
         session.arrivedAhead = 0
         session.sourceFinished = false
@@ -276,7 +290,7 @@ public struct PlaybackMachine: Sendable {
         } else {
             state = .buffering(session)
         }
-        return .restartSegment(session.ticket, session.segment(settings))
+        return .restartSegment(session.ticket, segment)
     }
 
     /// Puts `session` back in the state it is in.

@@ -16,9 +16,20 @@ extension PlaybackMachine {
 
     /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
     /// to be decoded (estimated).
+    /// (The track's machine counts them as its driver writes them: this is its count taken on the track's behalf,
+    /// for a scenario without a driver.)
     public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment else { return .none }
-        session.queued += seconds
+        update(ticket) { session in
+            guard session.segment.number == segment else { return }
+            session.track.track.queued += seconds
+        }
+        return queuedReported(ticket: ticket, segment: segment, ahead: ahead)
+    }
+
+    /// The track's machine counted audio handed to the sink (in `segment`); `ahead` more output seconds have
+    /// arrived and wait to be decoded (estimated).
+    mutating func queuedReported(ticket: Ticket, segment: Int, ahead: Double) -> Action {
+        guard var session = session, session.ticket == ticket, session.segment.number == segment else { return .none }
         session.signsOfLife += 1
         session.arrivedAhead = max(0, ahead)
         switch state {
@@ -41,7 +52,7 @@ extension PlaybackMachine {
     /// The sink reports how much it has played (never more than was queued, never backwards).
     public mutating func progress(playedSeconds: Double, ticket: Ticket, segment: Int = 0) -> Action {
         update(ticket) { session in
-            guard session.segment == segment else { return }
+            guard session.segment.number == segment else { return }
             let played = max(session.played, min(playedSeconds, session.queued))
             if played > session.played { session.signsOfLife += 1 }
             session.played = played
@@ -57,7 +68,7 @@ extension PlaybackMachine {
     ) -> Action {
         let factor = settings.speed.factor
         update(ticket) { session in
-            guard session.segment == segment else { return }
+            guard session.segment.number == segment else { return }
             session.timeline.mark(atOutput: 0, recording: seconds, factor: factor)
             if let networkOffset { session.bytesReceived = networkOffset }
             session.rangeIgnored = rangeIgnored
@@ -73,7 +84,7 @@ extension PlaybackMachine {
     {
         let factor = settings.speed.factor
         update(ticket) { session in
-            guard session.segment == segment else { return }
+            guard session.segment.number == segment else { return }
             session.timeline.mark(atOutput: output, recording: start, factor: factor)
         }
         return .none
@@ -84,7 +95,7 @@ extension PlaybackMachine {
     /// since already reaches the threshold, the gap was momentary and playback goes on. The end of the
     /// track running dry is not an underrun (the drain completes on its own).
     public mutating func underrun(ticket: Ticket, segment: Int = 0) -> Action {
-        guard case .playing(var session) = state, session.ticket == ticket, session.segment == segment,
+        guard case .playing(var session) = state, session.ticket == ticket, session.segment.number == segment,
             !session.sourceFinished
         else {
             return .none
@@ -102,7 +113,8 @@ extension PlaybackMachine {
 
     /// The source and decoder are done: everything there is has been queued.
     public mutating func endOfStream(ticket: Ticket, segment: Int = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
+        guard var session = session, session.ticket == ticket, session.segment.number == segment,
+            !session.sourceFinished
         else { return .none }
         session.sourceFinished = true
         if session.queued <= 0 {
@@ -128,7 +140,7 @@ extension PlaybackMachine {
     /// ago (the ending says so). If no seek came in between, the track is finishing: nothing can change it any
     /// more, and its pipeline may end.
     public mutating func drainFinished(ticket: Ticket, segment: Int = 0, late: Double = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, session.sourceFinished
+        guard var session = session, session.ticket == ticket, session.segment.number == segment, session.sourceFinished
         else { return .none }
         session.played = session.queued
         session.late = max(0, late)
@@ -150,7 +162,8 @@ extension PlaybackMachine {
     /// is: the queue plays on while the connection is resumed (silencing it would hold a full sink's writes, and
     /// nothing would start it again); after that the owner is told to give up.
     public mutating func connectionDropped(ticket: Ticket, segment: Int = 0) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment == segment, !session.sourceFinished
+        guard var session = session, session.ticket == ticket, session.segment.number == segment,
+            !session.sourceFinished
         else { return .none }
         session.drops += 1
         if session.drops > maxReconnects {

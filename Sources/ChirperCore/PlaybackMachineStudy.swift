@@ -10,8 +10,9 @@ extension PlaybackMachine {
         case .failure(let error):
             return .refuse(error.message)
         case .success(let target):
-            if let loop = session.loop, !(loop.start..<loop.end).contains(target) { session.loop = nil }
-            return restart(&session, at: target)
+            // Seeking out of the loop ends it.
+            let loop = session.loop.flatMap { (($0.start..<$0.end).contains(target)) ? $0 : nil }
+            return restart(&session, at: target, loop: loop)
         }
     }
 
@@ -34,8 +35,7 @@ extension PlaybackMachine {
         case .success(var section):
             section.once = once
             section.band = band
-            session.loop = section
-            return restart(&session, at: section.start)
+            return restart(&session, at: section.start, loop: section)
         }
     }
 
@@ -43,16 +43,17 @@ extension PlaybackMachine {
     public mutating func loopOffRequested() -> Action {
         guard var session = loadedSession else { return refusal(for: "loop off") }
         guard session.loop != nil else { return .refuse("no loop is set; loop <a> <b> sets one") }
-        session.loop = nil
+        // The track's machine keeps the loop: it plays on past the loop's end from its next step.
+        session.track.setLoop(nil)
         replace(session)
-        return .setLoop(session.ticket, nil)
+        return .none
     }
 
     /// The user chose a speed: it holds for this track (from the position heard now) and the next ones.
     public mutating func speedRequested(_ speed: PlaybackSpeed) -> Action {
         settings.speed = speed
         guard var session = loadedSession else { return .none }
-        return restart(&session, at: session.position)
+        return restart(&session, at: session.position, loop: session.loop)
     }
 
     /// The user set the volume (0…100): applied at once, kept for later tracks; unmutes.

@@ -29,10 +29,9 @@ public struct TrackMachine: Sendable {
         case reconnect(from: Int64, attempt: Int)
         /// Everything is queued: wait until the sink has played it, then report it.
         case drain
-        /// Seek, loop or speed change: the sink was emptied; go on from the segment's start.
+        /// Seek, loop or speed change: the sink was emptied; go on from the segment's start. Once the playback
+        /// machine started the segment in this machine (`replan`), it is what wakes the driver for it.
         case restart(PlaybackSegment)
-        /// Change (or end, nil) the repeated section, without disturbing what is queued.
-        case setLoop(LoopSection?)
         /// The sink played the whole track: the pipeline ends (then the track is over).
         case finish
         /// Stopped, replaced or failed: end without a last event.
@@ -126,6 +125,10 @@ public struct TrackMachine: Sendable {
         case awaitingReconnect(LoopPass)
         /// The output was retired or closed under a write: the restart or stop is in the channel.
         case retired
+        /// The playback machine started a new segment (`replan`) while the driver was busy with the last one:
+        /// what it reports of its work in flight is stale (dropped), except what it learned of the body and
+        /// the format; the driver's next step (or its next command) carries the restart out.
+        case restarting
         case ended(Outcome)
     }
 
@@ -141,7 +144,7 @@ public struct TrackMachine: Sendable {
     /// A piece written once the segment has started: fewer steps per second of audio.
     public static let laterPiece = 0.5
 
-    public let limits: Limits
+    public internal(set) var limits: Limits
     public internal(set) var track: Track
     public internal(set) var state: State
 
@@ -164,6 +167,7 @@ public struct TrackMachine: Sendable {
 
     public mutating func handle(_ event: Event) -> [Action] {
         if case .ended = state { return [] }
+        if case .restarting = state, let actions = whileRestarting(event) { return actions }
         switch event {
         case .command(let command): return handle(command)
         case .ready(let undecodedInput): return next(undecodedInput: undecodedInput)
@@ -219,10 +223,9 @@ public struct TrackMachine: Sendable {
             state = .ended(.drained)
             return [.end(.drained)]
         case .restart(let segment):
+            // A segment the playback machine already started (`replan`) is not started twice.
+            guard segment.number != track.plan.number else { return [] }
             return restart(segment)
-        case .setLoop(let loop):
-            track.plan.loop = loop
-            return []
         case .reconnect(let from, let attempt):
             switch state {
             case .awaitingReconnect(let pass):
@@ -262,6 +265,8 @@ public struct TrackMachine: Sendable {
                 state = .awaitingReconnect(pass)
                 return [.report(.connectionDropped(segment: track.plan.number)), .awaitCommand]
             }
+        case .restarting:
+            return restart(track.plan)
         case .awaitingDrain, .awaitingReconnect, .retired, .wrapping, .repositioning, .finishing, .writingTail,
             .ended:
             return [.awaitCommand]

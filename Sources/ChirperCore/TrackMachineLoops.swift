@@ -39,6 +39,42 @@ extension TrackMachine {
         return reposition(.resume, to: Double(replay.passEnd) / Double(format.sampleRate))
     }
 
+    /// The playback machine starts `segment` now, under its lock: from here the segment's number, its loop and
+    /// the seconds queued in it are the new segment's, wherever the driver is. The driver's work in flight is
+    /// of the old segment; its next step (or the restart command it finds) carries the restart out.
+    public mutating func replan(_ segment: PlaybackSegment) {
+        if case .ended = state { return }
+        track.plan = segment
+        track.queued = 0
+        track.pendingSeek = nil
+        state = .restarting
+    }
+
+    /// Changes (or ends, nil) the repeated section at once, without disturbing what is queued.
+    public mutating func setLoop(_ loop: LoopSection?) {
+        track.plan.loop = loop
+    }
+
+    /// An event while a restart waits for the driver, or nil when it means what it means in any state. What
+    /// the driver reports of the old segment's work is dropped (its output was retired); what it learned of
+    /// the body and the format holds.
+    mutating func whileRestarting(_ event: Event) -> [Action]? {
+        switch event {
+        case .ready, .command(.restart):
+            return restart(track.plan)
+        case .command, .arrived, .bodyEnded, .connectionFailed, .connected:
+            return nil
+        case .format(let format, let duration, _):
+            track.format = format
+            guard let duration, !track.durationReported else { return [] }
+            track.durationReported = true
+            return [.report(.durationKnown(duration))]
+        case .samples, .decoderFinished, .speedFlushed, .queued, .played, .outputRetired, .decoderLanded,
+            .decoderCannotSeek, .drained:
+            return []
+        }
+    }
+
     /// A seek, loop or speed change: a new segment from `segment.start` on a new output (the playback machine's
     /// runner retired the old one). Before the format is known, it waits for it.
     mutating func restart(_ segment: PlaybackSegment) -> [Action] {

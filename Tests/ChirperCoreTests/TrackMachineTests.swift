@@ -151,7 +151,7 @@ struct TrackMachineTests {
                 .play(samples(4, 1000), through: .bandAndSpeed, pieceSeconds: 0.2, ahead: 0),
             ])
         #expect(machine.handle(.played(nil)) == [.report(.loopWrapped(atOutput: 0, to: 0, segment: 1))])
-        #expect(machine.handle(.command(.setLoop(nil))) == [])
+        machine.setLoop(nil)
         #expect(
             machine.handle(.ready(undecodedInput: true)) == [
                 .play(samples(3, 1000) + samples(4, 1000), through: .speed, pieceSeconds: 0.2, ahead: 0)
@@ -215,7 +215,7 @@ struct TrackMachineTests {
             machine.handle(.ready(undecodedInput: false)) == [
                 .report(.connectionDropped(segment: 0)), .awaitCommand,
             ])
-        #expect(machine.handle(.command(.setLoop(LoopSection(start: 1, end: 2)))) == [])
+        machine.setLoop(LoopSection(start: 1, end: 2))
         #expect(machine.handle(.ready(undecodedInput: false)) == [.awaitCommand], "the drop is not reported again")
         #expect(machine.handle(.command(.reconnect(from: 50, attempt: 1))) == [.reconnect(from: 50, attempt: 1)])
         #expect(machine.handle(.connectionFailed(network: true)) == [])
@@ -335,7 +335,7 @@ struct TrackMachineScenarioTests {
     }
 
     @Test(
-        "a new track during the drain: the old track's drain is cut short, the stop ends it, its late report is stale")
+        "a new track during the drain: the old track's drain is cut short, its driver ends, its late report is stale")
     func newTrackDuringDrain() {
         var playback = PlaybackMachine()
         let first = PlayItem(label: "XC1", location: .local(path: "/demo/1.wav"), expectedDuration: 1)
@@ -343,32 +343,32 @@ struct TrackMachineScenarioTests {
         let ticket = PlaybackTicket(1)
         let start = PlaybackSegment(number: 0, start: 0, settings: PlaybackSettings())
         #expect(playback.playRequested(first) == .startPipeline(first, ticket: ticket, segment: start))
-        var track = TrackMachine(segment: start, limits: limits)
-        // What the track reports, handed to the playback machine as the player's runner hands it.
-        func reported(_ actions: [TrackMachine.Action]) -> [PlaybackMachine.Action] {
-            actions.compactMap { action in
-                guard case .report(let report) = action else { return nil }
-                return playback.handle(report, ticket: ticket)
-            }
+        // What the driver meets goes to the track's machine inside the playback machine.
+        func step(_ event: TrackMachine.Event) -> PlaybackMachine.TrackStep {
+            playback.trackEvent(event, ticket: ticket)
         }
-        #expect(reported(track.handle(.format(mono8k, duration: 1, outputFormat: nil))) == [.none])
-        _ = track.handle(.samples(samples(1, 8000), undecodedBytes: 0, decodedBytes: byte(8000)))
-        #expect(reported(track.handle(.queued(seconds: 0.6, ahead: 0))) == [.startOutput])
-        _ = track.handle(.bodyEnded(received: byte(8000), total: byte(8000)))
-        #expect(track.handle(.played(nil)) == [])
-        #expect(track.handle(.ready(undecodedInput: false)) == [.finishDecoding])
-        #expect(track.handle(.decoderFinished) == [.flushSpeed])
-        #expect(reported(track.handle(.speedFlushed([]))) == [.drainOutput])
-        #expect(track.handle(.command(.drain)) == [.drainOutput])
+        #expect(
+            step(.format(mono8k, duration: 1, outputFormat: nil))
+                == PlaybackMachine.TrackStep(driver: [
+                    .openOutput(output(segment: 0, continuing: false), drainingOld: false)
+                ]))
+        _ = step(.samples(samples(1, 8000), undecodedBytes: 0, decodedBytes: byte(8000)))
+        #expect(step(.queued(seconds: 0.6, ahead: 0)).actions == [.startOutput])
+        _ = step(.bodyEnded(received: byte(8000), total: byte(8000)))
+        #expect(step(.played(nil)) == PlaybackMachine.TrackStep())
+        #expect(step(.ready(undecodedInput: false)).driver == [.finishDecoding])
+        #expect(step(.decoderFinished).driver == [.flushSpeed])
+        #expect(step(.speedFlushed([])) == PlaybackMachine.TrackStep(actions: [.drainOutput]))
+        #expect(step(.command(.drain)).driver == [.drainOutput])
         // Another recording is played while the sink plays the last of this one out.
         #expect(
             playback.playRequested(next)
                 == .replacePipeline(stopping: ticket, item: next, ticket: PlaybackTicket(2), segment: start))
-        // The runner stops the old pipeline: its output is closed under the drain, the stop is in its channel.
-        #expect(track.handle(.outputRetired) == [])
-        #expect(track.handle(.command(.stop)) == [.end(.ended)])
+        // The runner stops the old pipeline: its output is closed under the drain; the track is gone, so its
+        // driver ends at its next step.
+        #expect(step(.outputRetired).driver == [.end(.ended)])
         #expect(
-            playback.handle(.drainFinished(segment: 0, late: 0), ticket: ticket) == .none,
+            playback.drainFinished(ticket: ticket, segment: 0, late: 0) == .none,
             "the old track's report changes nothing")
         #expect(playback.activeTicket == PlaybackTicket(2))
     }
@@ -379,20 +379,20 @@ struct TrackMachineScenarioTests {
         let item = PlayItem(label: "XC1", location: .local(path: "/demo/1.wav"))
         let ticket = PlaybackTicket(1)
         _ = playback.playRequested(item)
-        var track = playing()
-        _ = track.handle(.samples(samples(1, 8000), undecodedBytes: 0, decodedBytes: byte(8000)))
-        #expect(
-            track.handle(.queued(seconds: 1, ahead: 0)) == [.report(.pcmQueued(seconds: 1, segment: 0, ahead: 0))])
-        #expect(playback.handle(.pcmQueued(seconds: 1, segment: 0, ahead: 0), ticket: ticket) == .startOutput)
-        _ = track.handle(.bodyEnded(received: byte(8000), total: byte(8000)))
-        _ = track.handle(.played(nil))
-        _ = track.handle(.ready(undecodedInput: false))
-        _ = track.handle(.decoderFinished)
-        #expect(track.handle(.speedFlushed([])) == [.report(.endOfStream(segment: 0))])
-        #expect(playback.handle(.endOfStream(segment: 0), ticket: ticket) == .drainOutput)
-        #expect(track.handle(.command(.drain)) == [.drainOutput])
-        #expect(track.handle(.drained(late: 0.01)) == [.report(.drainFinished(segment: 0, late: 0.01))])
-        #expect(playback.handle(.drainFinished(segment: 0, late: 0.01), ticket: ticket) == .finishPipeline(ticket))
-        #expect(track.handle(.command(.finish)) == [.end(.drained)])
+        func step(_ event: TrackMachine.Event) -> PlaybackMachine.TrackStep {
+            playback.trackEvent(event, ticket: ticket)
+        }
+        _ = step(.format(mono8k, duration: 10, outputFormat: nil))
+        _ = step(.samples(samples(1, 8000), undecodedBytes: 0, decodedBytes: byte(8000)))
+        #expect(step(.queued(seconds: 1, ahead: 0)) == PlaybackMachine.TrackStep(actions: [.startOutput]))
+        #expect(playback.track(of: ticket)?.queued == 1, "counted once, by the track's machine")
+        _ = step(.bodyEnded(received: byte(8000), total: byte(8000)))
+        _ = step(.played(nil))
+        _ = step(.ready(undecodedInput: false))
+        _ = step(.decoderFinished)
+        #expect(step(.speedFlushed([])) == PlaybackMachine.TrackStep(actions: [.drainOutput]))
+        #expect(step(.command(.drain)).driver == [.drainOutput])
+        #expect(step(.drained(late: 0.01)) == PlaybackMachine.TrackStep(actions: [.finishPipeline(ticket)]))
+        #expect(step(.command(.finish)).driver == [.end(.drained)])
     }
 }
