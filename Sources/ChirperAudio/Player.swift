@@ -270,7 +270,7 @@ public final class Player: Sendable {
     /// An action with the pipelines it concerns, looked up under the lock; pipelines are registered inside
     /// it so that a concurrent command always finds the pipeline it must stop.
     private enum Effect {
-        case none
+        case nothing
         case start(Pipeline, item: PlayItem, after: Pipeline?)
         /// A new segment: the command goes in first, then the output is retired (so a write it wakes finds
         /// the command waiting).
@@ -288,9 +288,9 @@ public final class Player: Sendable {
     private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
         let active = locked.machine.activeTicket.flatMap { locked.pipelines[$0] }
         switch action {
-        case .none, .refuse:
+        case .nothing, .refuse:
             // A refusal is answered to the caller (`Reply`); nothing to run.
-            return .none
+            return .nothing
         case .finishPipeline(let ticket):
             // The sink played the track out (`drainFinished`): its pipeline ends.
             return .tell(locked.pipelines[ticket], .finish, running: nil)
@@ -328,7 +328,7 @@ public final class Player: Sendable {
     /// The one effect runner: every action the machine names is performed here, outside the lock.
     private func run(_ effect: Effect) {
         switch effect {
-        case .none:
+        case .nothing:
             break
         case .start(let pipeline, let item, let previous):
             previous?.stop()

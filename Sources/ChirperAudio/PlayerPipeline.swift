@@ -58,7 +58,7 @@ extension Player {
             let step = machine.trackEvent(event, ticket: ticket)
             driver = step.driver
             more = Array(step.actions.dropFirst())
-            return step.actions.first ?? .none
+            return step.actions.first ?? .nothing
         }
         for action in more { send { _ in action } }
         return driver

@@ -11,7 +11,7 @@ public struct PlaybackMachine: Sendable {
     /// The effect the owner must run after an event.
     public enum Action: Sendable, Hashable {
         /// Nothing to do.
-        case none
+        case nothing
         /// The user asked for something the state does not allow: tell them `reason` (one line); nothing
         /// changed.
         case refuse(String)
@@ -234,7 +234,7 @@ public struct PlaybackMachine: Sendable {
         case .buffering(let session):
             // The sink is already silent; nothing to cork.
             state = .paused(session)
-            return .none
+            return .nothing
         case .playing(let session):
             state = .paused(session)
             return .pauseOutput
@@ -255,7 +255,7 @@ public struct PlaybackMachine: Sendable {
                 return .startOutput
             }
             state = .buffering(session)
-            return .none
+            return .nothing
         }
     }
 

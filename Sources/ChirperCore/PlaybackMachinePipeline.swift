@@ -5,13 +5,13 @@ extension PlaybackMachine {
     /// `count` bytes of the recording arrived from the network or the file.
     public mutating func bytesArrived(_ count: Int, ticket: Ticket) -> Action {
         update(ticket) { session in session.bytesReceived += Int64(count) }
-        return .none
+        return .nothing
     }
 
     /// The decoder learned the recording's length.
     public mutating func durationKnown(_ seconds: Double, ticket: Ticket) -> Action {
         update(ticket) { session in session.duration = seconds }
-        return .none
+        return .nothing
     }
 
     /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
@@ -29,7 +29,9 @@ extension PlaybackMachine {
     /// The track's machine counted audio handed to the sink (in `segment`); `ahead` more output seconds have
     /// arrived and wait to be decoded (estimated).
     mutating func queuedReported(ticket: Ticket, segment: Int, ahead: Double) -> Action {
-        guard var session = session, session.ticket == ticket, session.segment.number == segment else { return .none }
+        guard var session = session, session.ticket == ticket, session.segment.number == segment else {
+            return .nothing
+        }
         session.signsOfLife += 1
         session.arrivedAhead = max(0, ahead)
         switch state {
@@ -46,7 +48,7 @@ extension PlaybackMachine {
         case .idle, .failed:
             preconditionFailure("a session exists only while buffering, playing or paused")
         }
-        return .none
+        return .nothing
     }
 
     /// The sink reports how much it has played (never more than was queued, never backwards).
@@ -57,7 +59,7 @@ extension PlaybackMachine {
             if played > session.played { session.signsOfLife += 1 }
             session.played = played
         }
-        return .none
+        return .nothing
     }
 
     /// The pipeline started a segment's audio at recording time `seconds`, on the sample or (`estimated`) near
@@ -74,7 +76,7 @@ extension PlaybackMachine {
             session.rangeIgnored = rangeIgnored
             session.landing = landing
         }
-        return .none
+        return .nothing
     }
 
     /// The loop wrapped: the audio queued from output second `output` of the segment is recording time
@@ -87,7 +89,7 @@ extension PlaybackMachine {
             guard session.segment.number == segment else { return }
             session.timeline.mark(atOutput: output, recording: start, factor: factor)
         }
-        return .none
+        return .nothing
     }
 
     /// The sink ran out of audio while playing: silence it and buffer again, until the (larger) rebuffer
@@ -98,12 +100,12 @@ extension PlaybackMachine {
         guard case .playing(var session) = state, session.ticket == ticket, session.segment.number == segment,
             !session.sourceFinished
         else {
-            return .none
+            return .nothing
         }
         session.hadUnderrun = true
         if session.buffered >= policy.rebufferThreshold {
             state = .playing(session)
-            return .none
+            return .nothing
         }
         // The wait for audio starts now.
         session.signsOfLife += 1
@@ -115,7 +117,7 @@ extension PlaybackMachine {
     public mutating func endOfStream(ticket: Ticket, segment: Int = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment.number == segment,
             !session.sourceFinished
-        else { return .none }
+        else { return .nothing }
         session.sourceFinished = true
         if session.queued <= 0 {
             return fail(session, "no audio in this recording (empty or cut short); try another recording")
@@ -141,7 +143,7 @@ extension PlaybackMachine {
     /// more, and its pipeline may end.
     public mutating func drainFinished(ticket: Ticket, segment: Int = 0, late: Double = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment.number == segment, session.sourceFinished
-        else { return .none }
+        else { return .nothing }
         session.played = session.queued
         session.late = max(0, late)
         session.finishing = true
@@ -151,10 +153,10 @@ extension PlaybackMachine {
 
     /// The finished track's pipeline has ended and released everything: the track is over.
     public mutating func sinkDrained(ticket: Ticket) -> Action {
-        guard var session = session, session.ticket == ticket, session.sourceFinished else { return .none }
+        guard var session = session, session.ticket == ticket, session.sourceFinished else { return .nothing }
         session.played = session.queued
         state = .idle(session.ending(.finished))
-        return .none
+        return .nothing
     }
 
     /// The connection ended before the whole recording arrived (closed early, or a read error). Up to
@@ -164,7 +166,7 @@ extension PlaybackMachine {
     public mutating func connectionDropped(ticket: Ticket, segment: Int = 0) -> Action {
         guard var session = session, session.ticket == ticket, session.segment.number == segment,
             !session.sourceFinished
-        else { return .none }
+        else { return .nothing }
         session.drops += 1
         if session.drops > maxReconnects {
             let times = session.drops == 1 ? "once" : "\(session.drops) times"
@@ -178,7 +180,7 @@ extension PlaybackMachine {
     /// life. If it is still the watch now, the track fails: waiting for audio that does not come, or (a sound
     /// server holding audio it does not play) playing nothing. A stale watch changes nothing.
     public mutating func stallTimedOut(_ watch: StallWatch, after seconds: Double) -> Action {
-        guard var session, stallWatch == watch else { return .none }
+        guard var session, stallWatch == watch else { return .nothing }
         let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
         if case .playing = state, realTimeOutput, session.buffered > 0 {
             return giveUp(
@@ -191,7 +193,7 @@ extension PlaybackMachine {
 
     /// Something went wrong in the pipeline; `reason` is the user-facing line.
     public mutating func failed(_ reason: String, ticket: Ticket) -> Action {
-        guard let session = session, session.ticket == ticket else { return .none }
+        guard let session = session, session.ticket == ticket else { return .nothing }
         return fail(session, reason)
     }
 }

@@ -46,13 +46,13 @@ extension PlaybackMachine {
         // The track's machine keeps the loop: it plays on past the loop's end from its next step.
         session.track.setLoop(nil)
         replace(session)
-        return .none
+        return .nothing
     }
 
     /// The user chose a speed: it holds for this track (from the position heard now) and the next ones.
     public mutating func speedRequested(_ speed: PlaybackSpeed) -> Action {
         settings.speed = speed
-        guard var session = loadedSession else { return .none }
+        guard var session = loadedSession else { return .nothing }
         return restart(&session, at: session.position, loop: session.loop)
     }
 

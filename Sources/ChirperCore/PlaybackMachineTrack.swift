@@ -26,7 +26,7 @@ extension PlaybackMachine {
                 continue
             }
             let mapped = handle(report, ticket: ticket)
-            if mapped != .none { step.actions.append(mapped) }
+            if mapped != .nothing { step.actions.append(mapped) }
         }
         return step
     }
@@ -34,7 +34,7 @@ extension PlaybackMachine {
     /// The track's source is open: whether it can be asked again from a byte (a dropped connection is resumed).
     public mutating func sourceOpened(canResume: Bool, ticket: Ticket) -> Action {
         update(ticket) { session in session.track.limits.canResume = canResume }
-        return .none
+        return .nothing
     }
 
     /// The facts of the track of `ticket`, while it is loaded.

@@ -135,6 +135,7 @@ public actor REPL {
         // The cover art's folder is removed once the session ends: nothing may be written there after. Awaited
         // once the player is down, so that a picture following its download is not left waiting for bytes.
         await tasks[.coverArt]?.value
+        await tasks[.coverArtRemoval]?.value
         console.setStatus([])
         await console.close()
         return status
@@ -289,7 +290,12 @@ public actor REPL {
         case .stopCoverArt:
             cancel(.coverArt)
         case .removeCoverArt(let path):
-            unlink(path)
+            // Off the runner, in turn with the removals before it.
+            let previous = tasks[.coverArtRemoval]
+            tasks[.coverArtRemoval] = Task {
+                await previous?.value
+                unlink(path)
+            }
         case .drawQuizPictures(let id, let pictures):
             start(.quizPictures) {
                 .quizPictures(id: id, $0)
@@ -363,4 +369,6 @@ enum WorkKey: Hashable, Sendable {
     case quizDeck
     case quizPictures
     case coverArt
+    /// Cover art files no longer shown, removed one after the other.
+    case coverArtRemoval
 }

@@ -72,8 +72,8 @@ struct PlaybackMachineTests {
         var machine = started()
         let ticket = machine.activeTicket!
         let before = machine.playbackState
-        #expect(machine.bytesArrived(4096, ticket: ticket) == .none)
-        #expect(machine.bytesArrived(100, ticket: ticket) == .none)
+        #expect(machine.bytesArrived(4096, ticket: ticket) == .nothing)
+        #expect(machine.bytesArrived(100, ticket: ticket) == .nothing)
         #expect(machine.bytesReceived == 4196)
         #expect(machine.playbackState == before)
     }
@@ -82,7 +82,7 @@ struct PlaybackMachineTests {
     func belowThreshold() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket) == .nothing)
         #expect(
             machine.playbackState
                 == .buffering(PlaybackProgress(item: bird, ticket: Ticket(1), duration: 12, buffered: 0.2)))
@@ -102,8 +102,8 @@ struct PlaybackMachineTests {
     func arrivedAheadStarts() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .none, "21 ms is no margin")
-        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 1.9) == .none)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .nothing, "21 ms is no margin")
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 1.9) == .nothing)
         #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 1.8) == .startOutput)
         #expect(kind(machine.playbackState) == "playing")
         #expect(machine.playbackState.progress?.buffered == 0.2)
@@ -113,8 +113,8 @@ struct PlaybackMachineTests {
     func littleAheadWaits() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.1) == .none)
-        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket, ahead: 0.1) == .none)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.1) == .nothing)
+        #expect(machine.pcmQueued(seconds: 0.2, ticket: ticket, ahead: 0.1) == .nothing)
         #expect(kind(machine.playbackState) == "buffering")
         #expect(machine.pcmQueued(seconds: 0.25, ticket: ticket, ahead: 0) == .startOutput)
     }
@@ -125,8 +125,8 @@ struct PlaybackMachineTests {
         let ticket = machine.activeTicket!
         _ = machine.progress(playedSeconds: 0.5, ticket: ticket)
         #expect(machine.underrun(ticket: ticket) == .pauseOutput)
-        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.5) == .none)
-        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .none, "below the 0.2 s floor")
+        #expect(machine.pcmQueued(seconds: 0.1, ticket: ticket, ahead: 0.5) == .nothing)
+        #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 2) == .nothing, "below the 0.2 s floor")
         #expect(machine.pcmQueued(seconds: 0.05, ticket: ticket, ahead: 0.8) == .startOutput)
     }
 
@@ -149,7 +149,7 @@ struct PlaybackMachineTests {
     func durationKnown() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.durationKnown(12.76, ticket: ticket) == .none)
+        #expect(machine.durationKnown(12.76, ticket: ticket) == .nothing)
         #expect(machine.playbackState.progress?.duration == 12.76)
     }
 
@@ -158,10 +158,10 @@ struct PlaybackMachineTests {
         var machine = started()
         let ticket = machine.activeTicket!
         _ = machine.pcmQueued(seconds: 0.1, ticket: ticket)
-        #expect(machine.pauseRequested() == .none)
+        #expect(machine.pauseRequested() == .nothing)
         #expect(kind(machine.playbackState) == "paused")
         // Audio keeps arriving while paused, without starting the sink.
-        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .nothing)
         #expect(kind(machine.playbackState) == "paused")
     }
 
@@ -192,7 +192,7 @@ struct PlaybackMachineTests {
     func underrunWhileBuffering() {
         var machine = started()
         let ticket = machine.activeTicket!
-        #expect(machine.underrun(ticket: ticket) == .none)
+        #expect(machine.underrun(ticket: ticket) == .nothing)
         #expect(kind(machine.playbackState) == "buffering")
     }
 
@@ -202,7 +202,7 @@ struct PlaybackMachineTests {
     func progressClamped() {
         var machine = playing(queued: 2)
         let ticket = machine.activeTicket!
-        #expect(machine.progress(playedSeconds: 0.5, ticket: ticket) == .none)
+        #expect(machine.progress(playedSeconds: 0.5, ticket: ticket) == .nothing)
         #expect(machine.playbackState.progress?.position == 0.5)
         #expect(machine.playbackState.progress?.buffered == 1.5)
         _ = machine.progress(playedSeconds: 0.4, ticket: ticket)
@@ -216,7 +216,7 @@ struct PlaybackMachineTests {
     func queuedWhilePlaying() {
         var machine = playing(queued: 1)
         let ticket = machine.activeTicket!
-        #expect(machine.pcmQueued(seconds: 0.5, ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 0.5, ticket: ticket) == .nothing)
         #expect(machine.playbackState.progress?.buffered == 1.5)
         #expect(kind(machine.playbackState) == "playing")
     }
@@ -230,7 +230,7 @@ struct PlaybackMachineTests {
         #expect(kind(machine.playbackState) == "buffering")
         #expect(machine.playbackState.progress?.position == 1)
         #expect(machine.playbackState.progress?.buffered == 0)
-        #expect(machine.pcmQueued(seconds: 0.6, ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 0.6, ticket: ticket) == .nothing)
         #expect(machine.pcmQueued(seconds: 0.4, ticket: ticket) == .startOutput)
         #expect(kind(machine.playbackState) == "playing")
     }
@@ -240,7 +240,7 @@ struct PlaybackMachineTests {
         var machine = playing(queued: 1.5)
         let ticket = machine.activeTicket!
         _ = machine.progress(playedSeconds: 0.2, ticket: ticket)
-        #expect(machine.underrun(ticket: ticket) == .none)
+        #expect(machine.underrun(ticket: ticket) == .nothing)
         #expect(kind(machine.playbackState) == "playing")
         // The larger threshold applies from now on: a second underrun with 0.5 s queued rebuffers.
         _ = machine.progress(playedSeconds: 1.0, ticket: ticket)
@@ -269,7 +269,7 @@ struct PlaybackMachineTests {
         let ticket = machine.activeTicket!
         _ = machine.pcmQueued(seconds: 0.1, ticket: ticket)
         _ = machine.pauseRequested()
-        #expect(machine.resumeRequested() == .none)
+        #expect(machine.resumeRequested() == .nothing)
         #expect(kind(machine.playbackState) == "buffering")
         #expect(machine.pcmQueued(seconds: 0.4, ticket: ticket) == .startOutput)
     }
@@ -278,14 +278,14 @@ struct PlaybackMachineTests {
     func drainToIdle() {
         var machine = playing(queued: 3)
         let ticket = machine.activeTicket!
-        #expect(machine.sinkDrained(ticket: ticket) == .none)  // not before the end of the stream
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)  // not before the end of the stream
         #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
         #expect(kind(machine.playbackState) == "playing")
-        #expect(machine.endOfStream(ticket: ticket) == .none)  // reported once
-        #expect(machine.underrun(ticket: ticket) == .none)  // the queue running dry at the end is not a stall
+        #expect(machine.endOfStream(ticket: ticket) == .nothing)  // reported once
+        #expect(machine.underrun(ticket: ticket) == .nothing)  // the queue running dry at the end is not a stall
         #expect(kind(machine.playbackState) == "playing")
         #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
         #expect(machine.playbackState.isIdle)
         #expect(machine.activeTicket == nil)
     }
@@ -296,7 +296,7 @@ struct PlaybackMachineTests {
         let ticket = machine.activeTicket!
         #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
         #expect(machine.drainFinished(ticket: ticket, late: 0.06) == .finishPipeline(ticket))
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
         guard case .idle(let ending?) = machine.playbackState else {
             Issue.record("not idle with an ending: \(machine.playbackState)")
             return
@@ -314,7 +314,7 @@ struct PlaybackMachineTests {
         #expect(kind(machine.playbackState) == "paused")
         #expect(machine.resumeRequested() == .startOutput)
         #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
         #expect(machine.playbackState.isIdle)
     }
 
@@ -359,9 +359,9 @@ struct PlaybackMachineTests {
         var machine = playing()
         let ticket = machine.activeTicket!
         _ = machine.failed("no sound server", ticket: ticket)
-        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .none)
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
-        #expect(machine.failed("again", ticket: ticket) == .none)
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket) == .nothing)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
+        #expect(machine.failed("again", ticket: ticket) == .nothing)
         #expect(machine.pauseRequested() == .refuse("nothing is playing"))
         #expect(machine.resumeRequested() == .refuse("nothing is paused"))
         let action = machine.playRequested(bird)
@@ -384,7 +384,7 @@ struct PlaybackMachineTests {
         let ticket = machine.activeTicket!
         _ = machine.endOfStream(ticket: ticket)
         #expect(machine.drainFinished(ticket: ticket) == .finishPipeline(ticket))
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
         let ending = PlaybackEnding(item: bird, ticket: ticket, position: 2, reason: .finished)
         #expect(machine.playbackState == .idle(ending))
         #expect(machine.playbackState.ticket == ticket)
@@ -420,18 +420,18 @@ struct PlaybackMachineTests {
         let old = machine.activeTicket!
         _ = machine.playRequested(other)
         let fresh = machine.playbackState
-        #expect(machine.bytesArrived(10, ticket: old) == .none)
-        #expect(machine.pcmQueued(seconds: 5, ticket: old) == .none)
-        #expect(machine.progress(playedSeconds: 1, ticket: old) == .none)
-        #expect(machine.durationKnown(99, ticket: old) == .none)
-        #expect(machine.underrun(ticket: old) == .none)
-        #expect(machine.endOfStream(ticket: old) == .none)
-        #expect(machine.sinkDrained(ticket: old) == .none)
-        #expect(machine.failed("late", ticket: old) == .none)
+        #expect(machine.bytesArrived(10, ticket: old) == .nothing)
+        #expect(machine.pcmQueued(seconds: 5, ticket: old) == .nothing)
+        #expect(machine.progress(playedSeconds: 1, ticket: old) == .nothing)
+        #expect(machine.durationKnown(99, ticket: old) == .nothing)
+        #expect(machine.underrun(ticket: old) == .nothing)
+        #expect(machine.endOfStream(ticket: old) == .nothing)
+        #expect(machine.sinkDrained(ticket: old) == .nothing)
+        #expect(machine.failed("late", ticket: old) == .nothing)
         #expect(machine.playbackState == fresh)
 
         _ = machine.stopRequested()
-        #expect(machine.pcmQueued(seconds: 5, ticket: Ticket(2)) == .none)
+        #expect(machine.pcmQueued(seconds: 5, ticket: Ticket(2)) == .nothing)
         #expect(machine.playbackState.isIdle)
     }
 
@@ -473,9 +473,9 @@ struct PlaybackMachineTests {
         _ = machine.pauseRequested()
         #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 0, attempt: 1))
         #expect(kind(machine.playbackState) == "paused")
-        #expect(machine.connectionDropped(ticket: Ticket(99)) == .none)
+        #expect(machine.connectionDropped(ticket: Ticket(99)) == .nothing)
         _ = machine.endOfStream(ticket: ticket)
-        #expect(machine.connectionDropped(ticket: ticket) == .none)
+        #expect(machine.connectionDropped(ticket: ticket) == .nothing)
     }
 
     @Test("after maxReconnects drops the next one gives up with the count; the failure follows; play works again")

@@ -33,7 +33,7 @@ struct PlaybackStudyMachineTests {
         #expect(progress.position == 20)
         #expect(progress.buffered == 0)
         // Audio of the old segment still arriving changes nothing.
-        #expect(machine.pcmQueued(seconds: 1, ticket: ticket, segment: 0) == .none)
+        #expect(machine.pcmQueued(seconds: 1, ticket: ticket, segment: 0) == .nothing)
         #expect(machine.playbackState.progress?.buffered == 0)
         #expect(machine.pcmQueued(seconds: 0.5, ticket: ticket, segment: 1) == .startOutput)
         _ = machine.progress(playedSeconds: 0.25, ticket: ticket, segment: 1)
@@ -128,7 +128,7 @@ struct PlaybackStudyMachineTests {
         _ = machine.bytesArrived(1000, ticket: ticket)
         #expect(machine.connectionDropped(ticket: ticket) == .reconnect(ticket, from: 1000, attempt: 1))
         _ = machine.seekRequested(seconds(3))
-        #expect(machine.connectionDropped(ticket: ticket, segment: 0) == .none)
+        #expect(machine.connectionDropped(ticket: ticket, segment: 0) == .nothing)
         #expect(machine.connectionDropped(ticket: ticket, segment: 1) == .reconnect(ticket, from: 1000, attempt: 2))
     }
 
@@ -152,7 +152,7 @@ struct PlaybackStudyMachineTests {
         var (machine, _) = playing()
         #expect(machine.loopOffRequested() == .refuse("no loop is set; loop <a> <b> sets one"))
         _ = machine.loopRequested(from: seconds(12), to: seconds(15))
-        #expect(machine.loopOffRequested() == .none, "the track's machine keeps the loop: nothing to run")
+        #expect(machine.loopOffRequested() == .nothing, "the track's machine keeps the loop: nothing to run")
         #expect(machine.playbackState.progress?.loop == nil)
         _ = machine.loopRequested(from: seconds(12), to: seconds(15))
         _ = machine.seekRequested(seconds(13))
@@ -193,7 +193,7 @@ struct PlaybackStudyMachineTests {
     func speedWhileIdle() {
         var machine = PlaybackMachine()
         let bat = PlaybackSpeed(factor: 0.1, mode: .tape)
-        #expect(machine.speedRequested(bat) == .none)
+        #expect(machine.speedRequested(bat) == .nothing)
         let action = machine.playRequested(bird)
         #expect(
             action
@@ -219,12 +219,12 @@ struct PlaybackStudyMachineTests {
         var (machine, ticket) = playing()
         #expect(machine.endOfStream(ticket: ticket) == .drainOutput)
         _ = machine.seekRequested(seconds(10))
-        #expect(machine.drainFinished(ticket: ticket, segment: 0) == .none, "the seek came first: play on")
+        #expect(machine.drainFinished(ticket: ticket, segment: 0) == .nothing, "the seek came first: play on")
         _ = machine.pcmQueued(seconds: 0.2, ticket: ticket, segment: 1)
         #expect(machine.endOfStream(ticket: ticket, segment: 1) == .startOutputAndDrain)
         #expect(machine.drainFinished(ticket: ticket, segment: 1) == .finishPipeline(ticket))
         #expect(machine.seekRequested(seconds(2)) == .refuse("the recording has just ended; play it again to seek"))
-        #expect(machine.sinkDrained(ticket: ticket) == .none)
+        #expect(machine.sinkDrained(ticket: ticket) == .nothing)
         guard case .idle(let ending?) = machine.playbackState else {
             Issue.record("expected idle with an ending")
             return

@@ -19,7 +19,7 @@ private func replaying() -> (PlaybackMachine, PlaybackTicket) {
     let ticket = machine.activeTicket!
     let opened = machine.trackEvent(.format(mono8k, duration: 10, outputFormat: nil), ticket: ticket)
     #expect(opened.driver == [.openOutput(output(segment: 0, continuing: false), drainingOld: false)])
-    #expect(machine.loopRequested(from: .absolute(1), to: .absolute(2)) != .none)
+    #expect(machine.loopRequested(from: .absolute(1), to: .absolute(2)) != .nothing)
     let restarted = machine.trackEvent(.command(.restart(machine.track(of: ticket)!.plan)), ticket: ticket)
     #expect(restarted.driver == [.seekDecoder(toFrame: 8000)])
     let landed = machine.trackEvent(
@@ -75,7 +75,7 @@ struct PlaybackTrackTests {
     @Test("loop off during the replay: the track plays on past the loop's end, nothing posted to its driver")
     func loopOffDuringReplay() {
         var (machine, ticket) = replaying()
-        #expect(machine.loopOffRequested() == .none)
+        #expect(machine.loopOffRequested() == .nothing)
         #expect(machine.track(of: ticket)?.plan.loop == nil)
         #expect(machine.playbackState.progress?.loop == nil)
         #expect(machine.playbackState.progress?.segment == 1, "the same segment plays on")

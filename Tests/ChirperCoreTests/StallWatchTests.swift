@@ -37,7 +37,7 @@ struct StallWatchTests {
         let ticket = try #require(machine.activeTicket)
         let first = try #require(machine.stallWatch)
         _ = machine.pcmQueued(seconds: 0.1, ticket: ticket)
-        #expect(machine.stallTimedOut(first, after: 20) == .none, "audio came since: the watch is stale")
+        #expect(machine.stallTimedOut(first, after: 20) == .nothing, "audio came since: the watch is stale")
         let now = try #require(machine.stallWatch)
         let reason = "network stalled: no audio for 20 s; check the connection and play again"
         #expect(machine.stallTimedOut(now, after: 20) == .giveUp(ticket, reason: reason))

@@ -368,7 +368,7 @@ struct TrackMachineScenarioTests {
         // driver ends at its next step.
         #expect(step(.outputRetired).driver == [.end(.ended)])
         #expect(
-            playback.drainFinished(ticket: ticket, segment: 0, late: 0) == .none,
+            playback.drainFinished(ticket: ticket, segment: 0, late: 0) == .nothing,
             "the old track's report changes nothing")
         #expect(playback.activeTicket == PlaybackTicket(2))
     }
