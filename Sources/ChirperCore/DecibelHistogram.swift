@@ -1,7 +1,8 @@
 /// A running count of a picture's finite dB values in fixed bins of 1/64 dB, kept as cells change, so that a
 /// picture drawn again every second finds its percentiles without counting a million cells again: the counts
-/// say which bin holds each rank, and one pass over the values collects that bin's, which are sorted. Exact:
-/// the bins are ordered as the values are, and the pass puts each value in its bin the way the counts did.
+/// say which bin holds each rank, and one pass over the values collects that bin's, which are sorted
+/// (`OrderStatistics.values(at:bins:count:bin:in:)`). Exact: the bins are ordered as the values are, and the
+/// pass puts each value in its bin the way the counts did.
 struct DecibelHistogram {
     /// Values below the first bin's floor, or at or above the last's, count in the first or the last bin.
     static let floor: Float = -256
@@ -35,30 +36,8 @@ struct DecibelHistogram {
     /// the infinities, left out); nil when none is counted.
     func values(in values: UnsafeBufferPointer<Float>, ranks: (Int) -> [Int]) -> [Float]? {
         guard count > 0 else { return nil }
-        let places = ranks(count).map { rank in
-            let rank = min(count - 1, max(0, rank))
-            var (below, found) = (0, 0)
-            while found < Self.bins - 1 && below + Int(counts[found]) <= rank {
-                below += Int(counts[found])
-                found += 1
-            }
-            return (bin: found, rank: rank - below)
-        }
-        // Which list each bin's values go to (-1: none): one look-up per cell keeps the pass a plain loop.
-        var slot = [Int8](repeating: -1, count: Self.bins)
-        var collected: [[Float]] = []
-        for place in places where slot[place.bin] < 0 {
-            slot[place.bin] = Int8(collected.count)
-            collected.append([])
-        }
-        for value in values where value.isFinite {
-            let index = Int(slot[Self.bin(value)])
-            if index >= 0 { collected[index].append(value) }
-        }
-        let sorted = collected.map { $0.sorted() }
-        return places.map { place in
-            let values = sorted[Int(slot[place.bin])]
-            return values[min(values.count - 1, place.rank)]
-        }
+        let wanted = ranks(count).map { min(count - 1, max(0, $0)) }
+        return OrderStatistics.values(
+            at: wanted, bins: Self.bins, count: { Int(counts[$0]) }, bin: Self.bin, in: values)
     }
 }

@@ -27,16 +27,24 @@ enum OrderStatistics {
         func bin(_ value: Float) -> Int { min(bins - 1, Int((value - low) * scale)) }
         var counts = [Int](repeating: 0, count: bins)
         for value in values where value.isFinite { counts[bin(value)] += 1 }
-        // Each rank's bin, and its rank among that bin's values.
-        let places = wanted.map { rank in
+        return Self.values(at: wanted, bins: bins, count: { counts[$0] }, bin: bin, in: values)
+    }
+
+    /// The values at `ranks` (0-based, in range) of the finite `values`, counted in `bins` bins ordered as the
+    /// values are (`count(b)` of them in bin `b`, which `bin` gives for a value): the counts find the bin
+    /// holding each rank and its rank there, one pass collects those bins' values, and only they are sorted.
+    static func values(
+        at ranks: [Int], bins: Int, count: (Int) -> Int, bin: (Float) -> Int, in values: UnsafeBufferPointer<Float>
+    ) -> [Float] {
+        let places = ranks.map { rank in
             var (below, found) = (0, 0)
-            while found < bins - 1 && below + counts[found] <= rank {
-                below += counts[found]
+            while found < bins - 1 && below + count(found) <= rank {
+                below += count(found)
                 found += 1
             }
             return (bin: found, rank: rank - below)
         }
-        // Which of the collected lists a bin's values go to (-1: none).
+        // Which of the collected lists a bin's values go to (-1: none): one look-up per value.
         var slot = [Int](repeating: -1, count: bins)
         var collected: [[Float]] = []
         for place in places where slot[place.bin] < 0 {
