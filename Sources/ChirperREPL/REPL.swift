@@ -40,9 +40,9 @@ public actor REPL {
     private let eventSink = Channel(of: SessionMachine.Event.self, failure: Never.self)
     /// The running work, one task for each kind, keyed by what cancels or replaces it.
     private var tasks: [WorkKey: Task<Void, Never>] = [:]
-    /// While the strip is on: what the player decodes, handed on to the strip's painter with what it is asked
-    /// to draw.
-    private var stripWork: Channel<StripWork, Never>?
+    /// While the strip is on: what the player decodes (`heard`), routed into what the strip's painter is asked
+    /// to draw (`work`).
+    private var stripWork: (work: Channel<StripWork, Never>, heard: Channel<HeardAudio, Never>)?
     /// Requests asked and not answered yet, in order: the first is being answered; the others wait for it.
     private var pending: [SessionMachine.Request] = []
     /// Events that came while a request was out: the session takes them once every request is answered, as it
@@ -179,6 +179,14 @@ public actor REPL {
         replace(.request, with: Task { sink.post(.answered(await answerer.answer(request))) })
     }
 
+    /// Stops the strip's painter and what hands it the player's audio.
+    private func stopStrip() {
+        cancel(.strip)
+        stripWork?.heard.cancel()
+        stripWork?.work.cancel()
+        stripWork = nil
+    }
+
     /// Starts `task` under `key`, cancelling the one it replaces.
     private func replace(_ key: WorkKey, with task: Task<Void, Never>) {
         tasks[key]?.cancel()
@@ -217,15 +225,11 @@ public actor REPL {
         case .cancelSonogram:
             cancel(.sonogram)
         case .listenStrip:
+            stopStrip()
             let (work, heard, sink) = (Channel<StripWork, Never>(), player.heardAudio(), eventSink)
-            stripWork = work
-            replace(
-                .stripHearing,
-                with: Task {
-                    // Until the painter or this task is gone; then the player hands nothing more here.
-                    while let piece = await heard.next(), work.post(.heard(piece)) {}
-                    heard.cancel()
-                })
+            // The player's thread hands each piece straight on; once the painter is gone, the player is told.
+            heard.route(into: work) { .heard($0) }
+            stripWork = (work, heard)
             replace(
                 .strip,
                 with: Task { [sonograms] in
@@ -236,11 +240,9 @@ public actor REPL {
                     }
                 })
         case .computeStrip(let item, let ticket, let shape, let duration):
-            stripWork?.post(.draw(item, ticket, shape, duration: duration))
+            stripWork?.work.post(.draw(item, ticket, shape, duration: duration))
         case .cancelStrip:
-            cancel(.stripHearing)
-            cancel(.strip)
-            stripWork = nil
+            stopStrip()
         case .measure(let id, let item, let span, let band):
             start(.measure) {
                 .measured(id: id, $0)
@@ -358,9 +360,8 @@ enum WorkKey: Hashable, Sendable {
     /// The request being answered off the runner.
     case request
     case sonogram
-    /// The live strip's painter, and what hands it the audio the player decodes.
+    /// The live strip's painter.
     case strip
-    case stripHearing
     case save
     case measure
     case compare
