@@ -129,6 +129,8 @@ public actor REPL {
         let request = tasks.removeValue(forKey: .request)
         for task in tasks.values { task.cancel() }
         await request?.value
+        // Requests still waiting behind it are answered in turn, as the runner once answered each before the next.
+        for waiting in pending.dropFirst() { _ = await answerer.answer(waiting) }
         // Nobody reads the session's events any more: those who post learn it.
         eventSink.cancel()
         await player.shutdown()
