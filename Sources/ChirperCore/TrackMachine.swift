@@ -223,8 +223,9 @@ public struct TrackMachine: Sendable {
             state = .ended(.drained)
             return [.end(.drained)]
         case .restart(let segment):
-            // A segment the playback machine already started (`replan`) is not started twice.
-            guard segment.number != track.plan.number else { return [] }
+            // A segment the playback machine already started (`replan`) is not started twice, and an older one
+            // whose command came late (two seeks from two threads) does not undo a newer.
+            guard segment.number > track.plan.number else { return [] }
             return restart(segment)
         case .reconnect(let from, let attempt):
             switch state {

@@ -60,6 +60,14 @@ private func playing(then plan: PlaybackSegment? = nil) -> TrackMachine {
 
 @Suite("One track's decisions, event by event")
 struct TrackMachineTests {
+    @Test("a seek's restart that comes after a newer seek's is dropped: the track stays on the newer segment")
+    func lateRestartAfterNewer() {
+        var machine = playing(then: segment(3, from: 2.0))
+        #expect(machine.handle(.command(.restart(segment(2, from: 1.0)))) == [])
+        #expect(machine.track.plan.number == 3)
+        #expect(machine.handle(.command(.restart(segment(4, from: 0.5)))) == [.seekDecoder(toFrame: 4000)])
+    }
+
     @Test("a section played once ends at its end: nothing after it plays, the track finishes, a seek plays on")
     func sectionOnce() {
         let section = LoopSection(start: 1.0, end: 1.5, once: true)
