@@ -9,7 +9,7 @@ private func until(_ condition: () -> Bool) async {
     while !condition() { await Task.yield() }
 }
 
-@Suite("Channel: the one hand-off between tasks")
+@Suite("Channel: the one hand-off between tasks", .timeLimit(.minutes(1)))
 struct ChannelTests {
     @Test("unbounded: posts arrive in order; after finish the queue is still read, then nil; later posts dropped")
     func unbounded() async {
