@@ -5,7 +5,7 @@ import Testing
 @testable import ChirperREPL
 
 /// What a command answers at once: a save's lines, `speed` alone, `sono on` and `sono off`.
-@Suite("Commands that say what they did")
+@Suite("Commands that say what they did", .timeLimit(.minutes(1)))
 struct REPLAnswersTests {
     @Test("save on a terminal: its progress on the status line, rewritten in place; one printed line per file")
     func saveOnATerminal() async {
@@ -23,9 +23,9 @@ struct REPLAnswersTests {
                 outcome: .failed(label: "XC5168", reason: "the disk is full; free some space")),
         ])
         async let status = runREPL(console, ScriptedPlayer(), fieldKit: FieldKit(saver: saver, saveDirectory: "/x"))
-        await waitFor { console.printed.contains { $0.contains("XC5168") } }
+        await console.waitUntilPrinted { $0.contains { $0.contains("XC5168") } }
         console.type("save 1-2 /tmp/kit")
-        await waitFor { console.printed.contains { $0.hasPrefix("Save done") } }
+        await console.waitUntilPrinted { $0.contains { $0.hasPrefix("Save done") } }
         console.endInput()
         #expect(await status == 0)
         // What follows the list's last line.

@@ -35,7 +35,24 @@ final class ScriptedConsole: Console {
     var statusPictures: [StatusPicture?] { pictures.withLock { $0 } }
     var closeCount: Int { closes.withLock { $0 } }
 
-    func print(_ lines: [String]) { shown.withLock { $0 += lines } }
+    func print(_ lines: [String]) {
+        shown.withLock { $0 += lines }
+        printing.post(())
+    }
+
+    /// Posted after each print: what `waitUntilPrinted` waits on.
+    private let printing = Channel(of: Void.self, failure: Never.self)
+
+    /// Waits until the lines printed so far satisfy `condition`, woken by each print.
+    func waitUntilPrinted(_ condition: ([String]) -> Bool) async {
+        while !condition(printed) {
+            guard await printing.next() != nil else {
+                Issue.record("printing ended before the condition held")
+                return
+            }
+        }
+    }
+
     func setStatus(_ rows: [String], picture: StatusPicture?) {
         statuses.withLock { $0.append(rows) }
         pictures.withLock { $0.append(picture) }
@@ -275,15 +292,6 @@ struct NoSonograms: SonogramSource {
     ) async {
         Issue.record("unexpected live strip")
     }
-}
-
-/// Yields until `condition` holds (the REPL runs on other tasks); fails after many rounds.
-func waitFor(_ condition: () -> Bool) async {
-    for _ in 0..<100_000 {
-        if condition() { return }
-        await Task.yield()
-    }
-    Issue.record("condition never held")
 }
 
 /// A live strip's painter that is started and stopped but never asked to draw: it takes its work until the

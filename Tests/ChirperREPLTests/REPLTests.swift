@@ -13,7 +13,7 @@ private func ended(_ ticket: UInt64, _ reason: PlaybackEnding.Reason, at positio
     .idle(PlaybackEnding(item: wrenItem, ticket: PlaybackTicket(ticket), position: position, reason: reason))
 }
 
-@Suite("The REPL, scripted")
+@Suite("The REPL, scripted", .timeLimit(.minutes(1)))
 struct REPLTests {
     @Test("a script searches, lists, plays, waits for the end and quits; every line in order")
     func fullScript() async {
@@ -132,9 +132,9 @@ struct REPLTests {
             player: player, sonograms: NoSonograms(), presenter: presenter)
         async let status = repl.run(banner: [])
         // The first interrupt stops playback; the second finds nothing playing and ends the script.
-        await waitFor { console.printed.contains { $0.hasPrefix("playback: playing") } }
+        await console.waitUntilPrinted { $0.contains { $0.hasPrefix("playback: playing") } }
         repl.send(.interrupt)
-        await waitFor { console.printed.contains("playback: idle") }
+        await console.waitUntilPrinted { $0.contains("playback: idle") }
         repl.send(.interrupt)
         #expect(await status == 0)
         #expect(player.calls == [.play("XC254462"), .stop, .stop, .shutdown])
@@ -151,7 +151,7 @@ struct REPLTests {
         ])
         async let status = runREPL(console, player)
         // On a terminal nothing waits for the list: the user types once the rows are there.
-        await waitFor { console.printed.contains { $0.contains("XC5168") } }
+        await console.waitUntilPrinted { $0.contains { $0.contains("XC5168") } }
         console.type("play 1")
         console.type("wait")
         console.endInput()
