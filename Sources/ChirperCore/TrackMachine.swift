@@ -59,8 +59,8 @@ public struct TrackMachine: Sendable {
         /// Output seconds queued in this segment.
         public internal(set) var queued = 0.0
         public internal(set) var body = Body.arriving
-        /// A seek that came before the decoder could be pointed; carried out when its format arrives.
-        public internal(set) var pendingSeek: PlaybackSegment?
+        /// The plan's seek came before the decoder could be pointed; it is carried out when the format arrives.
+        public internal(set) var seekPending = false
         var durationReported = false
         var openedOutput = false
     }
@@ -151,7 +151,7 @@ public struct TrackMachine: Sendable {
     public init(segment: PlaybackSegment, limits: Limits) {
         self.limits = limits
         track = Track(plan: segment)
-        if segment.start > 0 { track.pendingSeek = segment }
+        track.seekPending = segment.start > 0
         state = .feeding(Self.pass(for: segment))
     }
 

@@ -13,11 +13,11 @@ extension TrackMachine {
         // A format change inside the track: play out the old stream, then open a new one.
         let drainingOld = outputFormat.map { $0 != newFormat } ?? false
         track.format = newFormat
-        if let waiting = track.pendingSeek {
+        if track.seekPending {
             // A seek came before the format: carry it out now (it opens the output); the rest of the batch is
             // not played.
-            track.pendingSeek = nil
-            return actions + (drainingOld ? [.drainOldOutput] : []) + restart(waiting)
+            track.seekPending = false
+            return actions + (drainingOld ? [.drainOldOutput] : []) + restart(track.plan)
         }
         return actions + [.openOutput(outputSetup(newFormat), drainingOld: drainingOld)]
     }

@@ -46,7 +46,7 @@ extension TrackMachine {
         if case .ended = state { return }
         track.plan = segment
         track.queued = 0
-        track.pendingSeek = nil
+        track.seekPending = false
         state = .restarting
     }
 
@@ -82,11 +82,11 @@ extension TrackMachine {
         track.queued = 0
         let pass = Self.pass(for: segment)
         guard track.format != nil else {
-            track.pendingSeek = segment
+            track.seekPending = true
             state = .feeding(pass)
             return []
         }
-        track.pendingSeek = nil
+        track.seekPending = false
         return reposition(.restart(segment, pass: pass), to: segment.start)
     }
 
@@ -152,8 +152,8 @@ extension TrackMachine {
     /// format; a loop's seek back or a resume goes on decoding where it is.
     mutating func decoderCannotSeek() -> [Action] {
         switch state {
-        case .repositioning(.restart(let segment, let pass), _, _, _, _):
-            track.pendingSeek = segment
+        case .repositioning(.restart(_, let pass), _, _, _, _):
+            track.seekPending = true
             state = .feeding(pass)
         case .repositioning(.loopBack(let pass), _, _, _, _):
             state = .feeding(pass)

@@ -194,7 +194,7 @@ struct TrackMachineTests {
             machine.handle(.format(mono8k, duration: 10, outputFormat: nil)) == [
                 .report(.durationKnown(10)), .seekDecoder(toFrame: 24_000),
             ])
-        #expect(machine.track.pendingSeek == nil)
+        #expect(!machine.track.seekPending)
     }
 
     @Test("the end of the body at keep speed plays the speed stage out, then reports the end; a loop wraps instead")
