@@ -140,9 +140,7 @@ struct SessionMachine: Sendable {
 
     private mutating func take(_ answer: Answer) {
         switch answer {
-        case .searched:
-            if !setup.interactive { gate.handle(.hold(.listSettles)) }
-        case .nextPage(let refusal):
+        case .searched(let refusal), .nextPage(let refusal):
             if let refusal {
                 refuse(refusal)
             } else if !setup.interactive {

@@ -128,7 +128,7 @@ extension SessionMachine {
     }
 
     enum Answer: Sendable, Hashable {
-        case searched
+        case searched(refusal: String?)
         case nextPage(refusal: String?)
         case started(PlaybackTicket, Recording, forQueue: Bool)
         case stopped(refusal: String?, StopCause)
