@@ -116,7 +116,12 @@ extension TrackMachine {
     mutating func written() -> [Action] {
         switch state {
         case .replaying(let replay): return replayPiecePlayed(replay)
-        case .wrapping(let start, let pass, let passEnd): return wrap(to: start, pass: pass, passEnd: passEnd)
+        case .wrapping(let start, let pass, let passEnd):
+            if track.plan.loop == nil, let format = track.format {
+                // Loop off while the pass's last piece was written: the track goes on from the loop's end.
+                return reposition(.resume, to: Double(passEnd) / Double(format.sampleRate))
+            }
+            return wrap(to: start, pass: pass, passEnd: passEnd)
         case .writingTail: return endOfStream()
         default: return []
         }
