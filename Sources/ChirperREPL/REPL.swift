@@ -43,11 +43,6 @@ public actor REPL {
     /// While the strip is on: what the player decodes (`heard`), routed into what the strip's painter is asked
     /// to draw (`work`).
     private var stripWork: (work: Channel<StripWork, Never>, heard: Channel<HeardAudio, Never>)?
-    /// Requests asked and not answered yet, in order: the first is being answered; the others wait for it.
-    private var pending: [SessionMachine.Request] = []
-    /// Events that came while a request was out: the session takes them once every request is answered, as it
-    /// would have had the runner waited for the answers.
-    private var held: [SessionMachine.Event] = []
     /// Answers given at once, taken before the next event.
     private var ready: [SessionMachine.Event] = []
     private let quiz: QuizKit
@@ -108,9 +103,7 @@ public actor REPL {
             // An answer is taken before the next event, so the session sees its requests in order.
             var inbox = [event]
             while !inbox.isEmpty {
-                let next = inbox.removeFirst()
-                guard admits(next) else { continue }
-                for action in session.handle(next) {
+                for action in session.handle(inbox.removeFirst()) {
                     if case .quit(let code) = action {
                         status = code
                         break events
@@ -119,9 +112,6 @@ public actor REPL {
                 }
                 inbox += ready
                 ready = []
-                if inbox.isEmpty, pending.isEmpty {
-                    (inbox, held) = (held, [])
-                }
             }
         }
         // A request asked on the way out (the quiz's sound stopped) is answered, as the runner once waited
@@ -130,7 +120,7 @@ public actor REPL {
         for task in tasks.values { task.cancel() }
         await request?.value
         // Requests still waiting behind it are answered in turn, as the runner once answered each before the next.
-        for waiting in pending.dropFirst() { _ = await answerer.answer(waiting) }
+        for waiting in session.requests.dropFirst() { _ = await answerer.answer(waiting) }
         // Nobody reads the session's events any more: those who post learn it.
         eventSink.cancel()
         await player.shutdown()
@@ -153,21 +143,6 @@ public actor REPL {
             protocol: image.canvas.pixelProtocol, id: id, lines: image.lines, column: image.column)
         stripPicture = (image, picture)
         return picture
-    }
-
-    /// Whether the session takes `event` now: an answer always (and the next request waiting is sent); any
-    /// other event only once no request is out, held until then.
-    private func admits(_ event: SessionMachine.Event) -> Bool {
-        if case .answered = event {
-            pending.removeFirst()
-            if let next = pending.first { send(next) }
-            return true
-        }
-        guard pending.isEmpty else {
-            held.append(event)
-            return false
-        }
-        return true
     }
 
     /// Answers `request`: at once when it asks the player a command, otherwise in a task off the runner whose
@@ -216,8 +191,7 @@ public actor REPL {
         case .markInterrupted:
             console.interrupted()
         case .request(let request):
-            pending.append(request)
-            if pending.count == 1 { send(request) }
+            send(request)
         case .drawSonogram(let id, let item, let shape):
             start(.sonogram) {
                 .sonogram(id: id, $0)
