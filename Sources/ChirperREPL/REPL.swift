@@ -81,12 +81,22 @@ public actor REPL {
 
     /// Feeds a signal from outside.
     public nonisolated func send(_ signal: Signal) {
+        eventSink.post(Self.event(signal))
+    }
+
+    /// Takes `signals` as they come (those posted already first), in order: the channel of what is posted
+    /// from outside before the session exists and while it runs.
+    public nonisolated func listen(to signals: Channel<Signal, Never>) {
+        signals.route(into: eventSink, Self.event)
+    }
+
+    private static func event(_ signal: Signal) -> SessionMachine.Event {
         switch signal {
-        case .interrupt: eventSink.post(.interrupt)
-        case .terminate(let status): eventSink.post(.terminate(status: status))
-        case .cacheNotice(let text): eventSink.post(.cacheNotice(text))
-        case .desktop(let command): eventSink.post(.desktop(command))
-        case .desktopMissing(let text): eventSink.post(.desktopMissing(text))
+        case .interrupt: .interrupt
+        case .terminate(let status): .terminate(status: status)
+        case .cacheNotice(let text): .cacheNotice(text)
+        case .desktop(let command): .desktop(command)
+        case .desktopMissing(let text): .desktopMissing(text)
         }
     }
 
