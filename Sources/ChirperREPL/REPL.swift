@@ -34,6 +34,7 @@ public actor REPL {
     private let fieldKit: FieldKit
     private let pictures: any PictureWriting
     private let measurer: any MeasurementSource
+    private let identifier: any SpeciesIdentifying
     private var session: SessionMachine
     private let answerer: RequestAnswerer
     /// The session's one channel: the console, the list, the player, the signals and the workers post here.
@@ -56,7 +57,9 @@ public actor REPL {
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
-        measurer: any MeasurementSource = NoMeasurements(), quiz: QuizKit = .none,
+        measurer: any MeasurementSource = NoMeasurements(),
+        identifier: any SpeciesIdentifying = NoSpeciesIdentifier(reason: "identify is not available here"),
+        quiz: QuizKit = .none,
         desktop: (any DesktopPublishing)? = nil, coverArtFolder: String? = nil,
         clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
     ) {
@@ -65,6 +68,7 @@ public actor REPL {
         self.clock = clock
         self.pictures = pictures
         self.measurer = measurer
+        self.identifier = identifier
         self.console = console
         self.list = list
         self.player = player
@@ -253,6 +257,14 @@ public actor REPL {
             }
         case .cancelCompare:
             cancel(.compare)
+        case .identify(let id, let task):
+            start(.identify) {
+                .identified(id: id, $0)
+            } computing: { [identifier] in
+                try await identifier.identify(task.item, span: task.span, options: task.options)
+            }
+        case .cancelIdentify:
+            cancel(.identify)
         case .buildQuizDeck(let id, let origin):
             start(.quizDeck) {
                 .quizDeck(id: id, $0)
@@ -351,6 +363,7 @@ enum WorkKey: Hashable, Sendable {
     case save
     case measure
     case compare
+    case identify
     /// The gap between A/B sides.
     case abGap
     case quizDeck

@@ -26,6 +26,8 @@ struct SessionMachine: Sendable {
     var measurements: Measure
     /// `compare`.
     var comparison: Compare
+    /// `identify`.
+    var identification: Identify
     /// A/B listening (`ab`).
     var ab = ABMachine()
     /// The quiz (`quiz`).
@@ -60,6 +62,7 @@ struct SessionMachine: Sendable {
             coverArtFolder: setup.coverArtFolder)
         measurements = Measure(presenter: setup.presenter, interactive: setup.interactive)
         comparison = Compare(presenter: setup.presenter, interactive: setup.interactive)
+        identification = Identify(presenter: setup.presenter, interactive: setup.interactive)
         quiz = Quiz(
             Quiz.Setup(
                 presenter: setup.presenter, interactive: setup.interactive, seed: setup.seed, contrast: setup.contrast))
@@ -125,6 +128,8 @@ struct SessionMachine: Sendable {
             run(measure: .measured(id: id, result))
         case .compared(let id, let result):
             run(compare: .compared(id: id, result))
+        case .identified(let id, let result):
+            run(identify: .identified(id: id, result))
         case .abGapEnded(let round):
             run(ab: .gapEnded(round: round))
         case .quizDeck(let id, let result):
@@ -220,6 +225,10 @@ struct SessionMachine: Sendable {
         }
         if comparison.isComparing {
             run(compare: .interrupt)
+            return
+        }
+        if identification.isIdentifying {
+            run(identify: .interrupt)
             return
         }
         if quiz.machine.isOn {
