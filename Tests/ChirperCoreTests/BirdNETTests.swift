@@ -1,0 +1,129 @@
+import ChirperCore
+import Testing
+
+/// Seconds of audio at 48 kHz, as a sample count.
+private func samples(_ seconds: Double) -> Int { Int(seconds * 48_000) }
+
+@Suite("BirdNET: segments, confidences, labels, detections and the per-species summary")
+struct BirdNETTests {
+    @Test("a 10 s recording is three 3 s segments and a 1 s rest, which is too short to identify")
+    func tenSeconds() {
+        let segments = BirdNET.segments(sampleCount: samples(10))
+        #expect(segments.map(\.startSeconds) == [0, 3, 6])
+        #expect(segments.map(\.length) == [144_000, 144_000, 144_000])
+        #expect(segments.map(\.endSeconds) == [3, 6, 9])
+    }
+
+    @Test("a last piece of 1.5 s or more is identified, padded with silence to 3 s; its end is written as start + 3 s")
+    func paddedLastSegment() {
+        let segments = BirdNET.segments(sampleCount: samples(7.5))
+        #expect(segments.map(\.start) == [0, 144_000, 288_000])
+        #expect(segments.last?.length == 72_000)
+        #expect(segments.last?.endSeconds == 9)
+        let audio = [Float](repeating: 0.25, count: samples(7.5))
+        let input = BirdNET.input(audio, segments[2])
+        #expect(input.count == 144_000)
+        #expect(input[71_999] == 0.25 && input[72_000] == 0 && input[143_999] == 0)
+        #expect(BirdNET.segments(sampleCount: samples(7.5) - 1).count == 2, "a sample short of 1.5 s is dropped")
+    }
+
+    @Test("a recording shorter than 1.5 s has nothing to identify; one of 2 s is one padded segment")
+    func shortRecordings() {
+        #expect(BirdNET.segments(sampleCount: samples(1.4)).isEmpty)
+        #expect(BirdNET.segments(sampleCount: 0).isEmpty)
+        #expect(BirdNET.segments(sampleCount: samples(2)) == [BirdNETSegment(index: 0, start: 0, length: 96_000)])
+    }
+
+    @Test("with 1 s overlap a segment starts every 2 s, and the list stops at the first piece under 1.5 s")
+    func overlap() {
+        let segments = BirdNET.segments(sampleCount: samples(9), overlap: 1)
+        #expect(segments.map(\.startSeconds) == [0, 2, 4, 6])
+        #expect(segments.map(\.length) == [144_000, 144_000, 144_000, 144_000])
+        let longer = BirdNET.segments(sampleCount: samples(9.6), overlap: 1)
+        #expect(longer.map(\.startSeconds) == [0, 2, 4, 6, 8], "8 s has 1.6 s left: padded")
+        #expect(longer.last?.length == samples(1.6))
+        #expect(BirdNET.segments(sampleCount: samples(9), overlap: 2.5).map(\.startSeconds).last == 7.5)
+    }
+
+    @Test("confidence is sigmoid of the logit, clipped at ±15")
+    func confidence() {
+        #expect(BirdNET.confidence(logit: 0) == 0.5)
+        #expect(abs(BirdNET.confidence(logit: 2) - 0.8807970779778823) < 1e-12)
+        #expect(abs(BirdNET.confidence(logit: -2) - 0.11920292202211755) < 1e-12)
+        #expect(BirdNET.confidence(logit: 40) == BirdNET.confidence(logit: 15))
+        #expect(BirdNET.confidence(logit: -1000) == BirdNET.confidence(logit: -15))
+        #expect(BirdNET.confidence(logit: 15) < 1 && BirdNET.confidence(logit: -15) > 0)
+        #expect(BirdNET.confidence(logit: .infinity) == BirdNET.confidence(logit: 15))
+    }
+
+    @Test("the labels file gives each class its scientific and common names, in order")
+    func labels() throws {
+        let text =
+            "Abroscopus albogularis_Rufous-faced Warbler\r\nPrunella modularis_Dunnock\nHuman vocal_Human vocal\n"
+        #expect(
+            try BirdNET.labels(text, classes: 3) == [
+                BirdNETLabel(scientific: "Abroscopus albogularis", common: "Rufous-faced Warbler"),
+                BirdNETLabel(scientific: "Prunella modularis", common: "Dunnock"),
+                BirdNETLabel(scientific: "Human vocal", common: "Human vocal"),
+            ])
+        #expect(
+            try BirdNET.labels("Gallus gallus_Red Junglefowl_domestic") == [
+                BirdNETLabel(scientific: "Gallus gallus", common: "Red Junglefowl_domestic")
+            ])
+    }
+
+    @Test("a malformed labels file is refused in one line naming the line and what to run")
+    func malformedLabels() {
+        #expect(throws: BirdNETLabelsError(line: 2, problem: "no `_` between the scientific and common names")) {
+            try BirdNET.labels("Prunella modularis_Dunnock\nPrunella modularis Dunnock\n")
+        }
+        #expect(throws: BirdNETLabelsError(line: 3, problem: "an empty name")) {
+            try BirdNET.labels("A a_B\nC c_D\n_Nameless\n")
+        }
+        #expect(throws: BirdNETLabelsError(line: 2, problem: "no `_` between the scientific and common names")) {
+            try BirdNET.labels("A a_B\n\nC c_D\n")
+        }
+        #expect(throws: BirdNETLabelsError(line: 1, problem: "a control character")) {
+            try BirdNET.labels("A a_B\u{1B}[31m\n")
+        }
+        let wrongCount = BirdNETLabelsError(line: nil, problem: "2 labels for the model's 6522 classes")
+        #expect(throws: wrongCount) { try BirdNET.labels("A a_B\nC c_D\n", classes: 6522) }
+        #expect(
+            wrongCount.userMessage
+                == "the labels file is damaged (2 labels for the model's 6522 classes); run `make model` to fetch it again"
+        )
+        #expect(
+            BirdNETLabelsError(line: 7, problem: "an empty name").userMessage
+                == "the labels file is damaged (line 7: an empty name); run `make model` to fetch it again")
+    }
+
+    @Test("a segment's detections are the classes above the minimum confidence, the most confident first")
+    func detections() {
+        let segment = BirdNETSegment(index: 4, start: 576_000, length: 144_000)
+        // Confidences 0.5, ~0.119, ~0.881, ~0.047, ~0.881.
+        let logits: [Float] = [0, -2, 2, -3, 2]
+        let found = BirdNET.detections(logits: logits[...], segment: segment)
+        #expect(found.map(\.label) == [2, 4, 0, 1])
+        #expect(found.allSatisfy { $0.segment == segment })
+        #expect(
+            BirdNET.detections(logits: logits[...], segment: segment, minimum: 0.5).map(\.label) == [2, 4],
+            "exactly at the minimum is not above it")
+        #expect(BirdNET.detections(logits: [-20, -15][...], segment: segment).isEmpty)
+    }
+
+    @Test("the summary gives each class its best confidence, segments heard, first and last time, best first")
+    func summary() {
+        let segments = BirdNET.segments(sampleCount: samples(15))
+        // A Dunnock (0) in segments 0, 2 and 4, a Wren (1) in segment 2 only, at a higher confidence.
+        let rows: [[Float]] = [[3, -5], [-5, -5], [1, 4], [-5, -5], [2, -5]]
+        let detections = zip(segments, rows).flatMap { BirdNET.detections(logits: $1[...], segment: $0) }
+        #expect(
+            BirdNET.summary(detections) == [
+                BirdNETSpeciesSummary(
+                    label: 1, best: BirdNET.confidence(logit: 4), segments: 1, first: 6, last: 6),
+                BirdNETSpeciesSummary(
+                    label: 0, best: BirdNET.confidence(logit: 3), segments: 3, first: 0, last: 12),
+            ])
+        #expect(BirdNET.summary([]).isEmpty)
+    }
+}
