@@ -103,7 +103,7 @@ let package = Package(
         // The only code that touches ONNX Runtime: a model file run on float rows.
         .target(
             name: "ChirperIdentify",
-            dependencies: ["ChirperCore", "ChirperSystem", "COnnxRuntime"],
+            dependencies: ["ChirperAudio", "ChirperCore", "ChirperSystem", "COnnxRuntime"],
             swiftSettings: swiftSettings
         ),
         // libchafa (LGPL-3.0+, libchafa-dev): a picture as sixels. Loaded on demand; its API is used in C, behind
@@ -156,7 +156,7 @@ let package = Package(
             name: "chirper-play",
             dependencies: [
                 "ChirperCore", "ChirperSystem", "ChirperCatalog", "ChirperAudio", "ChirperGraphics", "ChirperHTTP",
-                "ChirperREPL",
+                "ChirperREPL", "ChirperIdentify",
                 "ChirperStore", "ChirperDesktop", "CMalloc",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,29 +17,6 @@ public enum BirdNET {
     /// Below it, a detection is not reported (BirdNET-Analyzer's default `--min_conf`).
     public static let defaultMinimumConfidence = 0.1
 
-    /// The segments of `sampleCount` samples at 48 kHz, `overlap` seconds apart from the next (0 ≤ overlap < 3).
-    /// None when the audio is shorter than the minimum length.
-    public static func segments(sampleCount: Int, overlap: Double = 0) -> [BirdNETSegment] {
-        precondition(overlap >= 0 && overlap < segmentSeconds, "overlap \(overlap) s is not in [0, 3)")
-        // Whole samples, truncated, as the reference's int(rate * seconds).
-        let step = Int(Double(sampleRate) * (segmentSeconds - overlap))
-        let minimum = Int(Double(sampleRate) * minimumSeconds)
-        var result: [BirdNETSegment] = []
-        for start in stride(from: 0, to: sampleCount, by: step) {
-            let length = min(segmentLength, sampleCount - start)
-            guard length >= minimum else { break }
-            result.append(BirdNETSegment(index: result.count, start: start, length: length))
-        }
-        return result
-    }
-
-    /// The model's input for `segment`: its samples, padded with zeros to 3 s.
-    public static func input(_ samples: [Float], _ segment: BirdNETSegment) -> [Float] {
-        var rows = Array(samples[segment.start..<(segment.start + segment.length)])
-        if rows.count < segmentLength { rows += repeatElement(0, count: segmentLength - rows.count) }
-        return rows
-    }
-
     /// A logit as BirdNET's confidence: sigmoid(clip(logit, −15, 15)), sensitivity 1.
     public static func confidence(logit: Float) -> Double {
         let clipped = min(15, max(-15, Double(logit)))

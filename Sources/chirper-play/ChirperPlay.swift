@@ -4,6 +4,7 @@ import ChirperCatalog
 import ChirperCore
 import ChirperDesktop
 import ChirperHTTP
+import ChirperIdentify
 import ChirperREPL
 import ChirperStore
 import Dispatch
@@ -207,6 +208,13 @@ struct ChirperPlay {
             // Measurements follow a download the player has running, as the sonogram does.
             measurer: MeasurementReader(
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
+            // BirdNET hears what the player downloads, too; its model and runtime are loaded by the first identify.
+            identifier: BirdNETIdentifier(
+                modelDirectory: options.modelDirectory ?? BirdNETIdentifier.defaultDirectory(environment: environment),
+                libraryPath: OnnxRuntime.defaultLibraryPath(environment: environment),
+                reader: MonoAudioReader(
+                    sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
+                threads: ProcessInfo.processInfo.activeProcessorCount),
             quiz: Self.quizKit(
                 source: source, perPage: options.perPage, saveDirectory: saveDirectory,
                 cacheDirectory: cacheDirectory.path,

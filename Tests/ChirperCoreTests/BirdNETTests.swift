@@ -4,45 +4,62 @@ import Testing
 /// Seconds of audio at 48 kHz, as a sample count.
 private func samples(_ seconds: Double) -> Int { Int(seconds * 48_000) }
 
-@Suite("BirdNET: segments, confidences, labels, detections and the per-species summary")
+/// The segments of `count` samples of audio, fed to the cutter in pieces of 10,007 samples (not a divisor of
+/// anything it counts), with the input each is given.
+private func cuts(_ count: Int, overlap: Double = 0, value: Float = 0) -> [SegmentCutter.Cut] {
+    var cutter = SegmentCutter(overlap: overlap)
+    var cuts: [SegmentCutter.Cut] = []
+    var fed = 0
+    while fed < count {
+        let piece = min(10_007, count - fed)
+        cuts += cutter.push([Float](repeating: value, count: piece))
+        fed += piece
+    }
+    return cuts + cutter.finish()
+}
+
+private func segments(_ count: Int, overlap: Double = 0) -> [BirdNETSegment] {
+    cuts(count, overlap: overlap).map(\.segment)
+}
+
+@Suite("BirdNET: segments cut as the audio comes, confidences, labels and detections")
 struct BirdNETTests {
     @Test("a 10 s recording is three 3 s segments and a 1 s rest, which is too short to identify")
     func tenSeconds() {
-        let segments = BirdNET.segments(sampleCount: samples(10))
-        #expect(segments.map(\.startSeconds) == [0, 3, 6])
-        #expect(segments.map(\.length) == [144_000, 144_000, 144_000])
-        #expect(segments.map(\.endSeconds) == [3, 6, 9])
+        let found = segments(samples(10))
+        #expect(found.map(\.startSeconds) == [0, 3, 6])
+        #expect(found.map(\.length) == [144_000, 144_000, 144_000])
+        #expect(found.map(\.endSeconds) == [3, 6, 9])
     }
 
     @Test("a last piece of 1.5 s or more is identified, padded with silence to 3 s; its end is written as start + 3 s")
     func paddedLastSegment() {
-        let segments = BirdNET.segments(sampleCount: samples(7.5))
-        #expect(segments.map(\.start) == [0, 144_000, 288_000])
-        #expect(segments.last?.length == 72_000)
-        #expect(segments.last?.endSeconds == 9)
-        let audio = [Float](repeating: 0.25, count: samples(7.5))
-        let input = BirdNET.input(audio, segments[2])
+        let found = segments(samples(7.5))
+        #expect(found.map(\.start) == [0, 144_000, 288_000])
+        #expect(found.last?.length == 72_000)
+        #expect(found.last?.endSeconds == 9)
+        let input = cuts(samples(7.5), value: 0.25)[2].samples
         #expect(input.count == 144_000)
         #expect(input[71_999] == 0.25 && input[72_000] == 0 && input[143_999] == 0)
-        #expect(BirdNET.segments(sampleCount: samples(7.5) - 1).count == 2, "a sample short of 1.5 s is dropped")
+        #expect(segments(samples(7.5) - 1).count == 2, "a sample short of 1.5 s is dropped")
     }
 
     @Test("a recording shorter than 1.5 s has nothing to identify; one of 2 s is one padded segment")
     func shortRecordings() {
-        #expect(BirdNET.segments(sampleCount: samples(1.4)).isEmpty)
-        #expect(BirdNET.segments(sampleCount: 0).isEmpty)
-        #expect(BirdNET.segments(sampleCount: samples(2)) == [BirdNETSegment(index: 0, start: 0, length: 96_000)])
+        #expect(segments(samples(1.4)).isEmpty)
+        #expect(segments(0).isEmpty)
+        #expect(segments(samples(2)) == [BirdNETSegment(index: 0, start: 0, length: 96_000)])
     }
 
     @Test("with 1 s overlap a segment starts every 2 s, and the list stops at the first piece under 1.5 s")
     func overlap() {
-        let segments = BirdNET.segments(sampleCount: samples(9), overlap: 1)
-        #expect(segments.map(\.startSeconds) == [0, 2, 4, 6])
-        #expect(segments.map(\.length) == [144_000, 144_000, 144_000, 144_000])
-        let longer = BirdNET.segments(sampleCount: samples(9.6), overlap: 1)
+        let found = segments(samples(9), overlap: 1)
+        #expect(found.map(\.startSeconds) == [0, 2, 4, 6])
+        #expect(found.map(\.length) == [144_000, 144_000, 144_000, 144_000])
+        let longer = segments(samples(9.6), overlap: 1)
         #expect(longer.map(\.startSeconds) == [0, 2, 4, 6, 8], "8 s has 1.6 s left: padded")
         #expect(longer.last?.length == samples(1.6))
-        #expect(BirdNET.segments(sampleCount: samples(9), overlap: 2.5).map(\.startSeconds).last == 7.5)
+        #expect(segments(samples(9), overlap: 2.5).map(\.startSeconds).last == 7.5)
     }
 
     @Test("confidence is sigmoid of the logit, clipped at ±15")
@@ -109,21 +126,5 @@ struct BirdNETTests {
             BirdNET.detections(logits: logits[...], segment: segment, minimum: 0.5).map(\.label) == [2, 4],
             "exactly at the minimum is not above it")
         #expect(BirdNET.detections(logits: [-20, -15][...], segment: segment).isEmpty)
-    }
-
-    @Test("the summary gives each class its best confidence, segments heard, first and last time, best first")
-    func summary() {
-        let segments = BirdNET.segments(sampleCount: samples(15))
-        // A Dunnock (0) in segments 0, 2 and 4, a Wren (1) in segment 2 only, at a higher confidence.
-        let rows: [[Float]] = [[3, -5], [-5, -5], [1, 4], [-5, -5], [2, -5]]
-        let detections = zip(segments, rows).flatMap { BirdNET.detections(logits: $1[...], segment: $0) }
-        #expect(
-            BirdNET.summary(detections) == [
-                BirdNETSpeciesSummary(
-                    label: 1, best: BirdNET.confidence(logit: 4), segments: 1, first: 6, last: 6),
-                BirdNETSpeciesSummary(
-                    label: 0, best: BirdNET.confidence(logit: 3), segments: 3, first: 0, last: 12),
-            ])
-        #expect(BirdNET.summary([]).isEmpty)
     }
 }

@@ -1,0 +1,136 @@
+import ChirperAudio
+import ChirperCore
+import ChirperSystem
+import FoundationEssentials
+import Synchronization
+
+/// `identify`'s classifier: BirdNET 2.4 (CC BY-NC-SA 4.0), converted to ONNX by `make model` and run on the CPU
+/// through ONNX Runtime. A stretch of a recording is decoded piece by piece, resampled to 48 kHz, cut into 3 s
+/// segments as BirdNET-Analyzer cuts them, and run in batches, so a long recording is heard in bounded memory.
+///
+/// The model is loaded (and its file checked against what `make model` recorded) by the first `identify`, and
+/// kept for the session.
+public final class BirdNETIdentifier: SpeciesIdentifying {
+    public static let modelName = "BirdNET 2.4"
+    static let modelFile = "BirdNET_GLOBAL_6K_V2.4.onnx"
+    static let labelsFile = "BirdNET_GLOBAL_6K_V2.4_Labels.txt"
+    static let sourcesFile = "SOURCES.json"
+    /// Segments run at once: enough to keep every core busy, few enough to bound the memory (a segment's input
+    /// is 576 KB).
+    static let batch = 8
+
+    /// What `make model` is told, and the licence, for the line that says the model is missing.
+    public static func missing(in directory: String) -> String {
+        "no BirdNET model in \(directory): run `make model` to fetch and convert it (BirdNET 2.4 by the Cornell Lab "
+            + "and TU Chemnitz, CC BY-NC-SA 4.0: non-commercial use only)"
+    }
+
+    private let directory: String
+    private let libraryPath: String
+    private let reader: MonoAudioReader
+    private let threads: Int
+    /// The model and its labels once loaded, or why they could not be.
+    private let loaded = Mutex<Result<Loaded, IdentifyUnavailable>?>(nil)
+
+    private struct Loaded: @unchecked Sendable {
+        let model: OnnxModel
+        let labels: [Species]
+    }
+
+    public init(modelDirectory: String, libraryPath: String, reader: MonoAudioReader, threads: Int) {
+        self.directory = modelDirectory
+        self.libraryPath = libraryPath
+        self.reader = reader
+        self.threads = max(1, threads)
+    }
+
+    /// `$XDG_DATA_HOME/chirper-play/models/birdnet-2.4`, where `make model` writes.
+    public static func defaultDirectory(environment: [String: String]) -> String {
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? PathText.homeDirectory) + "/.local/share"
+        return data + "/chirper-play/models/birdnet-2.4"
+    }
+
+    public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions) async throws -> Identification {
+        let loaded = try load()
+        let offset = span?.start ?? 0
+        var cutter = SegmentCutter(overlap: options.overlap)
+        var resampler: Resampler?
+        var segments: [SegmentDetections] = []
+        var waiting: [SegmentCutter.Cut] = []
+        func run() throws {
+            try Task.checkCancellation()
+            guard !waiting.isEmpty else { return }
+            let rows = FloatRows(
+                rows: waiting.count, columns: BirdNET.segmentLength, values: waiting.flatMap(\.samples))
+            let logits = try loaded.model.run(rows)
+            for (row, cut) in waiting.enumerated() {
+                let heard = BirdNET.detections(
+                    logits: logits[row], segment: cut.segment, minimum: options.minConfidence)
+                segments.append(
+                    SegmentDetections(
+                        start: offset + cut.segment.startSeconds, end: offset + cut.segment.endSeconds,
+                        detections: heard.map { Detection(species: loaded.labels[$0.label], confidence: $0.confidence) }
+                    ))
+            }
+            waiting = []
+        }
+        func take(_ samples: [Float]) throws {
+            waiting += cutter.push(samples)
+            if waiting.count >= Self.batch { try run() }
+        }
+        try await reader.read(item, span: span) { piece, rate in
+            if resampler == nil { resampler = try Resampler(inputRate: rate) }
+            try take(try resampler?.process(piece) ?? [])
+        }
+        try take(try resampler?.flush() ?? [])
+        waiting += cutter.finish()
+        try run()
+        guard !segments.isEmpty else {
+            throw IdentifyUnavailable(
+                reason:
+                    "\(TerminalText.sanitize(item.label)): nothing to identify: BirdNET needs at least 1.5 s of audio")
+        }
+        return Identification(model: Self.modelName, segments: segments)
+    }
+
+    /// The model and labels, loaded and checked once; the same answer (or the same reason) after.
+    private func load() throws -> Loaded {
+        if let known = loaded.withLock({ $0 }) { return try known.get() }
+        let result: Result<Loaded, IdentifyUnavailable>
+        do {
+            result = .success(try open())
+        } catch let error as IdentifyUnavailable {
+            result = .failure(error)
+        } catch {
+            result = .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+        }
+        // Two first identifies may both load: the first answer kept wins, and both are the same.
+        return try loaded.withLock { kept in
+            if kept == nil { kept = result }
+            return kept!
+        }.get()
+    }
+
+    private func open() throws -> Loaded {
+        let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        let modelPath = folder + Self.modelFile
+        guard FileIO.size(atPath: modelPath) != nil else {
+            throw IdentifyUnavailable(reason: Self.missing(in: directory))
+        }
+        try ModelFileCheck.verify(modelPath, name: Self.modelFile, sources: folder + Self.sourcesFile)
+        guard let text = try? String(contentsOfFile: folder + Self.labelsFile, encoding: .utf8) else {
+            throw IdentifyUnavailable(reason: "cannot read BirdNET's labels in \(directory): run `make model` again")
+        }
+        let labels = try BirdNET.labels(text).map { Species(scientific: $0.scientific, english: $0.common) }
+        let runtime = try OnnxRuntime(libraryPath: libraryPath)
+        let model = try OnnxModel(runtime: runtime, path: modelPath, threads: threads)
+        guard model.input.shape.last == BirdNET.segmentLength, model.output.shape.last == labels.count else {
+            throw IdentifyUnavailable(
+                reason: "the BirdNET model in \(directory) does not take 3 s at 48 kHz to \(labels.count) species; "
+                    + "run `make model` to fetch it again")
+        }
+        return Loaded(model: model, labels: labels)
+    }
+}
