@@ -78,6 +78,8 @@ let package = Package(
         // FFTW 3 (GPL-2.0-or-later, libfftw3-dev), single precision: the real FFT of the sonogram and the
         // measurements. Loaded on demand.
         .target(name: "CFFTW", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // libFLAC (BSD-3-Clause, libflac-dev): the decoder of FLAC recordings. Loaded on demand.
+        .target(name: "CFLAC", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // glibc's malloc.h (mallopt), for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
         // libedit (libedit-dev): the terminal's line editing and history. Loaded on demand, by a terminal only.
@@ -86,7 +88,8 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CFLAC", "CMPG123", "CPulse", "CSonic",
+                "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -86,7 +86,7 @@ final class TrackFeed {
     func run() async throws -> PipelineOutcome {
         reader = try await source.open(from: 0)
         total = reader?.totalLength
-        decoder = StreamDecoder(expectedLength: total)
+        decoder = StreamDecoder(expectedLength: total, channel: decoder.channel)
         while true {
             let event: TrackMachine.Event =
                 pipeline.mailbox.poll().map { .command($0) } ?? .ready(undecodedInput: decodeOffset < held.end)
@@ -296,8 +296,12 @@ final class TrackFeed {
             offset = point.bodyOffset
             landed = point.frame
             estimated = !point.accurate
+        } else if let point = try decoder.seekFLAC(toFrame: frame, localFile: source.wholeLocalFile) {
+            // FLAC: libFLAC's seek in the file on disk (its seek table), or the stream again from its start.
+            offset = point.bodyOffset
+            landed = point.frame
         } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
-            let fresh = StreamDecoder()
+            let fresh = StreamDecoder(channel: decoder.channel)
             // The header only announces the format, which is the one playing.
             _ = try fresh.feed(location.resumeHeader(atFrame: frame))
             decoder = fresh
