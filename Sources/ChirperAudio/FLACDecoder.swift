@@ -91,7 +91,7 @@ public final class FLACDecoder {
         var reason = [CChar](repeating: 0, count: 256)
         guard chirper_flac_load(&reason, reason.count) == 0 else {
             let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw FLACDecoderError("libFLAC cannot be loaded (\(text)); install libflac12")
+            throw FLACDecoderError("cannot load libFLAC (\(text)); install libflac12", libraryMissing: true)
         }
         guard let handle = FLAC__stream_decoder_new() else { throw FLACDecoderError("libFLAC is out of memory") }
         self.handle = handle

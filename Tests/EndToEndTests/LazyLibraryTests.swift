@@ -4,7 +4,7 @@ import Testing
 /// The C libraries a session may never use (CLazyLibrary.h): loaded when first needed, not at every start.
 private let onDemand = [
     "libpulse.so", "libsystemd.so", "libsqlite3.so", "libfftw3f.so", "libsonic.so", "libsyn123.so", "libpng16.so",
-    "libedit.so", "libchafa.so", "libglib-2.0.so",
+    "libedit.so", "libchafa.so", "libglib-2.0.so", "libFLAC.so",
 ]
 
 private func loaded(_ files: Set<String>, _ library: String) -> Bool {
@@ -17,8 +17,9 @@ struct LazyLibraryTests {
     func loadedWhenFirstNeeded() async throws {
         // A CHIRPER_LIB… of the caller's would name another file: empty, each library's own name is loaded.
         let ownNames = Dictionary(
-            uniqueKeysWithValues: ["PULSE", "SYSTEMD", "SQLITE", "FFTW", "SONIC", "SYN123", "PNG", "EDIT", "CHAFA"].map
-            {
+            uniqueKeysWithValues: [
+                "PULSE", "SYSTEMD", "SQLITE", "FFTW", "SONIC", "SYN123", "PNG", "EDIT", "CHAFA", "FLAC",
+            ].map {
                 ("CHIRPER_LIB\($0)", "")
             })
         let session = try LiveChirper(["--output", "null", "--no-mpris"], environment: ownNames)
