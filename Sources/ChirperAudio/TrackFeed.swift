@@ -61,6 +61,7 @@ final class TrackFeed {
     init(
         ticket: PlaybackTicket,
         source: any ByteSource,
+        channel: Int? = nil,
         pipeline: Pipeline,
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
@@ -79,7 +80,7 @@ final class TrackFeed {
         self.step = step
         self.format = format
         self.openOutput = openOutput
-        self.decoder = StreamDecoder()
+        self.decoder = StreamDecoder(channel: channel)
     }
 
     /// Plays the track to its end (or until stopped, failed or given up).

@@ -77,3 +77,31 @@ struct WAVFormatTests {
         }
     }
 }
+
+/// The player plays the channel its item names, against a sink whose speaker the test moves.
+@Suite("Player: one channel of many", .enabled(if: ReferenceDecoders.available, ReferenceDecoders.missing))
+struct PlayerChannelTests {
+    @Test("a 4-channel WAV plays its first channel alone, or the one the item names, to the sink")
+    func channelReachesTheSink() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = "\(folder)/four.wav"
+        try await ReferenceDecoders.makeWAV(
+            path, rate: 16000, channels: 4, encoding: ["-e", "signed", "-b", "16"], seconds: 1)
+        for channel in [nil, 3] {
+            let reference = try await ReferenceDecoders.sox16(path, channel: channel ?? 1)
+            let sink = GatedSink()
+            let player = Player(sink: sink, sources: .live())
+            player.play(PlayItem(label: "four.wav", location: .local(path: path), channel: channel))
+            try await player.waitFor("the whole second queued") { _ in
+                sink.outputs.first.map { $0.samples.count >= reference.count } ?? false
+            }
+            #expect(sink.outputs.first?.format == PCMFormat(sampleRate: 16000, channels: 1))
+            let played = sink.outputs.first?.samples ?? []
+            #expect(
+                ReferenceDecoders.firstDifference(played, reference) == "equal",
+                "channel \(String(describing: channel))")
+            await player.shutdown()
+        }
+    }
+}
