@@ -1,9 +1,9 @@
 # chirper-play: `make run` and `make test` are the two commands; each installs what it needs first.
 SHELL := /bin/bash
 SWIFT ?= swift
-RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev libchafa-dev libpng-dev libsqlite3-dev \
-	libsystemd-dev libsoxr-dev pkg-config
-TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
+RUN_PACKAGES := libmpg123-dev libflac-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev libchafa-dev libpng-dev \
+	libsqlite3-dev libsystemd-dev libsoxr-dev pkg-config
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 flac lame sox twolame libsixel-bin \
 	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=

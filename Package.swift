@@ -84,6 +84,8 @@ let package = Package(
         // ONNX Runtime's C API (MIT): the header fetched by `make ort-header` (include/COnnxRuntime.h says why),
         // the library (fetched by `make ort`) loaded with dlopen by the first model opened.
         .target(name: "COnnxRuntime", exclude: ["onnxruntime/copyright"], linkerSettings: [.linkedLibrary("dl")]),
+        // libFLAC (BSD-3-Clause, libflac-dev): the decoder of FLAC recordings. Loaded on demand.
+        .target(name: "CFLAC", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
         // glibc's malloc.h (mallopt), for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
         // libedit (libedit-dev): the terminal's line editing and history. Loaded on demand, by a terminal only.
@@ -92,7 +94,7 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSoxr",
+                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CFLAC", "CMPG123", "CPulse", "CSonic", "CSoxr",
                 "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,11 +6,14 @@ public enum AudioContainer: Sendable, Hashable, CustomStringConvertible {
     case mp3
     /// RIFF/WAVE with integer or float PCM.
     case wav
+    /// Native FLAC (libFLAC).
+    case flac
 
     public var description: String {
         switch self {
         case .mp3: "MP3"
         case .wav: "WAV"
+        case .flac: "FLAC"
         }
     }
 }
@@ -20,7 +23,7 @@ public struct UnsupportedAudioFormat: UserFacingError, Hashable, CustomStringCon
     /// What was found instead, e.g. "an HTML page", "an empty body", "bytes 00 01 02 03".
     public var found: String
     public init(found: String) { self.found = found }
-    public var userMessage: String { "unsupported audio format: \(found) (not MP3 or WAV)" }
+    public var userMessage: String { "unsupported audio format: \(found) (not MP3, WAV or FLAC)" }
     public var description: String { userMessage }
 }
 
@@ -107,7 +110,7 @@ public enum AudioSniffer {
 
     /// Signatures of other formats that may hold anything (so also bytes that look like MPEG frames).
     private static func isOtherFormat(_ bytes: [UInt8]) -> Bool {
-        bytes.starts(with: Array("OggS".utf8)) || bytes.starts(with: Array("fLaC".utf8))
+        bytes.starts(with: Array("OggS".utf8))
             || (bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)))
             || (bytes.count >= 8 && Array(bytes[4..<8]) == Array("ftyp".utf8))
     }
@@ -128,6 +131,12 @@ public enum AudioSniffer {
             } else if isMPEGFrameHeader(bytes[0], bytes[1], bytes[2]) {
                 return .some(.mp3)
             }
+        }
+        // FLAC's signature.
+        switch compare(bytes, Array("fLaC".utf8)) {
+        case .match: return .some(.flac)
+        case .tooShort: undecided = true
+        case .mismatch: break
         }
         // RIFF....WAVE
         switch compare(bytes, Array("RIFF".utf8)) {

@@ -18,7 +18,7 @@ extension Player {
                     // The feed belongs to this task alone.
                     let ticket = pipeline.ticket
                     let feed = TrackFeed(
-                        ticket: ticket, source: source, pipeline: pipeline,
+                        ticket: ticket, source: source, channel: item.channel, pipeline: pipeline,
                         configuration: self.configuration, backoffClock: self.clocks.backoff, hearing: self.hearing,
                         step: { event in self.step(event, ticket: ticket) },
                         format: { self.locked.withLockedValue { $0.machine.track(of: ticket)?.format } },

@@ -1,5 +1,7 @@
+import ChirperCore
+
 /// Decodes a recording's bytes, whatever their format and however they are split: sniffs the first
-/// bytes, then hands the stream to the MP3 or WAV decoder.
+/// bytes, then hands the stream to the MP3, WAV or FLAC decoder.
 ///
 /// ID3v2 tags in front of an MP3 are skipped here, as they stream past, so a huge tag (cover art) never
 /// sits in memory. The output does not depend on how the input is chunked. Not thread-safe.
@@ -13,6 +15,7 @@ public final class StreamDecoder {
         case id3Skip(remaining: Int)
         case mp3(MP3Decoder)
         case wav(WAVDecoder)
+        case flac(FLACDecoder)
     }
 
     private var stage: Stage = .sniffing
@@ -28,13 +31,34 @@ public final class StreamDecoder {
 
     /// Whether MP3 is decoded with both channels mixed into one (see `MP3Decoder(mixToMono:)`).
     private let mixToMono: Bool
+    /// The channel of a WAV or FLAC file played alone (counted from 1); nil for the default (`ChannelChoice`).
+    public let channel: Int?
 
     /// - Parameters:
-    ///   - expectedLength: the body's length if known (used to estimate an MP3's duration).
-    ///   - mixToMono: decode MP3 mixed to one channel (for analysis; WAV is left as it is).
-    public init(expectedLength: Int64? = nil, mixToMono: Bool = false) {
+    ///   - expectedLength: the body's length if known (used to estimate an MP3's duration, and to cut a WAV's
+    ///     duration to what the file holds).
+    ///   - mixToMono: decode MP3 mixed to one channel (for analysis; WAV and FLAC are left as they are).
+    ///   - channel: the channel of a WAV or FLAC file to play alone, counted from 1; nil plays mono and stereo
+    ///     whole and the first of more channels.
+    public init(expectedLength: Int64? = nil, mixToMono: Bool = false, channel: Int? = nil) {
         self.expectedLength = expectedLength
         self.mixToMono = mixToMono
+        self.channel = channel
+    }
+
+    /// The channels played (which one, of how many), once a WAV's or FLAC's format is read; nil for MP3.
+    public var channelChoice: ChannelChoice? {
+        switch stage {
+        case .wav(let decoder): decoder.channelChoice
+        case .flac(let decoder): decoder.channelChoice
+        case .sniffing, .id3Header, .id3Skip, .mp3: nil
+        }
+    }
+
+    /// The damaged frames of a FLAC stream skipped so far, if any (said once, as its `notice`).
+    public var damage: FLACDamage? {
+        if case .flac(let decoder) = stage { return decoder.damage }
+        return nil
     }
 
     /// The recording's length in seconds, once the decoder knows it.
@@ -42,14 +66,17 @@ public final class StreamDecoder {
         switch stage {
         case .mp3(let decoder): decoder.duration
         case .wav(let decoder): decoder.duration
+        case .flac(let decoder): decoder.duration
         case .sniffing, .id3Header, .id3Skip: nil
         }
     }
 
-    /// Whether `duration` is exact: a WAV's, or an MP3's from its Info/Xing header (not estimated).
+    /// Whether `duration` is exact: a WAV's, a FLAC's from STREAMINFO, or an MP3's from its Info/Xing header (not
+    /// estimated).
     public var durationIsExact: Bool {
         switch stage {
         case .mp3(let decoder): decoder.durationIsExact
+        case .flac(let decoder): decoder.durationIsExact
         case .wav: true
         case .sniffing, .id3Header, .id3Skip: false
         }
@@ -98,6 +125,8 @@ public final class StreamDecoder {
             try decoder.finish()
         case .wav(let decoder):
             try decoder.finish()
+        case .flac(let decoder):
+            output += try decoder.finish()
         }
         return output
     }
@@ -143,6 +172,9 @@ public final class StreamDecoder {
             case .wav(let decoder):
                 output += try decoder.feed(UnsafeRawBufferPointer(rebasing: input))
                 return
+            case .flac(let decoder):
+                output += try decoder.feed(UnsafeRawBufferPointer(rebasing: input))
+                return
             }
         }
     }
@@ -153,7 +185,8 @@ public final class StreamDecoder {
         self.container = container
         switch container {
         case .mp3: stage = .id3Header([])
-        case .wav: stage = .wav(WAVDecoder())
+        case .wav: stage = .wav(WAVDecoder(channel: channel, streamLength: expectedLength))
+        case .flac: stage = .flac(try FLACDecoder(channel: channel))
         }
         let bytes = sniffed
         sniffed = []
@@ -196,6 +229,27 @@ extension StreamDecoder {
     public var isWAV: Bool {
         if case .wav = stage { return true }
         return false
+    }
+
+    /// Whether the body is a FLAC stream (seek with `seekFLAC`).
+    public var isFLAC: Bool {
+        if case .flac = stage { return true }
+        return false
+    }
+
+    /// Points a FLAC stream at `frame`: with libFLAC's seek in `localFile` (the whole recording on disk), or
+    /// else by decoding from the first byte again and dropping what comes before. Nil before the FLAC decoder
+    /// exists. The output after the point starts at `frame`, exactly.
+    public func seekFLAC(toFrame frame: Int, localFile: String?) throws -> StreamSeekPoint? {
+        guard case .flac = stage else { return nil }
+        if let localFile, let landing = try FLACDecoder.seeking(file: localFile, toFrame: frame, channel: channel) {
+            stage = .flac(landing.decoder)
+            bytesSeen = landing.byteOffset
+            return StreamSeekPoint(bodyOffset: landing.byteOffset, frame: landing.frame, accurate: true)
+        }
+        stage = .flac(try FLACDecoder.restarting(atFrame: frame, channel: channel))
+        bytesSeen = 0
+        return StreamSeekPoint(bodyOffset: 0, frame: max(0, frame), accurate: true)
     }
 
     /// Body bytes fed so far: the next byte of the current body is this offset.

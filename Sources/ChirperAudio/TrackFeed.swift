@@ -61,6 +61,7 @@ final class TrackFeed {
     init(
         ticket: PlaybackTicket,
         source: any ByteSource,
+        channel: Int? = nil,
         pipeline: Pipeline,
         configuration: Player.Configuration,
         backoffClock: any Clock<Duration>,
@@ -79,14 +80,14 @@ final class TrackFeed {
         self.step = step
         self.format = format
         self.openOutput = openOutput
-        self.decoder = StreamDecoder()
+        self.decoder = StreamDecoder(channel: channel)
     }
 
     /// Plays the track to its end (or until stopped, failed or given up).
     func run() async throws -> PipelineOutcome {
         reader = try await source.open(from: 0)
         total = reader?.totalLength
-        decoder = StreamDecoder(expectedLength: total)
+        decoder = StreamDecoder(expectedLength: total, channel: decoder.channel)
         while true {
             let event: TrackMachine.Event =
                 pipeline.mailbox.poll().map { .command($0) } ?? .ready(undecodedInput: decodeOffset < held.end)
@@ -296,8 +297,12 @@ final class TrackFeed {
             offset = point.bodyOffset
             landed = point.frame
             estimated = !point.accurate
+        } else if let point = try decoder.seekFLAC(toFrame: frame, localFile: source.wholeLocalFile) {
+            // FLAC: libFLAC's seek in the file on disk (its seek table), or the stream again from its start.
+            offset = point.bodyOffset
+            landed = point.frame
         } else if decoder.isWAV, let location = WAVDataLocation(header: headerBytes) {
-            let fresh = StreamDecoder()
+            let fresh = StreamDecoder(channel: decoder.channel)
             // The header only announces the format, which is the one playing.
             _ = try fresh.feed(location.resumeHeader(atFrame: frame))
             decoder = fresh

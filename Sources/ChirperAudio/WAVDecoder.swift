@@ -12,7 +12,10 @@ public struct WAVDecoderError: UserFacingError, Hashable, CustomStringConvertibl
 /// `sox -D FILE -b 16 -e signed-integer` writes (deeper samples rounded, not dithered).
 ///
 /// Accepts WAVE_FORMAT_PCM (8-bit unsigned, 16/24/32-bit signed), WAVE_FORMAT_IEEE_FLOAT (32/64-bit), G.711
-/// A-law and mu-law, and WAVE_FORMAT_EXTENSIBLE with any of these subformats; any rate; mono or stereo. Chunks may come in any order
+/// A-law and mu-law, and WAVE_FORMAT_EXTENSIBLE with any of these subformats; 8 to 384 kHz; 1 to 8 channels, of
+/// which mono and stereo are played whole and more are played one channel at a time (`ChannelChoice`: the
+/// first unless another is asked for). The `fmt ` chunk is read by `WAVSampleLayout`, as the header reader
+/// reads it. Chunks may come in any order
 /// (`fmt ` must precede `data`); unknown chunks are skipped, odd sizes padded. A `data` size that promises
 /// more than arrives is not an error (what arrives is played); 0 or 0xFFFFFFFF means "until the end".
 /// Memory is bounded: only a partial header or a partial sample frame is kept between feeds.
@@ -29,6 +32,8 @@ public final class WAVDecoder {
         var sampleRate: Int
         var bytesPerSample: Int
         var blockAlign: Int
+        /// The channels played: all of them, or one alone.
+        var choice: ChannelChoice
     }
 
     private enum Stage {
@@ -48,11 +53,27 @@ public final class WAVDecoder {
     private var pending: [UInt8] = []
     private var layout: Layout?
     public private(set) var duration: Double?
+    /// The channel asked for (counted from 1), nil for the default.
+    private let requestedChannel: Int?
+    /// The channels played, once the `fmt ` chunk is read.
+    public var channelChoice: ChannelChoice? { layout?.choice }
 
-    public init() {}
+    /// - Parameter channel: the channel to play alone (counted from 1); nil plays mono and stereo whole and
+    ///   the first of more channels.
+    ///   - streamLength: the bytes the whole stream holds, if known: a `data` chunk that claims more (a
+    ///     recording cut short) lasts only as long as what is there.
+    public init(channel: Int? = nil, streamLength: Int64? = nil) {
+        requestedChannel = channel
+        self.streamLength = streamLength
+    }
+
+    private let streamLength: Int64?
+    /// Bytes fed before the current feed.
+    private var fedBefore: Int64 = 0
 
     /// Feeds the next bytes and returns what they decode to.
     public func feed(_ bytes: UnsafeRawBufferPointer) throws(WAVDecoderError) -> [DecodedAudio] {
+        defer { fedBefore += Int64(bytes.count) }
         var output: [DecodedAudio] = []
         var samples: [Int16] = []
         var input = bytes[...]
@@ -68,7 +89,7 @@ public final class WAVDecoder {
                 guard let header = take(8, from: &input) else { return flush(samples, into: output) }
                 let id = String(decoding: header[0..<4], as: UTF8.self)
                 let size = Int(readUInt32(header, at: 4))
-                try beginChunk(id: id, size: size)
+                try beginChunk(id: id, size: size, at: fedBefore + Int64(bytes.count - input.count))
             case .format(let size, let pad):
                 guard let body = take(size, from: &input) else { return flush(samples, into: output) }
                 let newLayout = try parseFormat(body)
@@ -98,8 +119,9 @@ public final class WAVDecoder {
                     output = flush(samples, into: output)
                     samples = []
                     output.append(
-                        .format(PCMFormat(sampleRate: layout.sampleRate, channels: layout.channels), duration: duration)
-                    )
+                        .format(
+                            PCMFormat(sampleRate: layout.sampleRate, channels: layout.choice.outputChannels),
+                            duration: duration))
                 }
                 let available = remaining.map { min($0, input.count) } ?? input.count
                 let piece = input.prefix(available)
@@ -136,7 +158,8 @@ public final class WAVDecoder {
 
     // MARK: - Parsing
 
-    private func beginChunk(id: String, size: Int) throws(WAVDecoderError) {
+    /// `start`: the stream offset of the chunk's body.
+    private func beginChunk(id: String, size: Int, at start: Int64) throws(WAVDecoderError) {
         let pad = size % 2
         switch id {
         case "fmt ":
@@ -145,8 +168,9 @@ public final class WAVDecoder {
         case "data":
             guard let layout else { throw WAVDecoderError("the data chunk comes before the fmt chunk") }
             let unknown = size == 0 || size == 0xFFFF_FFFF
-            if !unknown {
-                duration = Double(size / layout.blockAlign) / Double(layout.sampleRate)
+            let present = streamLength.map { Int(max(0, $0 - start)) }
+            if let length = unknown ? present : min(size, present ?? size) {
+                duration = Double(length / layout.blockAlign) / Double(layout.sampleRate)
             }
             stage = .data(remaining: unknown ? nil : size, pad: unknown ? 0 : pad)
         default:
@@ -155,54 +179,46 @@ public final class WAVDecoder {
     }
 
     private func parseFormat(_ body: [UInt8]) throws(WAVDecoderError) -> Layout {
-        var tag = Int(readUInt16(body, at: 0))
-        let channels = Int(readUInt16(body, at: 2))
-        let sampleRate = Int(readUInt32(body, at: 4))
-        let bits = Int(readUInt16(body, at: 14))
-        if tag == 0xFFFE {  // WAVE_FORMAT_EXTENSIBLE: the real tag opens the SubFormat GUID
-            guard body.count >= 40 else { throw WAVDecoderError("its extensible fmt chunk is too short") }
-            tag = Int(readUInt16(body, at: 24))
+        let parsed: WAVSampleLayout
+        switch WAVSampleLayout.parse(body) {
+        case .success(let layout): parsed = layout
+        case .failure(let problem): throw WAVDecoderError(Self.reason(problem))
         }
         let encoding: Encoding
-        switch (tag, bits) {
-        case (1, 8): encoding = .unsigned8
-        case (6, 8): encoding = .aLaw
-        case (7, 8): encoding = .muLaw
-        case (1, 16): encoding = .signed16
-        case (1, 24): encoding = .signed24
-        case (1, 32): encoding = .signed32
-        case (3, 32): encoding = .float32
-        case (3, 64): encoding = .float64
-        case (1, _), (3, _):
-            throw WAVDecoderError("\(bits)-bit \(tag == 1 ? "integer" : "float") samples are not supported")
-        case (6, _), (7, _):
-            throw WAVDecoderError("\(bits)-bit \(Self.encodingName(tag)) samples are not supported")
-        default:
-            throw WAVDecoderError(
-                "encoding \(Self.encodingName(tag)) is not supported (only PCM, float, A-law, mu-law)")
+        switch parsed.encoding {
+        case .unsignedInteger: encoding = .unsigned8
+        case .signedInteger(16): encoding = .signed16
+        case .signedInteger(24): encoding = .signed24
+        case .signedInteger: encoding = .signed32
+        case .float(32): encoding = .float32
+        case .float: encoding = .float64
+        case .aLaw: encoding = .aLaw
+        case .muLaw: encoding = .muLaw
+        case .flac, .mpeg: throw WAVDecoderError("its fmt chunk names a compressed encoding")
         }
-        guard channels == 1 || channels == 2 else {
-            throw WAVDecoderError("\(channels) channels are not supported (only mono and stereo)")
+        let choice: ChannelChoice
+        do {
+            choice = try ChannelChoice.choose(requested: requestedChannel, fileChannels: parsed.channels)
+        } catch {
+            throw WAVDecoderError(error.userMessage)
         }
-        guard sampleRate >= 1000, sampleRate <= 768_000 else {
-            throw WAVDecoderError("sample rate \(sampleRate) Hz is not supported")
-        }
-        let bytesPerSample = bits / 8
         // The frame size follows from the sample layout; a block align that disagrees is ignored.
-        let frameBytes = bytesPerSample * channels
         return Layout(
             encoding: encoding,
-            channels: channels,
-            sampleRate: sampleRate,
-            bytesPerSample: bytesPerSample,
-            blockAlign: frameBytes
+            channels: parsed.channels,
+            sampleRate: parsed.sampleRate,
+            bytesPerSample: parsed.bytesPerSample,
+            blockAlign: parsed.frameBytes,
+            choice: choice
         )
     }
 
-    private static func encodingName(_ tag: Int) -> String {
-        let names = [2: "ADPCM", 6: "A-law", 7: "mu-law", 0x11: "IMA ADPCM", 0x55: "MP3"]
-        let hex = String(tag, radix: 16, uppercase: true)
-        return names[tag].map { "\($0) (0x\(hex))" } ?? "0x\(hex)"
+    /// The header reader's words for a layout that is not played, without its advice to convert (the
+    /// decoder's own line says what to do).
+    private static func reason(_ problem: AudioFileProblem) -> String {
+        switch problem.reason {
+        case .unsupported(let what), .damaged(let what), .otherFormat(let what), .unrecognised(let what): what
+        }
     }
 
     // MARK: - Bytes
@@ -234,8 +250,17 @@ public final class WAVDecoder {
         bytes.append(contentsOf: piece)
         let frames = bytes.count / layout.blockAlign
         let used = frames * layout.blockAlign
-        samples.reserveCapacity(samples.count + frames * layout.channels)
+        samples.reserveCapacity(samples.count + frames * layout.choice.outputChannels)
         bytes.withUnsafeBytes { raw in
+            if let played = layout.choice.played {
+                // One channel alone: its sample of every frame.
+                var offset = (played - 1) * layout.bytesPerSample
+                while offset < used {
+                    samples.append(Self.sample(raw, at: offset, encoding: layout.encoding))
+                    offset += layout.blockAlign
+                }
+                return
+            }
             var offset = 0
             while offset < used {
                 samples.append(Self.sample(raw, at: offset, encoding: layout.encoding))
@@ -314,10 +339,6 @@ public final class WAVDecoder {
             wide = scaled >= 2_147_483_647.5 ? .max : Int32(scaled + 0.5)
         }
         return wideTo16(wide)
-    }
-
-    private func readUInt16(_ bytes: [UInt8], at offset: Int) -> UInt16 {
-        UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }
 
     private func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {

@@ -16,10 +16,14 @@ public struct PlayItem: Sendable, Hashable {
     public var location: AudioLocation
     /// Length from the catalogue, in seconds, when known; the decoder's own figure wins once it has one.
     public var expectedDuration: Double?
+    /// The channel of a WAV or FLAC file of several to play alone, counted from 1; nil plays mono and stereo
+    /// whole and the first of more channels (`ChannelChoice`).
+    public var channel: Int?
 
-    public init(label: String, location: AudioLocation, expectedDuration: Double? = nil) {
+    public init(label: String, location: AudioLocation, expectedDuration: Double? = nil, channel: Int? = nil) {
         self.label = label
         self.location = location
         self.expectedDuration = expectedDuration
+        self.channel = channel
     }
 }

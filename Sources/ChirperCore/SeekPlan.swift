@@ -71,15 +71,13 @@ public struct WAVDataLocation: Sendable, Hashable {
     /// Finds the `data` chunk in the first bytes of a RIFF/WAVE body; nil if they do not reach it yet (or
     /// it is not a WAV file the decoder accepts: the decoder reports why).
     public init?(header bytes: [UInt8]) {
-        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
         guard bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WAVE".utf8)
         else { return nil }
         var offset = 12
         var layout: (rate: Int, channels: Int, align: Int)?
         while offset + 8 <= bytes.count {
             let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-            let size = u32(offset + 4)
+            let size = HeaderBytes.le32(bytes, offset + 4)
             let body = offset + 8
             if id == "data" {
                 guard let layout, layout.align > 0 else { return nil }
@@ -92,10 +90,11 @@ public struct WAVDataLocation: Sendable, Hashable {
                 return
             }
             if id == "fmt " {
-                guard size >= 16, body + 16 <= bytes.count else { return nil }
-                let channels = u16(body + 2)
-                let bits = u16(body + 14)
-                layout = (u32(body + 4), channels, channels * (bits / 8))
+                // Read as the decoder and the header reader read it: a layout they refuse is not sought in.
+                guard size >= 16, body + size <= bytes.count,
+                    case .success(let parsed) = WAVSampleLayout.parse(Array(bytes[body..<body + size]))
+                else { return nil }
+                layout = (parsed.sampleRate, parsed.channels, parsed.frameBytes)
             }
             offset = body + size + size % 2
         }

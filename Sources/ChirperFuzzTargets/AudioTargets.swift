@@ -43,7 +43,43 @@ extension FuzzTarget {
         FuzzTarget(name: "mp3-frames", summary: "valid MPEG frame headers with fuzzed bodies and sizes, with a seek") {
             decodeWithSeek($0) { mp3Stream(&$0) }
         },
+        FuzzTarget(
+            name: "flac", summary: "fLaC, a STREAMINFO of fuzzed fields, blocks, fuzzed frames (libFLAC), a seek"
+        ) {
+            decodeWithSeek($0) { flacStream(&$0) }
+        },
     ]
+
+    /// A FLAC stream: the signature, a STREAMINFO of fuzzed fields (mostly plausible), sometimes other blocks,
+    /// then fuzzed bytes as frames, often opening with a frame sync.
+    static func flacStream(_ reader: inout FuzzInput) -> [UInt8] {
+        let more = reader.byte() & 1 == 0
+        let block = reader.pick([4096, 1152, 16, reader.integer(bytes: 2)])
+        let rate = reader.pick([44100, 8000, 384_000, 0, reader.integer(bytes: 3)])
+        let channels = reader.int(in: 1...8)
+        let bits = reader.pick([16, 24, 8, 32, reader.int(in: 4...32)])
+        let total = reader.byte() & 1 == 0 ? 0 : reader.integer(bytes: 4)
+        let maxFrame = reader.pick([0, 1475, reader.integer(bytes: 3)])
+        func be(_ value: Int, _ width: Int) -> [UInt8] {
+            (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        let packed =
+            (UInt64(rate & 0xFFFFF) << 44) | (UInt64(channels - 1) << 41) | (UInt64((bits - 1) & 31) << 36)
+            | UInt64(total & 0xF_FFFF_FFFF)
+        var info = be(block, 2) + be(block, 2) + be(0, 3) + be(maxFrame, 3)
+        info += (0..<8).reversed().map { UInt8(truncatingIfNeeded: packed >> (8 * UInt64($0))) }
+        info += reader.take(16)
+        var stream = Array("fLaC".utf8) + [more ? 0x00 : 0x80, 0, 0, 34] + info
+        if more {
+            let body = reader.take(reader.int(in: 0...64))
+            stream += [0x81 | (reader.byte() & 0x7E)] + be(body.count, 3) + body
+        }
+        while !reader.isEmpty && stream.count < 200_000 {
+            if reader.byte() & 1 == 0 { stream += [0xFF, 0xF8] }
+            stream += reader.take(reader.int(in: 1...2000))
+        }
+        return stream
+    }
 
     /// Reads the piece-size seed, where to seek and to which frame, then the body `body` makes of the rest, and
     /// decodes it (`decodeStream`).
@@ -79,7 +115,10 @@ extension FuzzTarget {
             _ = timeline.recordingTime(atOutput: output)
             if let seek, !seeked, offset >= seek.afterBytes, let format {
                 seeked = true
-                if let point = try? decoder.seekMP3(toFrame: seek.frame) {
+                let point =
+                    (try? decoder.seekMP3(toFrame: seek.frame))
+                    ?? (try? decoder.seekFLAC(toFrame: seek.frame, localFile: nil))
+                if let point = point ?? nil {
                     guard point.bodyOffset >= 0 else { return }
                     offset = Int(min(Int64(bytes.count), point.bodyOffset))
                     timeline.mark(

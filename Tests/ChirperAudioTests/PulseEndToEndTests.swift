@@ -30,6 +30,42 @@ private struct Case: Sendable {
         return Case(
             label: "WAV", bytes: wav.bytes, reference: wav.expected, format: PCMFormat(sampleRate: 44100, channels: 2))
     }
+
+    /// 2.5 s of stereo 24-bit FLAC at 48 kHz made by sox and flac; the reference is `flac -d`'s.
+    static func flac() async throws -> Case? {
+        guard ReferenceDecoders.available else { return nil }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await ReferenceDecoders.makeWAV(
+            "\(folder)/in.wav", rate: 48000, channels: 2, encoding: ["-e", "signed", "-b", "24"], seconds: 2.5)
+        try await ReferenceDecoders.encodeFLAC("\(folder)/in.wav", "\(folder)/in.flac")
+        return Case(
+            label: "FLAC", bytes: try ReferenceDecoders.bytes("\(folder)/in.flac"),
+            reference: try await ReferenceDecoders.flac16("\(folder)/in.flac"),
+            format: PCMFormat(sampleRate: 48000, channels: 2))
+    }
+
+    /// 2.5 s of a 4-channel 32-bit float WAV at 48 kHz made by sox: its first channel plays.
+    static func wavFourChannels() async throws -> Case? {
+        guard ReferenceDecoders.available else { return nil }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await ReferenceDecoders.makeWAV(
+            "\(folder)/in.wav", rate: 48000, channels: 4, encoding: ["-e", "floating-point", "-b", "32"], seconds: 2.5)
+        return Case(
+            label: "WAV-4ch", bytes: try ReferenceDecoders.bytes("\(folder)/in.wav"),
+            reference: try await ReferenceDecoders.sox16("\(folder)/in.wav", channel: 1),
+            format: PCMFormat(sampleRate: 48000, channels: 1))
+    }
+
+    static func named(_ id: String) async throws -> Case? {
+        switch id {
+        case "WAV": wav()
+        case "FLAC": try await flac()
+        case "WAV-4ch": try await wavFourChannels()
+        default: try await mp3(id)
+        }
+    }
 }
 
 /// A private server, a loopback HTTP server with the bytes, and a player on a PulseAudio sink.
@@ -94,11 +130,11 @@ struct PulseEndToEndTests {
     @Test(
         "recordings played over loopback HTTP reach a real PulseAudio sink intact (duration ±2 %, correlation ≥ 0.9)",
         .enabled(if: Fixtures.hasMPG123, Fixtures.noMPG123),
-        arguments: ["XC5168", "XC178978", "WAV"]
+        arguments: ["XC5168", "XC178978", "WAV", "FLAC", "WAV-4ch"]
     )
     func playsThroughPulse(id: String) async throws {
-        guard let test = try await (id == "WAV" ? Case.wav() : Case.mp3(id)) else {
-            print("skipped \(id): ../shared/xeno-canto/audio/ is absent")
+        guard let test = try await Case.named(id) else {
+            print("skipped \(id): ../shared/xeno-canto/audio/ (or sox and flac) is absent")
             return
         }
         let rig = try await Rig.make(serving: test.bytes, format: test.format)

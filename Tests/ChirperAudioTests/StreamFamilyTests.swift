@@ -63,7 +63,8 @@ enum StreamFamily {
     /// The line for a body that holds no MPEG frame in the first 64 KiB.
     static func noFrameLine(_ bytes: [UInt8]) -> String {
         let hex = bytes.prefix(8).map { String(format: "%02X", $0) }.joined(separator: " ")
-        return "unsupported audio format: bytes \(hex), and no MPEG audio frame in the first 64 KiB (not MP3 or WAV)"
+        return
+            "unsupported audio format: bytes \(hex), and no MPEG audio frame in the first 64 KiB (not MP3, WAV or FLAC)"
     }
 
     static func read(_ path: String) throws -> [UInt8] {

@@ -4,7 +4,7 @@ import Testing
 /// The C libraries a session may never use (CLazyLibrary.h): loaded when first needed, not at every start.
 private let onDemand = [
     "libpulse.so", "libsystemd.so", "libsqlite3.so", "libfftw3f.so", "libsonic.so", "libsyn123.so", "libpng16.so",
-    "libedit.so", "libchafa.so", "libglib-2.0.so", "libsoxr.so", "libonnxruntime.so",
+    "libedit.so", "libchafa.so", "libglib-2.0.so", "libsoxr.so", "libonnxruntime.so", "libFLAC.so",
 ]
 
 private func loaded(_ files: Set<String>, _ library: String) -> Bool {
@@ -19,6 +19,7 @@ struct LazyLibraryTests {
         let ownNames = Dictionary(
             uniqueKeysWithValues: [
                 "PULSE", "SYSTEMD", "SQLITE", "FFTW", "SONIC", "SYN123", "PNG", "EDIT", "CHAFA", "SOXR", "ONNXRUNTIME",
+                "FLAC",
             ].map {
                 ("CHIRPER_LIB\($0)", "")
             })

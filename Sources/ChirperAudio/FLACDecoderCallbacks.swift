@@ -1,0 +1,146 @@
+import CFLAC
+import ChirperCore
+import Glibc
+
+// libFLAC's callbacks: C functions that find their decoder through the client pointer, which is the
+// `FLACDecoder` itself (it owns the libFLAC decoder, so it outlives every call).
+
+extension FLACDecoder {
+    private static func owner(_ client: UnsafeMutableRawPointer?) -> FLACDecoder {
+        Unmanaged<FLACDecoder>.fromOpaque(client!).takeUnretainedValue()
+    }
+
+    static let read: FLAC__StreamDecoderReadCallback = { _, buffer, bytes, client in
+        guard let buffer, let bytes else { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
+        return owner(client).read(into: buffer, count: bytes)
+    }
+
+    static let seek: FLAC__StreamDecoderSeekCallback = { _, offset, client in
+        let owner = owner(client)
+        guard case .file(let descriptor, let size, _) = owner.input, offset <= UInt64(size) else {
+            return FLAC__STREAM_DECODER_SEEK_STATUS_ERROR
+        }
+        owner.input = .file(descriptor: descriptor, size: size, position: Int64(offset))
+        return FLAC__STREAM_DECODER_SEEK_STATUS_OK
+    }
+
+    static let tell: FLAC__StreamDecoderTellCallback = { _, offset, client in
+        guard case .file(_, _, let position) = owner(client).input else {
+            return FLAC__STREAM_DECODER_TELL_STATUS_UNSUPPORTED
+        }
+        offset?.pointee = UInt64(position)
+        return FLAC__STREAM_DECODER_TELL_STATUS_OK
+    }
+
+    static let length: FLAC__StreamDecoderLengthCallback = { _, length, client in
+        guard case .file(_, let size, _) = owner(client).input else {
+            return FLAC__STREAM_DECODER_LENGTH_STATUS_UNSUPPORTED
+        }
+        length?.pointee = UInt64(size)
+        return FLAC__STREAM_DECODER_LENGTH_STATUS_OK
+    }
+
+    static let endOfFile: FLAC__StreamDecoderEofCallback = { _, client in
+        guard case .file(_, let size, let position) = owner(client).input else { return 0 }
+        return position >= size ? 1 : 0
+    }
+
+    static let write: FLAC__StreamDecoderWriteCallback = { _, frame, channels, client in
+        guard let frame, let channels else { return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT }
+        return owner(client).write(frame.pointee.header, channels)
+    }
+
+    static let metadata: FLAC__StreamDecoderMetadataCallback = { _, block, client in
+        guard let block, block.pointee.type == FLAC__METADATA_TYPE_STREAMINFO else { return }
+        owner(client).streamInfo(block.pointee.data.stream_info)
+    }
+
+    static let error: FLAC__StreamDecoderErrorCallback = { _, _, client in
+        owner(client).noteDamage()
+    }
+
+    // MARK: - What they do
+
+    private func read(into buffer: UnsafeMutablePointer<FLAC__byte>, count: UnsafeMutablePointer<Int>)
+        -> FLAC__StreamDecoderReadStatus
+    {
+        switch input {
+        case .fed(let held, let start, let ended):
+            let taken = min(count.pointee, held.count - start)
+            count.pointee = taken
+            if taken == 0 {
+                if ended { return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM }
+                starved = true
+                return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+            }
+            held.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + start, count: taken)
+            }
+            input = .fed(held: held, start: start + taken, ended: ended)
+        case .file(let descriptor, let size, let position):
+            var got = 0
+            repeat {
+                got = pread(descriptor, buffer, count.pointee, off_t(position))
+            } while got < 0 && errno == EINTR
+            guard got >= 0 else {
+                failure = FLACDecoderError("the file cannot be read (\(String(cString: strerror(errno))))")
+                count.pointee = 0
+                return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+            }
+            count.pointee = got
+            bytesRead += Int64(got)
+            input = .file(descriptor: descriptor, size: size, position: position + Int64(got))
+            if got == 0 { return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM }
+        }
+        return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+    }
+
+    private func streamInfo(_ block: FLAC__StreamMetadata_StreamInfo) {
+        let info = StreamInfo(
+            sampleRate: Int(block.sample_rate), channels: Int(block.channels), totalSamples: block.total_samples,
+            maxFrameBytes: Int(block.max_framesize), maxBlockSize: Int(block.max_blocksize),
+            bits: Int(block.bits_per_sample))
+        guard WAVSampleLayout.sampleRates.contains(info.sampleRate) else {
+            failure = FLACDecoderError("a sample rate of \(info.sampleRate) Hz is not played (8 to 384 kHz are)")
+            return
+        }
+        do {
+            choice = try ChannelChoice.choose(requested: requestedChannel, fileChannels: info.channels)
+        } catch {
+            failure = FLACDecoderError(error.userMessage)
+            return
+        }
+        self.info = info
+        if info.totalSamples > 0 { duration = Double(info.totalSamples) / Double(info.sampleRate) }
+    }
+
+    /// Converts a decoded frame to 16-bit (the frames before `dropBefore` left out) and announces the format
+    /// before the first.
+    private func write(_ header: FLAC__FrameHeader, _ channels: UnsafePointer<UnsafePointer<FLAC__int32>?>)
+        -> FLAC__StreamDecoderWriteStatus
+    {
+        guard let info, let choice, Int(header.channels) == info.channels else {
+            failure = failure ?? FLACDecoderError("a frame has another channel count than the stream")
+            return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+        }
+        let first = header.number.sample_number
+        let count = Int(header.blocksize)
+        nextFrame = first + UInt64(count)
+        let skip = first < dropBefore ? min(count, Int(dropBefore - first)) : 0
+        guard skip < count else { return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE }
+        if !announced {
+            announced = true
+            output.append(
+                .format(PCMFormat(sampleRate: info.sampleRate, channels: choice.outputChannels), duration: duration))
+        }
+        let shift = Int32(32 - min(32, max(1, Int(header.bits_per_sample))))
+        let played = choice.played.map { [$0 - 1] } ?? Array(0..<info.channels)
+        samples.reserveCapacity(samples.count + (count - skip) * played.count)
+        for index in skip..<count {
+            for channel in played {
+                samples.append(WAVDecoder.wideTo16(channels[channel]![index] << shift))
+            }
+        }
+        return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+    }
+}

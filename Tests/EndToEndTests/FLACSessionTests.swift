@@ -1,0 +1,83 @@
+import ChirperTestSupport
+import Foundation
+import Testing
+
+/// A FLAC in an offline catalog, played by the chirper-play binary in a pipe, as a user plays one.
+@Suite(
+    "A FLAC played by the binary",
+    .enabled(
+        if: PulseHarness.executable(named: "sox") != nil && PulseHarness.executable(named: "flac") != nil,
+        "skipped: sox and flac are not installed"))
+struct FLACSessionTests {
+    /// A folder with a catalog of one recording, `audio/own.flac`: 2 s of a 24-bit stereo sweep.
+    static func catalog() async throws -> (folder: URL, flac: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-flac-\(UUID())")
+        let audio = folder.appendingPathComponent("audio")
+        try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)
+        let wav = audio.appendingPathComponent("own.wav").path
+        let flac = audio.appendingPathComponent("own.flac").path
+        let sox = try #require(PulseHarness.executable(named: "sox"))
+        let encoder = try #require(PulseHarness.executable(named: "flac"))
+        _ = try await Tool.run(
+            sox, ["-n", "-r", "44100", "-c", "2", "-b", "24", wav, "synth", "2", "sine", "300-3000", "sine", "800"])
+        _ = try await Tool.run(encoder, ["-s", "-f", "-o", flac, wav])
+        try FileManager.default.removeItem(atPath: wav)
+        let demo = try Data(contentsOf: ChirperBinary.packageRoot.appendingPathComponent("assets/demo/catalog.json"))
+        var catalog = try #require(try JSONSerialization.jsonObject(with: demo) as? [String: Any])
+        var first = try #require((catalog["recordings"] as? [[String: Any]])?.first)
+        first["id"] = "OWN-1"
+        first["file"] = "audio/own.flac"
+        first["file-name"] = "own.flac"
+        first["length"] = "0:02"
+        catalog["recordings"] = [first]
+        catalog["numRecordings"] = "1"
+        catalog["numSpecies"] = "1"
+        let data = try JSONSerialization.data(withJSONObject: catalog)
+        try data.write(to: folder.appendingPathComponent("catalog.json"))
+        return (folder, flac)
+    }
+
+    /// 16-bit samples of a WAV file as `sox -D … -b 16` writes them.
+    static func samples(_ path: String) async throws -> [Int16] {
+        let sox = try #require(PulseHarness.executable(named: "sox"))
+        let raw = path + ".raw"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        _ = try await Tool.run(sox, ["-D", path, "-t", "raw", "-e", "signed-integer", "-b", "16", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { bytes in
+            (0..<bytes.count / 2).map {
+                Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self))
+            }
+        }
+    }
+
+    @Test("a FLAC in the catalog plays to its end, the samples flac -d writes; without libFLAC, one line says why")
+    func playsAndSaysWhenLibFLACIsMissing() async throws {
+        let (folder, flac) = try await Self.catalog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out.wav").path
+        let run = try await runChirper(
+            ["--catalog", folder.path, "--output", "wav:\(out)", "--no-mpris"],
+            input: ["search en:trill", "play 1", "wait"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.lines("playback: failed").isEmpty, "\(run.stdout)")
+        let decoded = folder.appendingPathComponent("flac-d.wav").path
+        let encoder = try #require(PulseHarness.executable(named: "flac"))
+        _ = try await Tool.run(encoder, ["-d", "-s", "-f", "-o", decoded, flac])
+        let reference = try await Self.samples(decoded)
+        let played = try await Self.samples(out)
+        #expect(reference.count == 2 * 2 * 44100)
+        #expect(played == reference)
+
+        let missing = try await runChirper(
+            ["--catalog", folder.path, "--output", "null", "--no-mpris"],
+            input: ["search en:trill", "play 1", "wait", "list"],
+            environment: ["CHIRPER_LIBFLAC": "/nonexistent/libFLAC.so.12"])
+        #expect(missing.status == 0)
+        let failed = missing.lines("playback: failed OWN-1")
+        #expect(failed.count == 1, "\(missing.stdout)")
+        #expect(failed.first?.contains("cannot play FLAC: cannot load libFLAC (/nonexistent/libFLAC.so.12") == true)
+        #expect(failed.first?.hasSuffix("; install libflac12\"") == true, "\(failed)")
+        #expect(missing.lines("list: populated rows=1").count == 2, "the list is still there for `list`")
+    }
+}
