@@ -63,7 +63,7 @@ public struct DesktopTrack: Sendable, Hashable {
     /// `recording` as track `id`; a masked one (a quiz question) shows only `label`.
     init(id: String, recording: Recording?, label: String, length: Double?) {
         self.id = id
-        title = recording.map { TerminalText.sanitize($0.englishName) } ?? label
+        title = recording.map { TerminalText.sanitize($0.title) } ?? label
         artist = recording.map { TerminalText.sanitize($0.recordist) } ?? ""
         album = recording.map { TerminalText.sanitize($0.scientificName) } ?? ""
         url = recording?.pageURL ?? ""
