@@ -21,7 +21,8 @@ struct FileRowTable {
         // Seconds are shown when the files have them and there is room for them.
         let hasSeconds = recordings.contains { $0.time.count > 5 }
         var fixed = numberWidth + Self.lengthWidth + Self.sourceWidth + Self.rateWidth + Self.channelWidth + 2 * 6
-        let dateWidth = hasSeconds && width - fixed - 19 >= 24 ? 19 : 16
+        // Seconds only where the name and the place keep a useful width beside them.
+        let dateWidth = hasSeconds && width - fixed - 19 >= 44 ? 19 : 16
         seconds = dateWidth == 19
         fixed += dateWidth
         let room = width - fixed

@@ -109,6 +109,12 @@ public struct Listing: Sendable, Hashable {
         append(page)
     }
 
+    /// What tells rows apart: the catalogue's id, or for files of one's own the path (recorders give every card
+    /// the same names).
+    static func key(_ recording: Recording) -> String {
+        recording.ownFile.map { "file:" + $0.path } ?? recording.id
+    }
+
     /// A page with no rows passed over these files.
     mutating func passedOver(_ files: [SkippedFile]) {
         skipped = files
@@ -118,10 +124,10 @@ public struct Listing: Sendable, Hashable {
     /// shift by a row or two while recordings are uploaded). Costs the size of the page, not of the list.
     mutating func append(_ page: Page) {
         var seen = lastPageIDs
-        let fresh = page.recordings.filter { seen.insert($0.id).inserted }
+        let fresh = page.recordings.filter { seen.insert(Self.key($0)).inserted }
         rows.append(page: fresh)
         skipped = page.skipped
-        lastPageIDs = Set(page.recordings.map(\.id))
+        lastPageIDs = Set(page.recordings.map(Self.key))
         pagesLoaded = page.page
         numPages = max(page.numPages, page.page)
         totalRecordings = page.totalRecordings

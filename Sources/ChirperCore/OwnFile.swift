@@ -16,11 +16,14 @@ public struct OwnFile: Sendable, Hashable {
     public var path: String
     public var header: AudioFileHeader
     public var dateSource: DateSource?
+    /// When it was recorded, with the zone where the source gives one.
+    public var recorded: RecordedDateTime?
 
-    public init(path: String, header: AudioFileHeader, dateSource: DateSource?) {
+    public init(path: String, header: AudioFileHeader, dateSource: DateSource?, recorded: RecordedDateTime? = nil) {
         self.path = path
         self.header = header
         self.dateSource = dateSource
+        self.recorded = recorded
     }
 
     /// The file's name, the last part of its path.
@@ -69,7 +72,7 @@ extension Recording {
             sampleRate: header.sampleRate.map(String.init) ?? "",
             device: header.metadata.device ?? "",
             audio: .playable(.local(path: path)),
-            ownFile: OwnFile(path: path, header: header, dateSource: source))
+            ownFile: OwnFile(path: path, header: header, dateSource: source, recorded: when))
     }
 
     /// Seconds as `m:ss` or `h:mm:ss`, rounded to the second (a file of 0.4 s is `0:00`).

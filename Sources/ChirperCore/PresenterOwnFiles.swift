@@ -34,10 +34,10 @@ extension Presenter {
         switch file.dateSource {
         case .fileName?: dateNote = " (from the file name)"
         case .guano?: dateNote = " (GUANO Timestamp)"
-        case .modified?: dateNote = " UTC (the file's last change: the file does not say when it was recorded)"
+        case .modified?: dateNote = " (the file's last change: the file does not say when it was recorded)"
         case nil: dateNote = ""
         }
-        let when = [recording.date, recording.time].filter { !$0.isEmpty }.joined(separator: " ")
+        let when = file.recorded?.description ?? ""
         var fields: [(String, String)] = [
             ("file", "\(file.name) (row \(row))"),
             ("path", file.path),
@@ -56,7 +56,8 @@ extension Presenter {
         if let named = FieldRecorderName.recordedTime(fromFileName: file.name) {
             fields.append(("name's date", named.description))
         }
-        let metadata = header.metadata.lines.map { ($0.label, $0.value) }
+        // GUANO's Timestamp is the `recorded` line above, with its source.
+        let metadata = header.metadata.lines.filter { $0.label != "recorded" }.map { ($0.label, $0.value) }
         let shown = (fields + metadata).filter { !$0.1.isEmpty }
         if isScript {
             return ["info: n=\(row) id=\(quote(recording.label)) own=yes"]

@@ -128,12 +128,17 @@ extension SessionMachine {
             case .setVolume(let volume):
                 actions.append(.request(.control(.volume(Int((min(1, max(0, volume)) * 100).rounded())))))
             case .openURI(let uri):
+                if let path = DesktopCommand.filePath(uri) {
+                    // A file of one's own: listed as `open` lists it, then played.
+                    actions += [.search(.open([path])), .playFirstWhenListed]
+                    return
+                }
                 guard let number = DesktopCommand.xenoCantoNumber(uri) else {
                     let shown = TerminalText.sanitize(String(uri.prefix(80)))
                     actions.append(
                         .refuse(
                             "the desktop asked to open \(shown): only xeno-canto pages (https://xeno-canto.org/254462)"
-                                + " and XC numbers are opened"))
+                                + ", XC numbers and file:// audio files are opened"))
                     return
                 }
                 // Found as `search nr:N` finds it, then played once the list has settled.
