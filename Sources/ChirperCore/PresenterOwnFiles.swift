@@ -80,7 +80,10 @@ extension Presenter {
         if isScript {
             return ["attribution: \(quote(recording.label)) own=yes file=\(quote(file.path))"]
         }
-        return wrapped(words: ["♪"] + clean("\(file.name) · your own recording · \(file.path)").split(separator: " ")
-            .map(String.init)).map(dim)
+        return wrapped(
+            words: ["♪"]
+                + clean("\(file.name) · your own recording · \(file.path)").split(separator: " ")
+                .map(String.init)
+        ).map(dim)
     }
 }

@@ -63,7 +63,8 @@ struct DesktopSessionTests {
         _ = machine.handle(.answered(.searched))
         let header = try #require(
             {
-                if case .header(let header) = AudioFileHeaderReader.read(Array(repeating: 0xFF, count: 1) + [0xFB, 0x90, 0x64])
+                if case .header(let header) = AudioFileHeaderReader.read(
+                    Array(repeating: 0xFF, count: 1) + [0xFB, 0x90, 0x64])
                 {
                     return header
                 }

@@ -12,7 +12,9 @@ struct OwnFolder {
         folder = try TemporaryFolder()
         let root = folder.path
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
-        try sox(["-n", "-r", "48000", "-c", "1", "-b", "16", root + "/20250612_053000.WAV", "synth", "2", "sine", "3000"])
+        try sox([
+            "-n", "-r", "48000", "-c", "1", "-b", "16", root + "/20250612_053000.WAV", "synth", "2", "sine", "3000",
+        ])
         try sox(["-n", "-r", "44100", "-c", "1", root + "/sub/tone.wav", "synth", "3", "sine", "2000"])
         try lame([root + "/sub/tone.wav", root + "/sub/song.mp3"])
         try FileManager.default.removeItem(atPath: root + "/sub/tone.wav")
@@ -22,7 +24,9 @@ struct OwnFolder {
             + "Model: D500X\nSpecies Manual ID: Pipistrellus pipistrellus\n"
         try Self.withChunks(
             from: root + "/sub/plain.wav", to: root + "/sub/bat.wav",
-            chunks: [("guan", Array(guano.utf8)), ("LIST", Self.info(["ICMT": "by the pond\u{1B}[2J", "IART": "Ann"]))])
+            chunks: [
+                ("guan", Array(guano.utf8)), ("LIST", Self.info(["ICMT": "by the pond\u{1B}[2J", "IART": "Ann"])),
+            ])
         try FileManager.default.removeItem(atPath: root + "/sub/plain.wav")
         try FileManager.default.createSymbolicLink(atPath: root + "/sub/loop", withDestinationPath: "..")
         try sox(["-n", "-r", "22050", "-c", "1", root + "/clip.ogg", "synth", "1", "sine", "1000"])
@@ -80,7 +84,8 @@ private var toolsPresent: Bool {
 }
 
 @Suite(
-    "one's own recordings, opened from disk", .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"),
+    "one's own recordings, opened from disk",
+    .enabled(if: ChirperBinary.exists, "the chirper-play binary is not built"),
     .enabled(if: toolsPresent, "sox and lame are needed to make the files"))
 struct OwnFilesTests {
     @Test("chirper-play DIR lists a folder's audio with no key, says in one line each file it passes over, and plays")
@@ -101,7 +106,10 @@ struct OwnFilesTests {
         #expect(rows.dropFirst().first?.contains(#"id="bat.wav""#) == true, "\(rows)")
         let skipped = run.lines("skipped: ")
         #expect(skipped.count == 2, "\(run.stdout)")
-        #expect(skipped.contains { $0.contains("clip.ogg") && $0.contains("Ogg Vorbis") && $0.contains("ffmpeg -i IN out.flac") })
+        #expect(
+            skipped.contains {
+                $0.contains("clip.ogg") && $0.contains("Ogg Vorbis") && $0.contains("ffmpeg -i IN out.flac")
+            })
         #expect(skipped.contains { $0.contains("broken.wav") })
         #expect(!run.stdout.contains("CONFIG.TXT"))
         // `info` of the bat detector's file: GUANO and INFO, sanitised.
@@ -178,7 +186,8 @@ struct OwnFilesTerminalTests {
         try await session.waitForPrompt()
         try await session.waitFor("the rows") { screen in screen.transcript.contains { $0.contains("song.mp3") } }
         let screen = session.current.transcript
-        let header = try #require(screen.firstIndex { $0.hasPrefix(" #  File") || $0.hasPrefix("#  File") }, "\(screen)")
+        let header = try #require(
+            screen.firstIndex { $0.hasPrefix(" #  File") || $0.hasPrefix("#  File") }, "\(screen)")
         let rows = Array(screen[header...].prefix(4))
         #expect(rows.allSatisfy { $0.count < 80 }, "\(rows)")
         #expect(rows[1].contains("20250612_053000.WAV") && rows[1].contains("0:02") && rows[1].contains("name"))
