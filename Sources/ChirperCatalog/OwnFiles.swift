@@ -37,8 +37,16 @@ public actor OwnFiles {
         case .archive:
             throw ListError(.catalog, "not a search of one's own files")
         case .open(let paths):
-            if page == 1 || opened.paths != paths { open(paths) }
-            return try openedPage(page, size: size)
+            guard page == 1 || opened.paths != paths else { return try openedPage(page, size: size) }
+            // An `open` that finds nothing playable leaves the files opened before (still listed) to `filter`.
+            let before = (opened, pageStarts, read)
+            open(paths)
+            do {
+                return try openedPage(page, size: size)
+            } catch {
+                (opened, pageStarts, read) = before
+                throw error
+            }
         case .files:
             return try filtered(query, page: page, size: size)
         }
