@@ -20,7 +20,7 @@ extension Presenter {
         files.map { file in
             isScript
                 ? "skipped: file=\(quote(file.path)) reason=\(quote(file.reason))"
-                : warn("Skipped \(clean(file.path)): \(clean(file.reason))")
+                : wrapped("Skipped \(clean(file.path)): \(clean(file.reason))").map(warn).joined(separator: "\n")
         }
     }
 
