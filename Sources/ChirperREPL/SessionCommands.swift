@@ -146,7 +146,7 @@ extension SessionMachine {
         ask(.search(query))
     }
 
-    private mutating func play(row: Int) {
+    mutating func play(row: Int) {
         guard let recording = recording(at: row, for: "play") else { return }
         switch recording.audio {
         case .playable:

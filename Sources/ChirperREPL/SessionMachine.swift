@@ -86,6 +86,7 @@ struct SessionMachine: Sendable {
             list = state
             say(presenter.lines(list: state, from: old))
             gate.handle(.listChanged(busy: state.isBusy))
+            run(desktop: .listed(state))
         case .playback(let state):
             render(playback: state)
             gate.handle(.playbackChanged(state, queuePlaying: queue.state.isPlaying))

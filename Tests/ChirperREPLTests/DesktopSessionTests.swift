@@ -82,6 +82,22 @@ struct DesktopSessionTests {
         #expect(DesktopCommand.filePath("file:///x%zz.wav") == nil)
     }
 
+    @Test("OpenUri of a file that cannot be opened plays nothing: the rows still shown are another search's")
+    func openFileFails() throws {
+        var machine = desktopSession()
+        let shown = SearchQuery(terms: [.init(tag: "en", value: "wren")])
+        let listing = Listing(
+            query: shown,
+            page: Page(totalRecordings: 1, totalSpecies: 1, page: 1, numPages: 1, recordings: [Fixture.wren]))
+        _ = machine.handle(.list(.populated(listing)))
+        let query = SearchQuery.open(["/etc/passwd"])
+        #expect(requests(machine.handle(.desktop(.openURI("file:///etc/passwd")))) == [.search(query)])
+        _ = machine.handle(.answered(.searched))
+        _ = machine.handle(.list(.loading(query: query, previous: listing, retry: nil)))
+        let failed = ListState.error(query: query, ListError(.catalog, "/etc/passwd: not audio"), previous: listing)
+        #expect(requests(machine.handle(.list(failed))).isEmpty)
+    }
+
     @Test("OpenUri of an ftp: or another site's URL is refused in one line, and nothing is fetched")
     func openRefused() {
         var machine = desktopSession()
