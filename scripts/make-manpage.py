@@ -103,7 +103,7 @@ def main():
         "chirper\\-play \\- search xeno\\-canto's bird and wildlife recordings and listen to them in a terminal",
         ".SH SYNOPSIS",
         ".B chirper\\-play",
-        "[\\fIoptions\\fR]",
+        "[\\fIoptions\\fR] [\\fIPATH\\fR ...]",
         ".SH DESCRIPTION",
     ]
     out += markdown(readme_section(readme, "chirper-play")[:8])
@@ -114,6 +114,7 @@ def main():
             out += [".TP", escape(match.group(1)), escape(match.group(2))]
         elif line.strip():
             out.append(escape(line.strip()))
+    out += [".SH YOUR OWN RECORDINGS"] + markdown(readme_section(readme, "Your own recordings"))
     out += [".SH COMMANDS", "Typed at the prompt, or read one per line from standard input in a pipe."]
     for line in commands[1:]:
         match = re.match(r"^  (\S.*?)\s{2,}(.*)$", line)

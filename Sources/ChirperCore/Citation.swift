@@ -19,6 +19,14 @@ public struct Citation: Sendable, Hashable {
 
     /// The citation of one recording.
     public init(_ recording: Recording) {
+        if let file = recording.ownFile {
+            // Nothing of xeno-canto's applies to a file of one's own: no licence, no number, no page.
+            line =
+                "\(TerminalText.sanitize(file.name)) is your own recording (\(TerminalText.sanitize(file.path))),"
+                + " not an xeno-canto one: no licence or attribution applies; cite it as you choose"
+            warning = nil
+            return
+        }
         let recordist = TerminalText.sanitize(recording.recordist)
         let label = TerminalText.sanitize(recording.label)
         let licence = TerminalText.sanitize(recording.licenceName)

@@ -3,6 +3,8 @@ import FoundationEssentials
 /// One line typed at the prompt, understood.
 public enum Command: Sendable, Hashable {
     case search(SearchQuery)
+    /// `open PATH…`: list these files, and the audio files in these folders and below.
+    case open([String])
     case nextPage
     case list
     case play(row: Int)
@@ -88,6 +90,8 @@ public enum CommandParser {
     /// The commands, with the short forms users type.
     public static let commands: [(name: String, aliases: [String], usage: String, summary: String)] = [
         ("search", ["s", "/"], "search <query>", "search recordings: words, or tags like en:wren cnt:spain q:A"),
+        ("open", ["o"], "open <path>…", "list your own audio files, and those in folders (and below), to play"),
+        ("filter", [], "filter <query>", "narrow the opened files: words match the path; year: len: dvc: …"),
         ("next-page", ["n"], "next-page", "append the next page of results"),
         ("list", ["ls", "l"], "list", "show the rows loaded so far"),
         ("play", ["p"], "play <n> | 3-7 | all", "play row n (stops what is playing), or queue rows and play them"),
@@ -144,6 +148,29 @@ public enum CommandParser {
 
     public static var commandNames: [String] { commands.map(\.name) }
 
+    /// Paths as typed after `open`: separated by spaces, a path with spaces in double quotes.
+    static func paths(_ text: String) throws(CommandError) -> [String] {
+        var paths: [String] = []
+        var current = ""
+        var quoted = false
+        var started = false
+        for character in text {
+            if character == "\"" {
+                quoted.toggle()
+                started = true
+            } else if character.isWhitespace && !quoted {
+                if started { paths.append(current) }
+                (current, started) = ("", false)
+            } else {
+                current.append(character)
+                started = true
+            }
+        }
+        guard !quoted else { throw CommandError("a quote is not closed; write a path with spaces as \"my folder\"") }
+        if started { paths.append(current) }
+        return paths.filter { !$0.isEmpty }
+    }
+
     public static func parse(_ line: String) throws(CommandError) -> Command {
         let trimmed = line.trimmingSpaces
         guard !trimmed.isEmpty else { return .nothing }
@@ -174,6 +201,24 @@ public enum CommandParser {
             } catch {
                 throw CommandError(
                     TerminalText.sanitize(error.description), kind: error == .empty ? .searchWithoutWords : .unreadable)
+            }
+        case "open":
+            let paths = try Self.paths(rest)
+            guard !paths.isEmpty else {
+                throw CommandError("open needs files or folders, e.g. open ~/recordings (quote a path with spaces)")
+            }
+            return .open(paths)
+        case "filter":
+            do {
+                var query = try SearchQuery.parse(rest)
+                query.scope = .files
+                return .search(query)
+            } catch {
+                guard error != .empty else {
+                    throw CommandError(
+                        "filter needs words or tags, e.g. filter 2025 or filter len:>60 (list shows them all)")
+                }
+                throw CommandError(TerminalText.sanitize(error.description))
             }
         case "play":
             if !rest.isEmpty, !rest.hasPrefix("-"),

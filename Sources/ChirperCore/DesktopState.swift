@@ -46,6 +46,31 @@ public enum DesktopCommand: Sendable, Hashable {
         guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit) else { return nil }
         return Int(digits)
     }
+
+    /// The path of a local `file://` URI (`file:///home/me/x.wav`, `file://localhost/…`), percent-escapes
+    /// decoded; nil for anything else, another host's file, a path that is not absolute, or one holding a NUL or
+    /// a broken escape. The file is then opened as `open` opens it: its header decides whether it plays.
+    public static func filePath(_ uri: String) -> String? {
+        let text = uri.trimmingSpaces
+        guard text.lowercased().hasPrefix("file://") else { return nil }
+        var rest = Substring(text.dropFirst(7))
+        if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst(9) }
+        guard rest.hasPrefix("/") else { return nil }
+        var bytes: [UInt8] = []
+        var utf8 = Array(rest.utf8)[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            else { return nil }
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        }
+        guard !bytes.contains(0), let path = String(validating: bytes, as: UTF8.self) else { return nil }
+        return path
+    }
 }
 
 /// One track of the desktop's track list (the play queue): its id and what is shown of it.
@@ -63,7 +88,7 @@ public struct DesktopTrack: Sendable, Hashable {
     /// `recording` as track `id`; a masked one (a quiz question) shows only `label`.
     init(id: String, recording: Recording?, label: String, length: Double?) {
         self.id = id
-        title = recording.map { TerminalText.sanitize($0.englishName) } ?? label
+        title = recording.map { TerminalText.sanitize($0.title) } ?? label
         artist = recording.map { TerminalText.sanitize($0.recordist) } ?? ""
         album = recording.map { TerminalText.sanitize($0.scientificName) } ?? ""
         url = recording?.pageURL ?? ""

@@ -7,9 +7,11 @@ public enum LaunchHelp {
         "With no API key, chirper-play uses its offline demo catalog of synthetic sounds. Give a key with "
         + "--api-key or XENO_CANTO_API_KEY (get one at https://xeno-canto.org/account) to search xeno-canto. "
         + "Behind a proxy it reads HTTPS_PROXY, ALL_PROXY and NO_PROXY as curl does. "
+        + "Files and folders named after the options (recordings of your own: WAV, FLAC, MP3) are opened and "
+        + "listed at the start, with no key needed. "
         + "Type help at the prompt for the commands. In a pipe it reads commands from standard input and "
         + "writes one stable line per state change (see the README)."
-    public static let usage = "Usage: chirper-play <options>\n  See 'chirper-play --help' for more information."
+    public static let usage = "Usage: chirper-play <options> [PATH…]\n  See 'chirper-play --help' for more information."
 
     /// Lines are wrapped before column 80; an option's help starts at column 26.
     static let width = 79
@@ -18,7 +20,7 @@ public enum LaunchHelp {
     /// `--help`.
     public static var text: String {
         var lines = wrap("OVERVIEW: " + abstract, width: width) + [""] + wrap(discussion, width: width)
-        lines += ["", "USAGE: chirper-play <options>", "", "OPTIONS:"]
+        lines += ["", "USAGE: chirper-play <options> [PATH…]", "", "OPTIONS:"]
         let rows =
             LaunchOptions.table.map { option in
                 (option.label, option.help + (option.defaultValue.map { " (default: \($0))" } ?? ""))

@@ -20,6 +20,8 @@ public struct LaunchOptions: Sendable, Hashable {
     public var graphics = "auto"
     /// Where `identify` finds BirdNET's model (nil: `$XDG_DATA_HOME/chirper-play/models/birdnet-2.4`).
     public var modelDirectory: String?
+    /// Files and folders to open at the start (the arguments that are no options).
+    public var paths: [String] = []
 
     public init() {}
 }
@@ -177,8 +179,17 @@ extension LaunchOptions {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "--" {
+                // Everything after `--` is a path, even one that starts with dashes.
+                options.paths += arguments[index...]
+                break
+            }
+            guard argument.hasPrefix("-") else {
+                options.paths.append(argument)
+                continue
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else {
-                throw LaunchError("Unexpected argument '\(argument)'")
+                throw LaunchError("Unexpected argument '\(argument)'; a path that starts with - goes after --")
             }
             var name = Substring(argument.dropFirst(2))
             var joined: String?

@@ -96,6 +96,8 @@ public struct Listing: Sendable, Hashable {
     /// `numPages` as the server last said it.
     public var numPages: Int
     public var totalRecordings: Int
+    /// The files of one's own the last page passed over (unreadable, not audio chirper-play reads).
+    public private(set) var skipped: [SkippedFile] = []
     /// The ids of the last page, to skip rows that moved across a page boundary.
     private var lastPageIDs: Set<String> = []
 
@@ -107,13 +109,25 @@ public struct Listing: Sendable, Hashable {
         append(page)
     }
 
+    /// What tells rows apart: the catalogue's id, or for files of one's own the path (recorders give every card
+    /// the same names).
+    static func key(_ recording: Recording) -> String {
+        recording.ownFile.map { "file:" + $0.path } ?? recording.id
+    }
+
+    /// A page with no rows passed over these files.
+    mutating func passedOver(_ files: [SkippedFile]) {
+        skipped = files
+    }
+
     /// Adds a page's recordings after the rows already shown, skipping any the previous page listed (pages
     /// shift by a row or two while recordings are uploaded). Costs the size of the page, not of the list.
     mutating func append(_ page: Page) {
         var seen = lastPageIDs
-        let fresh = page.recordings.filter { seen.insert($0.id).inserted }
+        let fresh = page.recordings.filter { seen.insert(Self.key($0)).inserted }
         rows.append(page: fresh)
-        lastPageIDs = Set(page.recordings.map(\.id))
+        skipped = page.skipped
+        lastPageIDs = Set(page.recordings.map(Self.key))
         pagesLoaded = page.page
         numPages = max(page.numPages, page.page)
         totalRecordings = page.totalRecordings
@@ -305,7 +319,8 @@ public struct ListStore: Sendable {
             // Release the enum's reference first so the rows are appended in place, not copied.
             state = .idle
             guard !page.recordings.isEmpty else {
-                // numPages is not trusted: an empty page ends the list.
+                // numPages is not trusted: an empty page ends the list (what it passed over is still said).
+                listing.passedOver(page.skipped)
                 state = .populated(listing)
                 return []
             }

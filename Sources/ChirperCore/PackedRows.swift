@@ -21,6 +21,8 @@ struct PackedRows: Sendable, Hashable {
     /// The rows whose lists are not empty (most have none), by row.
     private var backgrounds: [Int: [String]] = [:]
     private var annotations: [Int: [Annotation]] = [:]
+    /// The rows that are files of the user's own, by row.
+    private var ownFiles: [Int: OwnFile] = [:]
 
     var count: Int { audioKinds.count }
 
@@ -47,6 +49,7 @@ struct PackedRows: Sendable, Hashable {
             audioKinds.append(kind)
             if !recording.background.isEmpty { backgrounds[row] = recording.background }
             if !recording.annotations.isEmpty { annotations[row] = recording.annotations }
+            if let file = recording.ownFile { ownFiles[row] = file }
         }
         // Grown by appending, they may have twice the room they need: keep what they hold.
         bytes = bytes.exactCopy()
@@ -72,7 +75,8 @@ struct PackedRows: Sendable, Hashable {
             time: text(.time), uploaded: text(.uploaded), background: backgrounds[row] ?? [],
             remarks: text(.remarks), sampleRate: text(.sampleRate), device: text(.device),
             microphone: text(.microphone), animalSeen: text(.animalSeen), playbackUsed: text(.playbackUsed),
-            audio: audioKinds[row].joined(with: text(.audio)), annotations: annotations[row] ?? [])
+            audio: audioKinds[row].joined(with: text(.audio)), annotations: annotations[row] ?? [],
+            ownFile: ownFiles[row])
     }
 
     /// A row's texts, in the order the table keeps them.

@@ -9,8 +9,14 @@ public struct Page: Sendable, Hashable {
     /// `numPages` as the server said it; not trusted to end paging (an empty page ends it too).
     public var numPages: Int
     public var recordings: [Recording]
+    /// Files of the user's own that this page passed over, each with why (a page of `open` or `filter`).
+    public var skipped: [SkippedFile]
 
-    public init(totalRecordings: Int, totalSpecies: Int, page: Int, numPages: Int, recordings: [Recording]) {
+    public init(
+        totalRecordings: Int, totalSpecies: Int, page: Int, numPages: Int, recordings: [Recording],
+        skipped: [SkippedFile] = []
+    ) {
+        self.skipped = skipped
         self.totalRecordings = totalRecordings
         self.totalSpecies = totalSpecies
         self.page = page

@@ -20,8 +20,9 @@ extension Presenter {
         // After a next page only the new rows are printed; after a search, all of them.
         var start = 0
         if case .paging(let before, .loading) = old, before.query == listing.query { start = before.rows.count }
-        guard start < listing.rows.count else { return [] }
-        return rows(listing.rows, from: start)
+        let passedOver = skippedLines(listing.skipped)
+        guard start < listing.rows.count else { return passedOver }
+        return passedOver + rows(listing.rows, from: start)
     }
 
     /// The one line that names the list state; in script style, `list: <case> …`.
@@ -49,6 +50,8 @@ extension Presenter {
             return "list: error query=\(quote(query.text)) message=\(quote(error.message))"
         case (.terminal, .idle):
             return nil
+        case (.terminal, .loading(let query, _, nil)) where query.scope != .archive:
+            return block(ownFilesLoading(query), dim)
         case (.terminal, .loading(let query, _, nil)):
             if case .scientificName(let words) = query.reading {
                 return block(
@@ -84,6 +87,7 @@ extension Presenter {
 
     /// What to try after a search that found nothing, in the source's own syntax.
     private func emptyLine(_ query: SearchQuery) -> String {
+        if query.scope != .archive { return ownFilesEmpty(query) }
         let otherTags = query.terms.dropFirst().map { clean($0.text) }
         let fewer = otherTags.isEmpty ? "" : " Try without \(otherTags.joined(separator: " ")), or"
         let instead = otherTags.isEmpty ? " Try" : ""
@@ -161,7 +165,14 @@ extension Presenter {
                     + " q=\(quote(recording.quality)) length=\(quote(recording.length))"
                     + " cnt=\(quote(recording.country)) rec=\(quote(recording.recordist))"
                     + " audio=\(audioWord(recording.audio))"
+                    + (recording.ownFile.map { " file=\(quote($0.path))" } ?? "")
             }
+        }
+        if recordings[start].ownFile != nil {
+            let table = FileRowTable(
+                width: width - 1, recordings: Array(recordings[start...]),
+                numberWidth: String(recordings.count).count)
+            return [bold(table.header)] + slice.map { table.line(number: $0, recording: $1) }
         }
         // Widths come from the rows printed now (a page, or the whole list for `list`), so printing a page
         // costs the same however many pages came before; each block gets its own header. One column is left
@@ -186,6 +197,7 @@ extension Presenter {
 
     /// Everything useful about one recording, for `info <n>`.
     public func info(_ recording: Recording, row: Int) -> [String] {
+        if let file = recording.ownFile { return info(file, recording, row: row) }
         let audio: String
         switch recording.audio {
         case .playable(.remote(let url)): audio = url
@@ -238,6 +250,7 @@ extension Presenter {
     /// The credit xeno-canto's terms ask for, shown when a recording starts; on a terminal, broken between words
     /// to fit the width.
     public func attribution(_ recording: Recording) -> [String] {
+        if let file = recording.ownFile { return attribution(file, recording) }
         if isScript {
             return [
                 "attribution: \(recording.label) en=\(quote(recording.englishName)) rec=\(quote(recording.recordist))"

@@ -53,6 +53,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
     /// v3's `annotation-set`: time and frequency boxes with species and sound type (often empty).
     public var annotations: [Annotation]
     public var audio: AudioAvailability
+    /// A file of the user's own (`open`): where it is and what its header says; nil for a catalogue's row.
+    public var ownFile: OwnFile?
 
     public init(
         id: String,
@@ -87,7 +89,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
         animalSeen: String = "",
         playbackUsed: String = "",
         audio: AudioAvailability = .restricted,
-        annotations: [Annotation] = []
+        annotations: [Annotation] = [],
+        ownFile: OwnFile? = nil
     ) {
         self.id = id
         self.genus = genus
@@ -122,12 +125,16 @@ public struct Recording: Sendable, Hashable, Identifiable {
         self.playbackUsed = playbackUsed
         self.audio = audio
         self.annotations = annotations
+        self.ownFile = ownFile
     }
 
     /// The label users know a recording by: `XC254462` for xeno-canto numbers, the id itself otherwise.
     public var label: String {
         !id.isEmpty && id.allSatisfy(\.isASCIIDigit) ? "XC\(id)" : id
     }
+
+    /// What the status line and the desktop call it: the English name, else (a file of one's own) its label.
+    public var title: String { englishName.isEmpty ? label : englishName }
 
     /// "Genus species subspecies", trimmed.
     public var scientificName: String {

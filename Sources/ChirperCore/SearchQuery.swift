@@ -62,18 +62,37 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         case scientificName(words: String)
     }
 
+    /// What a query looks through: the session's catalogue (xeno-canto, or the offline one), or the files of the
+    /// user's own.
+    public enum Scope: Sendable, Hashable {
+        /// `search`: the catalogue.
+        case archive
+        /// `open PATH…`: these files, and the audio files in these folders and every folder below them.
+        case open(paths: [String])
+        /// `filter <query>`: the files opened last, narrowed by the terms (bare words match the path).
+        case files
+    }
+
     public var terms: [Term]
     public var reading: Reading
+    public var scope: Scope
 
-    public init(terms: [Term], reading: Reading = .tagged) {
+    public init(terms: [Term], reading: Reading = .tagged, scope: Scope = .archive) {
         self.terms = terms
         self.reading = reading
+        self.scope = scope
+    }
+
+    /// `open` of `paths`.
+    public static func open(_ paths: [String]) -> SearchQuery {
+        SearchQuery(terms: [], scope: .open(paths: paths))
     }
 
     /// The same search with its untagged words read as a scientific name, when they look like one: one word is
     /// a genus, two a binomial, letters and hyphens only. Nil once tried, or for tags.
     public var scientificReading: SearchQuery? {
-        guard case .englishName(let words) = reading, let first = terms.first, first.tag == "en" else { return nil }
+        guard scope == .archive, case .englishName(let words) = reading, let first = terms.first, first.tag == "en"
+        else { return nil }
         let parts = words.split(separator: " ")
         guard (1...2).contains(parts.count),
             parts.allSatisfy({ word in word.count >= 2 && word.allSatisfy { $0.isLetter || $0 == "-" } })
@@ -135,8 +154,18 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         return SearchQuery(terms: terms, reading: .englishName(words: words))
     }
 
-    /// The query string sent as `query=`.
-    public var text: String { terms.map(\.text).joined(separator: " ") }
+    /// The query string sent as `query=`; for one's own files, the command that lists them (`open PATH…`,
+    /// `filter …`).
+    public var text: String {
+        let tagged = terms.map(\.text).joined(separator: " ")
+        switch scope {
+        case .archive: return tagged
+        case .open(let paths):
+            let shown = paths.map { $0.contains(where: { $0 == " " || $0 == "\"" }) ? "\"\($0)\"" : $0 }
+            return (["open"] + shown).joined(separator: " ")
+        case .files: return "filter " + tagged
+        }
+    }
 
     public var description: String { text }
 

@@ -221,8 +221,8 @@ final class BusLoop {
         case MPRISServer.root:
             return [
                 "CanQuit": .bool(false), "CanRaise": .bool(false), "HasTrackList": .bool(true),
-                "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings(["https", "http"]),
-                "SupportedMimeTypes": .strings(["audio/mpeg", "audio/wav"]),
+                "Identity": .string("chirper-play"), "SupportedUriSchemes": .strings(["https", "http", "file"]),
+                "SupportedMimeTypes": .strings(["audio/mpeg", "audio/wav", "audio/x-wav", "audio/flac"]),
             ]
         case MPRISServer.player:
             let loaded = state.trackID != DesktopState.noTrack

@@ -22,6 +22,16 @@ enum Help {
             "  (time-stretch, libsonic). Positions stay in the recording's own time. Examples: speed 0.5, speed 0.25 keep",
             "  speed alone says the speed in force (and the volume).",
         ],
+        "open": [
+            "  open PATH... lists your own files (WAV, MP3; FLAC once its decoder is in) and the audio files in",
+            "  folders and every folder below, page by page: name, length, when recorded (from the file name, GUANO",
+            "  or the file's last change), kHz, channels, place and device. A file that cannot be read is one line.",
+            "  Quote a path with spaces: open \"~/field recordings\". chirper-play PATH... does the same at start.",
+        ],
+        "filter": [
+            "  filter narrows the files opened last (search stays xeno-canto): words match the path, and year:",
+            "  month: len: smp: dvc: rec: rmk: loc: nr: as in search. Examples: filter 2025, filter len:>60 dvc:moth",
+        ],
         "play": [
             "  play n plays one row. play 3-7, play 2,5,9 or play all queue the playable rows and play them in order;",
             "  next and prev move in the queue, autoplay off stops after each row, a new search clears the queue.",

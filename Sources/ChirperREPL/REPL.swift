@@ -105,8 +105,10 @@ public actor REPL {
     }
 
     /// Runs until `quit`, a signal to leave, or the end of input. Returns the exit status.
-    public func run(banner: [String]) async -> Int32 {
+    /// `opening`: files and folders named at launch, opened before any line is read.
+    public func run(banner: [String], opening: [String] = []) async -> Int32 {
         console.print(banner)
+        if !opening.isEmpty { eventSink.post(.launchOpen(opening)) }
         let console = self.console
         // The console, the list and the player post straight into the session's channel.
         player.stateUpdates().route(into: eventSink) { .playback($0) }

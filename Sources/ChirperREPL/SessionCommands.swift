@@ -31,6 +31,8 @@ extension SessionMachine {
             say(Help.lines(topic: topic, columns: setup.interactive ? columns - 1 : nil))
         case .search(let query):
             search(query)
+        case .open(let paths):
+            search(.open(paths.map(expandingHome)))
         case .nextPage:
             ask(.nextPage)
         case .list:
@@ -76,7 +78,11 @@ extension SessionMachine {
         case .save(let text, let directory):
             guard let rows = rows(text, for: "save") else { break }
             // The items carry their recordings: a new search while the batch runs does not change what it saves.
-            let items = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
+            let all = rows.map { QueueItem(row: $0, recording: list.rows[$0 - 1]) }
+            // A file of one's own is already on disk: there is nothing to download.
+            for item in all { if let file = item.recording.ownFile { refuse(Self.ownFileSave(file)) } }
+            let items = all.filter { $0.recording.ownFile == nil }
+            guard !items.isEmpty else { break }
             let folder = directory.map(expandingHome) ?? setup.saveDirectory
             run(saves: .start(items, directory: folder))
         case .pause:
@@ -142,7 +148,7 @@ extension SessionMachine {
         ask(.search(query))
     }
 
-    private mutating func play(row: Int) {
+    mutating func play(row: Int) {
         guard let recording = recording(at: row, for: "play") else { return }
         switch recording.audio {
         case .playable:
@@ -257,6 +263,10 @@ extension SessionMachine {
             return nil
         }
         return rows[row - 1]
+    }
+
+    static func ownFileSave(_ file: OwnFile) -> String {
+        "\(file.name) is your own file, already on disk at \(file.path): save downloads xeno-canto recordings only"
     }
 
     func expandingHome(_ path: String) -> String {

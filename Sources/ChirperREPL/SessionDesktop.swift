@@ -24,6 +24,8 @@ extension SessionMachine {
             case missing(String)
             /// Cover art picture `file` was written (`drawn`), or could not be.
             case coverArt(file: Int, drawn: Bool)
+            /// The list store changed.
+            case listed(ListState)
         }
 
         enum Action: Sendable, Hashable {
@@ -35,8 +37,10 @@ extension SessionMachine {
             /// A/B listening ends.
             case stopAB
             case search(SearchQuery)
-            /// `play 1` runs once the list the search brings has settled.
-            case playFirstWhenListed
+            /// Lines typed wait until the list the search brings has settled.
+            case holdUntilListed
+            /// Play row `n` of the list.
+            case playRow(Int)
             case publish(DesktopState, seeked: Bool)
             case drawCoverArt(file: Int, PlayItem, path: String)
             case removeCoverArt(path: String)
@@ -50,6 +54,9 @@ extension SessionMachine {
         private(set) var state: State
         /// The desktop's cover art (on with a `coverArtFolder`).
         private(set) var coverArt: CoverArtMachine
+        /// The search an `OpenUri` started: its first row plays once it is listed; nothing plays when it finds
+        /// nothing or fails (the rows still shown are another search's).
+        private(set) var opening: SearchQuery?
         private var actions: [Action] = []
 
         init(presenter: Presenter, interactive: Bool, on: Bool, coverArtFolder: String?) {
@@ -82,9 +89,28 @@ extension SessionMachine {
                 run(coverArt.turnOff())
             case .coverArt(let file, let drawn):
                 run(drawn ? coverArt.drawn(file: file) : coverArt.failed(file: file))
+            case .listed(let list):
+                listed(list)
             }
             defer { actions = [] }
             return actions
+        }
+
+        private mutating func listed(_ list: ListState) {
+            guard let query = opening else { return }
+            switch list {
+            case .populated(let listing) where listing.query == query,
+                .paging(let listing, .available) where listing.query == query:
+                opening = nil
+                actions.append(.playRow(1))
+            case .empty(let shown) where shown == query, .error(let shown, _, _) where shown == query:
+                opening = nil
+            case .loading(let shown, _, _) where shown != query:
+                // Another search (typed, or read as a scientific name) replaced it.
+                opening = nil
+            default:
+                break
+            }
         }
 
         private mutating func command(_ command: DesktopCommand, _ playback: PlaybackState, _ playing: Playing?) {
@@ -128,19 +154,24 @@ extension SessionMachine {
             case .setVolume(let volume):
                 actions.append(.request(.control(.volume(Int((min(1, max(0, volume)) * 100).rounded())))))
             case .openURI(let uri):
+                if let path = DesktopCommand.filePath(uri) {
+                    // A file of one's own: listed as `open` lists it, then played.
+                    opening = .open([path])
+                    actions += [.search(.open([path])), .holdUntilListed]
+                    return
+                }
                 guard let number = DesktopCommand.xenoCantoNumber(uri) else {
                     let shown = TerminalText.sanitize(String(uri.prefix(80)))
                     actions.append(
                         .refuse(
                             "the desktop asked to open \(shown): only xeno-canto pages (https://xeno-canto.org/254462)"
-                                + " and XC numbers are opened"))
+                                + ", XC numbers and file:// audio files are opened"))
                     return
                 }
                 // Found as `search nr:N` finds it, then played once the list has settled.
-                actions += [
-                    .search(SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))])),
-                    .playFirstWhenListed,
-                ]
+                let query = SearchQuery(terms: [SearchQuery.Term(tag: "nr", value: String(number))])
+                opening = query
+                actions += [.search(query), .holdUntilListed]
             case .goTo(let track):
                 guard let index = shown?.tracks.firstIndex(where: { $0.id == track }) else { return }
                 actions += [.stopAB, .queue(.goTo(index))]
@@ -203,9 +234,10 @@ extension SessionMachine {
             case .queue(let event): run(queue: event)
             case .stopAB: run(ab: .stop)
             case .search(let query): search(query)
-            case .playFirstWhenListed:
+            case .holdUntilListed:
                 hold(.listSettles)
-                gate.handle(.typed("play 1"))
+            case .playRow(let row):
+                play(row: row)
             case .publish(let state, let seeked): emit(.publishDesktop(state, seeked: seeked))
             case .drawCoverArt(let file, let item, let path): emit(.drawCoverArt(file: file, item, path: path))
             case .removeCoverArt(let path): emit(.removeCoverArt(path: path))

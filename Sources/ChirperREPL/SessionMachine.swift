@@ -101,11 +101,14 @@ struct SessionMachine: Sendable {
             self.columns = columns
         case .inputEnded:
             gate.handle(.inputEnded)
+        case .launchOpen(let paths):
+            search(.open(paths))
         case .list(let state):
             let old = list
             list = state
             say(presenter.lines(list: state, from: old))
             gate.handle(.listChanged(busy: state.isBusy))
+            run(desktop: .listed(state))
         case .playback(let state):
             render(playback: state)
             gate.handle(.playbackChanged(state, queuePlaying: queue.state.isPlaying))
@@ -274,7 +277,7 @@ struct SessionMachine: Sendable {
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
-        let title = recording.map { side + $0.englishName }
+        let title = recording.map { side + $0.title }
         // A quiz question's strip would show its sonogram and length: it has none while it is open.
         let masked = masksPlayback(playback.ticket)
         let view =

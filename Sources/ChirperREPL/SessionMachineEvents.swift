@@ -30,6 +30,8 @@ extension SessionMachine {
         /// A line was typed; `columns`: the terminal's width then (for `help`).
         case typed(String, columns: Int)
         case inputEnded
+        /// The session started on files and folders (`chirper-play PATH…`): they are opened first.
+        case launchOpen([String])
         case list(ListState)
         case playback(PlaybackState)
         /// Ctrl-C.

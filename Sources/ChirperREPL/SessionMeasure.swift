@@ -127,7 +127,7 @@ extension SessionMachine {
                 let recording = selection.recording
                 let row = MeasuredSelection(number: table.count + 1, recording: recording, measurement: measurement)
                 table.append(row)
-                actions.append(.print(presenter.measurement(row, title: recording.englishName)))
+                actions.append(.print(presenter.measurement(row, title: recording.title)))
             case .failure(.stopped):
                 actions.append(.refuse("measure stopped"))
             case .failure(.failed(let message)):

@@ -166,7 +166,7 @@ extension SessionMachine {
             }
             state = .drawing(
                 Job(
-                    id: id, row: draw.row, label: recording.label, title: recording.englishName, display: display,
+                    id: id, row: draw.row, label: recording.label, title: recording.title, display: display,
                     png: draw.png, boxes: boxes, fromZero: masked))
             actions.append(.draw(id: id, item, shape))
             if !setup.interactive { actions.append(.hold) }

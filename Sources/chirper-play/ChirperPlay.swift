@@ -195,7 +195,7 @@ struct ChirperPlay {
         }
         let repl = REPL(
             console: console,
-            list: ListController(source: source, perPage: options.perPage),
+            list: ListController(source: SessionSource(archive: source), perPage: options.perPage),
             player: player,
             // The sonogram follows a download the player has running, instead of making its own.
             sonograms: SonogramReader(
@@ -238,7 +238,7 @@ struct ChirperPlay {
         // libraries) holds glibc's loader lock, and a thread started meanwhile waited for it (perf sched: the
         // pipe reader's thread, and with it the first line of a cold start).
         player.warmUp()
-        let status = await repl.run(banner: banner)
+        let status = await repl.run(banner: banner, opening: options.paths)
         // The desktop stops being shown the picture before it goes.
         desktop?.stop()
         removeCoverArt()

@@ -37,7 +37,7 @@ struct LaunchOptionsTests {
         "a bad command line is one line saying what is wrong",
         arguments: [
             (["--bogus"], "Unknown option '--bogus'"),
-            (["catalog"], "Unexpected argument 'catalog'"),
+            (["-x"], "Unexpected argument '-x'; a path that starts with - goes after --"),
             (["--output"], "Missing value for '--output <output>'"),
             (["--catalog", "--json"], "Missing value for '--catalog <dir>'"),
             (["--per-page", "x"], "--per-page takes a whole number, not 'x'"),
@@ -53,7 +53,7 @@ struct LaunchOptionsTests {
             _ = try LaunchOptions.parse(arguments)
         } catch {
             #expect(error.message == message)
-            #expect(LaunchHelp.failure(error).hasPrefix("Error: \(message)\nUsage: chirper-play <options>\n"))
+            #expect(LaunchHelp.failure(error).hasPrefix("Error: \(message)\nUsage: chirper-play <options> [PATH…]\n"))
         }
     }
 

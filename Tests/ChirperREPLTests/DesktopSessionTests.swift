@@ -54,10 +54,54 @@ struct DesktopSessionTests {
         #expect(requests(machine.handle(.list(found))) == [.play(.of(Fixture.wren), Fixture.wren, forQueue: false)])
     }
 
-    @Test("OpenUri of a file:, an ftp: or another site's URL is refused in one line, and nothing is fetched")
+    @Test("OpenUri of a file:// URI opens the file as open does, and plays it once the list has settled")
+    func openFile() throws {
+        var machine = desktopSession()
+        let query = SearchQuery.open(["/home/me/field recordings/20250612_053000.WAV"])
+        let uri = "file:///home/me/field%20recordings/20250612_053000.WAV"
+        #expect(requests(machine.handle(.desktop(.openURI(uri)))) == [.search(query)])
+        _ = machine.handle(.answered(.searched(refusal: nil)))
+        let header = try #require(
+            {
+                if case .header(let header) = AudioFileHeaderReader.read(
+                    Array(repeating: 0xFF, count: 1) + [0xFB, 0x90, 0x64])
+                {
+                    return header
+                }
+                return nil
+            }())
+        let row = Recording(ownFile: "/home/me/field recordings/20250612_053000.WAV", header: header, modified: nil)
+        let found = ListState.populated(
+            Listing(
+                query: query,
+                page: Page(totalRecordings: 1, totalSpecies: 0, page: 1, numPages: 1, recordings: [row])))
+        #expect(requests(machine.handle(.list(found))) == [.play(try #require(row.playItem), row, forQueue: false)])
+        #expect(DesktopCommand.filePath("file://localhost/x/a%2Fb.wav") == "/x/a/b.wav")
+        #expect(DesktopCommand.filePath("file://other-host/x.wav") == nil)
+        #expect(DesktopCommand.filePath("file:///x%00.wav") == nil)
+        #expect(DesktopCommand.filePath("file:///x%zz.wav") == nil)
+    }
+
+    @Test("OpenUri of a file that cannot be opened plays nothing: the rows still shown are another search's")
+    func openFileFails() throws {
+        var machine = desktopSession()
+        let shown = SearchQuery(terms: [.init(tag: "en", value: "wren")])
+        let listing = Listing(
+            query: shown,
+            page: Page(totalRecordings: 1, totalSpecies: 1, page: 1, numPages: 1, recordings: [Fixture.wren]))
+        _ = machine.handle(.list(.populated(listing)))
+        let query = SearchQuery.open(["/etc/passwd"])
+        #expect(requests(machine.handle(.desktop(.openURI("file:///etc/passwd")))) == [.search(query)])
+        _ = machine.handle(.answered(.searched(refusal: nil)))
+        _ = machine.handle(.list(.loading(query: query, previous: listing, retry: nil)))
+        let failed = ListState.error(query: query, ListError(.catalog, "/etc/passwd: not audio"), previous: listing)
+        #expect(requests(machine.handle(.list(failed))).isEmpty)
+    }
+
+    @Test("OpenUri of an ftp: or another site's URL is refused in one line, and nothing is fetched")
     func openRefused() {
         var machine = desktopSession()
-        for uri in ["file:///etc/passwd", "ftp://xeno-canto.org/1", "https://example.com/254462", "XC12ab"] {
+        for uri in ["file://other-host/x.wav", "ftp://xeno-canto.org/1", "https://example.com/254462", "XC12ab"] {
             let actions = machine.handle(.desktop(.openURI(uri)))
             #expect(requests(actions).isEmpty)
             let lines = actions.flatMap { action -> [String] in if case .print(let lines) = action { lines } else { [] }

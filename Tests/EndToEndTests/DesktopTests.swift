@@ -126,10 +126,13 @@ struct DesktopTests {
             $0.contains { $0.hasPrefix("error: \"the desktop asked for rate 10.0: speed 10.0 is out of range") }
         }
 
-        // OpenUri: only xeno-canto pages and XC numbers; a file: URI is refused as a typed command would be.
-        _ = try await playerctl("open", "file:///etc/passwd")
-        try await session.waitFor("OpenUri of a file refused") {
-            $0.contains { $0.hasPrefix("error: \"the desktop asked to open file:///etc/passwd: only xeno-canto pages") }
+        // OpenUri: xeno-canto pages, XC numbers and this machine's files (below); anything else is refused as a
+        // typed command would be.
+        _ = try await playerctl("open", "ftp://xeno-canto.org/1")
+        try await session.waitFor("OpenUri of an ftp: URI refused") {
+            $0.contains {
+                $0.hasPrefix("error: \"the desktop asked to open ftp://xeno-canto.org/1: only xeno-canto pages")
+            }
         }
 
         _ = try await playerctl("next")
@@ -164,6 +167,17 @@ struct DesktopTests {
         try await session.run(["search nr:DEMO-24", "play 1", "loop 0:01 0:02"], marker: "desk-mark-2")
         try await seeked.waitFor("Seeked at the loop's wraps") {
             $0.filter { $0.contains("member=Seeked") }.count >= before + 3
+        }
+
+        // A file of one's own, by its file:// URI (a space escaped as the desktop escapes it): opened and played.
+        let own = try TemporaryFolder()
+        defer { own.remove() }
+        let audio = ChirperBinary.packageRoot.appendingPathComponent("assets/demo/audio/demo-01.mp3").path
+        try FileManager.default.createDirectory(atPath: own.path + "/my field", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: audio, toPath: own.path + "/my field/dawn.mp3")
+        _ = try await playerctl("open", "file://" + own.path + "/my%20field/dawn.mp3")
+        try await session.waitFor("OpenUri of a file of one's own plays it") {
+            $0.contains { $0.hasPrefix("playback: playing dawn.mp3") }
         }
 
         _ = try await playerctl("stop")

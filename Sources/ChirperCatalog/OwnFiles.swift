@@ -1,0 +1,219 @@
+import ChirperCore
+import ChirperSystem
+import FoundationEssentials
+
+/// The files of the user's own that `open` lists and `filter` narrows: the runner's side of them. A folder is
+/// walked once per `open` (its names only); each page reads the headers of its own files, so a folder of
+/// thousands lists its first page at once, and a file that cannot be read is passed over with its reason.
+public actor OwnFiles {
+    /// Every file of the last `open`, with the paths it was opened from.
+    private var opened: (paths: [String], files: [String], problems: [SkippedFile]) = ([], [], [])
+    /// Where each page of the last `open` starts in `opened.files` (a page holds `perPage` readable files).
+    private var pageStarts: [Int] = [0]
+    /// Headers read so far, by path.
+    private var read: [String: Result<Recording, SkippedFile>] = [:]
+    private let directory: String
+
+    /// `directory`: where relative paths start (the working directory).
+    public init(directory: String = FileManager.default.currentDirectoryPath) {
+        self.directory = directory
+    }
+
+    /// File names a folder's walk lists: the formats read, and the audio formats that are named with how to
+    /// convert them. Other files (a recorder's `CONFIG.TXT`, pictures) are left out without a word.
+    static let audioExtensions: Set<String> = [
+        "wav", "wave", "bwf", "rf64", "flac", "mp3", "ogg", "oga", "opus", "m4a", "aac", "aif", "aiff", "aifc",
+        "wma", "w64", "caf", "wv", "ape", "amr", "au", "snd", "mp2",
+    ]
+
+    static func isAudioName(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    func page(query: SearchQuery, page: Int, perPage: Int) throws(ListError) -> Page {
+        let size = max(1, perPage)
+        switch query.scope {
+        case .archive:
+            throw ListError(.catalog, "not a search of one's own files")
+        case .open(let paths):
+            guard page == 1 || opened.paths != paths else { return try openedPage(page, size: size) }
+            // An `open` that finds nothing playable leaves the files opened before (still listed) to `filter`.
+            let before = (opened, pageStarts, read)
+            open(paths)
+            do {
+                return try openedPage(page, size: size)
+            } catch {
+                (opened, pageStarts, read) = before
+                throw error
+            }
+        case .files:
+            return try filtered(query, page: page, size: size)
+        }
+    }
+
+    private func open(_ paths: [String]) {
+        let found = FileTree.walk(paths, from: directory, keep: Self.isAudioName)
+        opened = (paths, found.files, found.problems.map { SkippedFile(path: $0.path, reason: $0.reason) })
+        pageStarts = [0]
+        read = [:]
+    }
+
+    /// Page `number` of what is open: the next `size` readable files after the previous page's.
+    private func openedPage(_ number: Int, size: Int) throws(ListError) -> Page {
+        // Pages are asked for in order; one asked again is read again from where it started.
+        while pageStarts.count < number {
+            let (_, _, next) = rows(from: pageStarts[pageStarts.count - 1], size: size)
+            pageStarts.append(next)
+        }
+        let start = pageStarts[number - 1]
+        let (recordings, skipped, next) = rows(from: start, size: size)
+        if pageStarts.count == number { pageStarts.append(next) }
+        let all = (number == 1 ? opened.problems : []) + skipped
+        if number == 1, recordings.isEmpty {
+            throw ListError(.catalog, Self.nothingReadable(opened.paths, all))
+        }
+        let remaining = opened.files.count - next
+        let pages = number + (remaining + size - 1) / size
+        let readable = next - start - skipped.count
+        return Page(
+            totalRecordings: readableSoFar(before: start) + readable + remaining, totalSpecies: 0, page: number,
+            numPages: pages, recordings: recordings, skipped: all)
+    }
+
+    private func readableSoFar(before index: Int) -> Int {
+        opened.files[..<index].reduce(0) { count, path in
+            if case .success = read[path] { count + 1 } else { count }
+        }
+    }
+
+    /// From file `start`, up to `size` readable rows and what was passed over; and where the next page starts.
+    private func rows(from start: Int, size: Int) -> ([Recording], [SkippedFile], Int) {
+        var recordings: [Recording] = []
+        var skipped: [SkippedFile] = []
+        var index = start
+        while index < opened.files.count, recordings.count < size {
+            switch row(opened.files[index]) {
+            case .success(let recording): recordings.append(recording)
+            case .failure(let problem): skipped.append(problem)
+            }
+            index += 1
+        }
+        return (recordings, skipped, index)
+    }
+
+    private func row(_ path: String) -> Result<Recording, SkippedFile> {
+        if let known = read[path] { return known }
+        let result = Self.readRow(path)
+        read[path] = result
+        return result
+    }
+
+    /// The row of the file at `path`, from its header, or why it cannot be listed.
+    static func readRow(_ path: String) -> Result<Recording, SkippedFile> {
+        let status: (size: Int64, modified: Double)
+        switch FileIO.statusFollowingLinks(path) {
+        case .success(let found): status = found
+        case .failure(let problem): return .failure(SkippedFile(path: path, reason: problem.reason))
+        }
+        var failure: FileTree.Problem?
+        let step = AudioFileHeaderReader.read(fileSize: status.size) { offset, count in
+            switch FileIO.bytes(of: path, at: offset, count: max(count, 65536)) {
+            case .success(let bytes): return bytes
+            case .failure(let problem):
+                failure = problem
+                return []
+            }
+        }
+        if let failure { return .failure(SkippedFile(path: path, reason: failure.reason)) }
+        switch step {
+        case .header(let header):
+            return .success(Recording(ownFile: path, header: header, modified: status.modified))
+        case .problem(let problem):
+            return .failure(SkippedFile(path: path, reason: problem.userMessage))
+        case .need:
+            return .failure(SkippedFile(path: path, reason: "its header could not be read to the end"))
+        }
+    }
+
+    /// `filter`: the files opened last that match `query` (every header is read, once).
+    private func filtered(_ query: SearchQuery, page: Int, size: Int) throws(ListError) -> Page {
+        guard !opened.paths.isEmpty else {
+            throw ListError(.catalog, "no files are open to filter: open a file or a folder first (open PATH)")
+        }
+        let matcher = try OwnFileMatcher(query: query)
+        let matches = opened.files.compactMap { path -> Recording? in
+            guard case .success(let recording) = row(path), matcher.matches(recording) else { return nil }
+            return recording
+        }
+        let pages = max(1, (matches.count + size - 1) / size)
+        let start = (page - 1) * size
+        let slice = start >= 0 && start < matches.count ? Array(matches[start..<min(start + size, matches.count)]) : []
+        return Page(totalRecordings: matches.count, totalSpecies: 0, page: page, numPages: pages, recordings: slice)
+    }
+
+    /// The one line when nothing opened can be played.
+    static func nothingReadable(_ paths: [String], _ skipped: [SkippedFile]) -> String {
+        guard let first = skipped.first else {
+            return "no audio files in \(paths.joined(separator: " ")) (WAV, FLAC and MP3 are read)"
+        }
+        let more = skipped.count > 1 ? " (and \(skipped.count - 1) more that cannot be read)" : ""
+        return "\(first.path): \(first.reason)\(more)"
+    }
+}
+
+/// The query syntax on one's own files: the tags whose fields a file can say (`year:`, `month:`, `len:`,
+/// `smp:`, `dvc:`, `rec:`, `rmk:`, `loc:`, `sp:`…) as the offline catalog reads them; bare words (`en:`) match
+/// the path.
+struct OwnFileMatcher: Sendable {
+    static let supported = ["en", "rec", "loc", "rmk", "len", "nr", "smp", "dvc", "year", "month"]
+
+    let path: String?
+    let rest: CatalogMatcher
+
+    init(query: SearchQuery) throws(ListError) {
+        for term in query.terms where !Self.supported.contains(term.tag) {
+            throw ListError(
+                .badRequest,
+                "one's own files cannot be filtered by '\(term.tag):'; filter knows words (the path) and "
+                    + Self.supported.dropFirst().map { "\($0):" }.joined(separator: " "))
+        }
+        path = query.terms.first { $0.tag == "en" }?.value.foldingCaseAndAccents
+        var others = query
+        others.terms.removeAll { $0.tag == "en" }
+        others.scope = .archive
+        rest = try CatalogMatcher(query: others)
+    }
+
+    func matches(_ recording: Recording) -> Bool {
+        if let path, let file = recording.ownFile?.path.foldingCaseAndAccents {
+            let words = path.split(separator: " ")
+            guard words.allSatisfy({ file.contains($0) }) else { return false }
+        }
+        return rest.matches(recording)
+    }
+}
+
+/// The session's source: searches go to the catalogue, `open` and `filter` to the files of one's own.
+public struct SessionSource: RecordingSource {
+    public let archive: any RecordingSource
+    public let files: OwnFiles
+
+    public init(archive: any RecordingSource, files: OwnFiles = OwnFiles()) {
+        self.archive = archive
+        self.files = files
+    }
+
+    public var name: String { archive.name }
+    public var defaultPerPage: Int { archive.defaultPerPage }
+    public var exampleSearch: String { archive.exampleSearch }
+
+    public func page(
+        query: SearchQuery, page: Int, perPage: Int, onRetry: @escaping @Sendable (RetryNotice) -> Void
+    ) async throws(ListError) -> Page {
+        if query.scope == .archive {
+            return try await archive.page(query: query, page: page, perPage: perPage, onRetry: onRetry)
+        }
+        return try await files.page(query: query, page: page, perPage: perPage)
+    }
+}

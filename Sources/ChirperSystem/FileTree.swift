@@ -1,0 +1,138 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files under paths a user named: a file as it is, a folder searched recursively. A folder reached twice
+/// (a symbolic link back up the tree, a bind mount) is entered once: folders are told apart by device and
+/// inode, not by name, so a loop ends at once.
+public enum FileTree {
+    /// A path that could not be read, and why (the C library's words).
+    public struct Problem: Error, Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
+
+    public struct Found: Sendable, Hashable {
+        /// Absolute paths of the files, each folder's in name order, named files first in the order given.
+        public var files: [String] = []
+        public var problems: [Problem] = []
+        /// Files inside folders left out because `keep` refused their names (not audio).
+        public var leftOut = 0
+    }
+
+    /// Walks `paths` (relative ones from `directory`). Files named directly are always listed; a file found inside
+    /// a folder is listed when `keep` accepts its name. Hidden files and folders (`.name`) inside folders are
+    /// skipped, as recorders' and systems' own files are.
+    public static func walk(_ paths: [String], from directory: String, keep: (String) -> Bool) -> Found {
+        var found = Found()
+        var visited: Set<FolderID> = []
+        for path in paths {
+            let absolute = path.hasPrefix("/") ? path : (directory.hasSuffix("/") ? directory : directory + "/") + path
+            var info = stat()
+            guard stat(absolute, &info) == 0 else {
+                found.problems.append(Problem(path: path, reason: FileIO.lastError()))
+                continue
+            }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                var pending = [(absolute, FolderID(info))]
+                while let (folder, id) = pending.popLast() {
+                    guard visited.insert(id).inserted else { continue }
+                    var below: [(String, FolderID)] = []
+                    readFolder(folder, into: &found, keep: keep, folders: &below)
+                    // Depth first, in name order: the first folder's files come before the second's.
+                    pending += below.reversed()
+                }
+            } else {
+                found.files.append(normalized(absolute))
+            }
+        }
+        return found
+    }
+
+    private static func readFolder(
+        _ folder: String, into found: inout Found, keep: (String) -> Bool, folders: inout [(String, FolderID)]
+    ) {
+        guard let stream = opendir(folder) else {
+            found.problems.append(Problem(path: folder, reason: FileIO.lastError()))
+            return
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(".") { continue }
+            names.append(name)
+        }
+        var files: [String] = []
+        for name in names.sorted() {
+            let path = normalized(folder + "/" + name)
+            var info = stat()
+            // A link is followed (a folder of links to recordings is common); a loop ends at a folder seen before.
+            guard stat(path, &info) == 0 else {
+                if keep(name) { found.problems.append(Problem(path: path, reason: FileIO.lastError())) }
+                continue
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: folders.append((path, FolderID(info)))
+            case S_IFREG:
+                if keep(name) { files.append(path) } else { found.leftOut += 1 }
+            default: found.leftOut += 1
+            }
+        }
+        found.files += files
+    }
+
+    /// The path without `//` or `/./`.
+    static func normalized(_ path: String) -> String {
+        let parts = path.split(separator: "/").filter { $0 != "." }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private struct FolderID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+}
+
+extension FileIO {
+    /// Up to `count` bytes of the file at `path` from `offset`; nil with the reason when it cannot be read.
+    public static func bytes(of path: String, at offset: Int64, count: Int) -> Result<[UInt8], FileTree.Problem> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+            }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
+            if got == 0 { break }
+            filled += got
+        }
+        return .success(Array(bytes[..<filled]))
+    }
+
+    /// The size of the file at `path` and its last change (seconds since 1970), following links; or why not.
+    public static func statusFollowingLinks(_ path: String) -> Result<(size: Int64, modified: Double), FileTree.Problem>
+    {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(FileTree.Problem(path: path, reason: "not a regular file"))
+        }
+        return .success((Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+    }
+
+    static func lastError() -> String { String(cString: strerror(errno)).lowercased() }
+}
