@@ -94,7 +94,7 @@ model-reference:
 
 ## The converted model against BirdNET's own runtime on generated and real audio (scripts/model/tests).
 model-tests: model-reference
-	python3 -m unittest discover -s scripts/model/tests -t scripts/model -v
+	MODEL_DIR="$(MODEL_DIR)" python3 -m unittest discover -s scripts/model/tests -t scripts/model -v
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.
