@@ -4,7 +4,8 @@ SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev libchafa-dev libpng-dev libsqlite3-dev \
 	libsystemd-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
-	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3
+	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3 python3-venv
+MODEL_PACKAGES := python3 python3-venv
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
@@ -85,15 +86,18 @@ bench-tests:
 MODEL_DIR ?=
 MODEL_FLAGS := $(if $(MODEL_DIR),--model-dir "$(MODEL_DIR)")
 model:
+	@scripts/ensure-packages.sh $(MODEL_PACKAGES)
 	python3 scripts/model/make_model.py $(MODEL_FLAGS)
 
 ## The model, and BirdNET's own runtime (ai-edge-litert on the TFLite model) that the tests and the bench compare
 ## it with, kept in a small environment under $XDG_CACHE_HOME/chirper-play/model-tools.
 model-reference:
+	@scripts/ensure-packages.sh $(MODEL_PACKAGES)
 	python3 scripts/model/make_model.py $(MODEL_FLAGS) --reference
 
 ## The converted model against BirdNET's own runtime on generated and real audio (scripts/model/tests).
 model-tests: model-reference
+	@scripts/ensure-packages.sh mpg123 sox
 	MODEL_DIR="$(MODEL_DIR)" python3 -m unittest discover -s scripts/model/tests -t scripts/model -v
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the

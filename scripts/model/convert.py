@@ -64,7 +64,8 @@ def rewrite_rfft(function):
         if frame_length is None:
             raise SystemExit(f"convert: {node.name}: the frame length is not static; cannot rewrite the RFFT")
         consumers = [n for n in graph_def.node if any(i.split(":")[0] == node.name for i in n.input)]
-        if not consumers or any(n.op != "Cast" or n.attr["DstT"].type != tf.float32.as_datatype_enum for n in consumers):
+        float32 = tf.float32.as_datatype_enum
+        if not consumers or any(n.op != "Cast" or n.attr["DstT"].type != float32 for n in consumers):
             raise SystemExit(f"convert: {node.name}: expected only complex-to-float casts after the RFFT")
         # RFFT zero-pads frames shorter than fft_length and crops longer ones: rows past it are zero.
         n = np.arange(frame_length)[:, None]
@@ -73,20 +74,19 @@ def rewrite_rfft(function):
         matrix = graph_def.node.add()
         matrix.name = node.name + "/cosine"
         matrix.op = "Const"
-        matrix.attr["dtype"].type = tf.float32.as_datatype_enum
+        matrix.attr["dtype"].type = float32
         matrix.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(cosine.astype(np.float32)))
-        attrs = {"T": tf.float32.as_datatype_enum}
         node.op = "BatchMatMulV2"
         del node.input[:]
         node.input.extend([frames, matrix.name])
         node.ClearField("attr")
-        node.attr["T"].type = attrs["T"]
+        node.attr["T"].type = float32
         node.attr["adj_x"].b = False
         node.attr["adj_y"].b = False
         for cast in consumers:
             cast.op = "Identity"
             cast.ClearField("attr")
-            cast.attr["T"].type = tf.float32.as_datatype_enum
+            cast.attr["T"].type = float32
         rewritten.append((node.name, frame_length, fft_length))
     if len(rewritten) != 2:
         raise SystemExit(f"convert: expected BirdNET's two spectrogram RFFTs, found {len(rewritten)}")

@@ -66,7 +66,8 @@ def generated_audio(path: Path, seconds: float) -> None:
         within = t % 1.25
         frequency = 2_500 + 2_000 * within if within < 0.6 else 4_200 + 600 * math.sin(2 * math.pi * 25 * t)
         phase += 2 * math.pi * frequency / rate
-        envelope = math.sin(math.pi * min(within / 0.6, 1.0)) if within < 0.6 else 0.5 * (math.sin(2 * math.pi * 8 * t) > 0)
+        trill = 0.5 * (math.sin(2 * math.pi * 8 * t) > 0)
+        envelope = math.sin(math.pi * min(within / 0.6, 1.0)) if within < 0.6 else trill
         samples.append(0.3 * envelope * (math.sin(phase) + 0.3 * math.sin(2 * phase)) + noise.gauss(0.0, 0.02))
     path.write_bytes(samples.tobytes())
 
