@@ -186,6 +186,8 @@ class InstalledModel(unittest.TestCase):
             self.assertEqual(len(sources["files"][name]["wheel_sha256"]), 64)
 
     def test_a_second_make_model_does_nothing(self):
+        # Checked first, so that a stale folder fails here instead of starting a conversion.
+        self.assertEqual(make_model.stale_outputs(make_model.load_manifest(), model_dir()), [])
         result = subprocess.run([sys.executable, str(REPO / "scripts" / "model" / "make_model.py"), "--model-dir",
                                  str(model_dir())], capture_output=True, text=True, timeout=60)
         self.assertEqual(result.returncode, 0, result.stderr)
