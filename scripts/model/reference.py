@@ -116,6 +116,8 @@ class ONNXRunner:
 
 
 def read_labels(path: Path) -> list:
+    if not path.is_file():
+        raise SystemExit(f"reference: {path} is missing: run `make model-reference` first")
     labels = path.read_text(encoding="utf-8").splitlines()
     if len(labels) != 6522:
         raise SystemExit(f"reference: {path} has {len(labels)} labels, not 6522")
@@ -161,7 +163,10 @@ def runners(arguments, onnx_name: str, tflite_name: str) -> dict:
 def identify(arguments) -> dict:
     import numpy as np
 
-    data = sys.stdin.buffer.read() if arguments.samples == "-" else Path(arguments.samples).read_bytes()
+    try:
+        data = sys.stdin.buffer.read() if arguments.samples == "-" else Path(arguments.samples).read_bytes()
+    except OSError as error:
+        raise SystemExit(f"reference: cannot read {arguments.samples}: {error.strerror}") from None
     if len(data) % 4:
         raise SystemExit(f"reference: {arguments.samples}: {len(data)} bytes is not a whole number of float32 samples")
     samples = np.frombuffer(data, dtype=np.float32)
