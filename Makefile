@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev libchafa-dev libpng-dev libsqlite3-dev \
-	libsystemd-dev pkg-config
+	libsystemd-dev libsoxr-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
 	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3 python3-venv
 MODEL_PACKAGES := python3 python3-venv
@@ -30,20 +30,20 @@ RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
 .PHONY: run test build format lint bench bench-tests link-order fuzz demo-assets deps-run deps-test deps-bench clean \
-	install uninstall static-cxx model model-reference model-tests
+	install uninstall static-cxx ort ort-header tiny-onnx model model-reference model-tests
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
-run: deps-run static-cxx
+run: deps-run ort-header static-cxx
 	$(SWIFT) build $(RELEASE) --product chirper-play
 	-@python3 scripts/link/check-order.py --warn --binary .build/release/chirper-play --order $(ORDER) >/dev/null
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
-test: deps-test lint bench-tests model-tests
+test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-build: deps-run
+build: deps-run ort-header
 	$(SWIFT) build
 
 ## Formatting is the tool's job: `make format` rewrites, `make lint` checks.
@@ -57,6 +57,32 @@ lint:
 demo-assets:
 	python3 scripts/make-demo-catalog.py
 
+## ONNX Runtime (`identify`), fetched and pinned by version and SHA-256 (scripts/fetch-onnxruntime.sh), never
+## committed. The build needs only its C API header (`ort-header`: Debian 13's libonnxruntime-dev, 85 KB, into the
+## gitignored Sources/COnnxRuntime/onnxruntime/); a plain `swift build` without it stops at COnnxRuntime.h
+## saying to run this. The library (`ort`: PyPI's onnxruntime wheel, 28 MB, MIT) goes to
+## $XDG_DATA_HOME/chirper-play/onnxruntime/, where `identify` loads it with dlopen; the tests run it.
+ORT_PACKAGES := curl ca-certificates python3 dpkg apt
+ort-header:
+	@scripts/fetch-onnxruntime.sh header
+
+ort: ort-header
+	@scripts/ensure-packages.sh $(ORT_PACKAGES)
+	@scripts/fetch-onnxruntime.sh library
+
+## The tiny model of the ONNX Runtime wrapper's tests (scripts/make-tiny-onnx.py), made with PyPI's onnx in a
+## virtual environment cached under $XDG_CACHE_HOME/chirper-play/, into the gitignored .build-onnx/.
+ONNX_VERSION := 1.23.2
+ONNX_VENV := $(or $(filter /%,$(XDG_CACHE_HOME)),$(HOME)/.cache)/chirper-play/venv-onnx-$(ONNX_VERSION)
+tiny-onnx: .build-onnx/tiny-matmul.onnx
+
+.build-onnx/tiny-matmul.onnx: scripts/make-tiny-onnx.py
+	@scripts/ensure-packages.sh python3 python3-venv
+	@[ -f "$(ONNX_VENV)/complete" ] || { rm -rf "$(ONNX_VENV)" && python3 -m venv "$(ONNX_VENV)" && \
+		"$(ONNX_VENV)/bin/pip" install -q "onnx==$(ONNX_VERSION)" && touch "$(ONNX_VENV)/complete"; }
+	@mkdir -p .build-onnx
+	"$(ONNX_VENV)/bin/python" scripts/make-tiny-onnx.py $@
+
 deps-run:
 	@scripts/ensure-packages.sh $(RUN_PACKAGES)
 
@@ -69,7 +95,7 @@ deps-bench:
 ## Benchmark chirper-play against mpg123 side by side (loopback HTTP server, private PulseAudio null sink):
 ## prints a table and writes the figures, with the machine, into BENCH.md. About 14 minutes plus the build.
 BENCH_ARGS ?=
-bench: deps-bench static-cxx
+bench: deps-bench ort-header static-cxx
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-floor
 	python3 scripts/link/check-order.py --binary .build-bench/release/chirper-play --order $(ORDER)
@@ -102,14 +128,14 @@ model-tests: model-reference
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.
-link-order: deps-bench static-cxx
+link-order: deps-bench ort-header static-cxx
 	@scripts/ensure-packages.sh valgrind
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play
 	python3 scripts/bench/link-order.py --binary .build-bench/release/chirper-play --write $(ORDER)
 	rm -f .build-bench/release/chirper-play .build/release/chirper-play
 
 clean:
-	rm -rf .build .build-cxx
+	rm -rf .build .build-cxx .build-onnx
 
 ## The folder where lld finds libstdc++'s archive (see STATIC_CXX).
 static-cxx:
@@ -121,7 +147,7 @@ static-cxx:
 PREFIX ?= /usr/local
 INSTALL_BINARY ?=
 install:
-	@if [ -z "$(INSTALL_BINARY)" ]; then $(MAKE) --no-print-directory deps-run static-cxx && \
+	@if [ -z "$(INSTALL_BINARY)" ]; then $(MAKE) --no-print-directory deps-run ort-header static-cxx && \
 		$(SWIFT) build $(RELEASE) --product chirper-play && \
 		{ python3 scripts/link/check-order.py --warn --binary .build/release/chirper-play --order $(ORDER) >/dev/null || true; }; fi
 	scripts/install.sh install "$(PREFIX)" "$(or $(INSTALL_BINARY),.build/release/chirper-play)"
@@ -131,7 +157,7 @@ uninstall:
 
 ## Fuzz every reader of unchecked bytes (FuzzTarget.all) with libFuzzer, FUZZ_SECONDS each (FUZZ_TARGETS: some).
 FUZZ_SECONDS ?= 60
-fuzz: deps-run
+fuzz: deps-run ort-header
 	$(SWIFT) build --scratch-path .build-fuzz --product chirper-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -D -Xswiftc CHIRPER_FUZZ
 	scripts/fuzz.sh .build-fuzz/debug/chirper-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -78,6 +78,12 @@ let package = Package(
         // FFTW 3 (GPL-2.0-or-later, libfftw3-dev), single precision: the real FFT of the sonogram and the
         // measurements. Loaded on demand.
         .target(name: "CFFTW", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // libsoxr (LGPL-2.1+, libsoxr-dev): resampling to the 48 kHz of `identify`, without aliasing or delay.
+        // Loaded on demand.
+        .target(name: "CSoxr", dependencies: ["CLazyLibrary"], linkerSettings: [.linkedLibrary("dl")]),
+        // ONNX Runtime's C API (MIT): the header fetched by `make ort-header` (include/COnnxRuntime.h says why),
+        // the library (fetched by `make ort`) loaded with dlopen by the first model opened.
+        .target(name: "COnnxRuntime", exclude: ["onnxruntime/copyright"], linkerSettings: [.linkedLibrary("dl")]),
         // glibc's malloc.h (mallopt), for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
         // libedit (libedit-dev): the terminal's line editing and history. Loaded on demand, by a terminal only.
@@ -86,11 +92,18 @@ let package = Package(
         .target(
             name: "ChirperAudio",
             dependencies: [
-                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSyn123",
+                "ChirperCore", "ChirperSystem", "ChirperHTTP", "CFFTW", "CMPG123", "CPulse", "CSonic", "CSoxr",
+                "CSyn123",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The only code that touches ONNX Runtime: a model file run on float rows.
+        .target(
+            name: "ChirperIdentify",
+            dependencies: ["ChirperCore", "ChirperSystem", "COnnxRuntime"],
             swiftSettings: swiftSettings
         ),
         // libchafa (LGPL-3.0+, libchafa-dev): a picture as sixels. Loaded on demand; its API is used in C, behind
@@ -215,6 +228,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChirperIdentifyTests",
+            dependencies: ["ChirperIdentify", "ChirperCore", "ChirperSystem"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

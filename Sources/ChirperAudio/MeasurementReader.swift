@@ -38,72 +38,35 @@ public struct MeasurementReader: Sendable {
                     "the selection is \(Int(span.duration.rounded())) s; measure at most \(Int(Self.longest)) s at a time"
             )
         }
-        var rate = 0
-        var channels = 1
         var samples: [Float] = []
-        var position = 0
-        var first = 0
-        var last = 0
+        let rate: Int
         do {
-            try await AnalysisDecoding(sources: sources).decode(item) { batch in
-                for output in batch {
-                    switch output {
-                    case .format(let format, let duration):
-                        guard rate == 0 else {
-                            guard rate == format.sampleRate else {
-                                throw MeasurementReadError(
-                                    label: item.label,
-                                    reason: "the sample rate changes part-way; a measurement needs one rate")
-                            }
-                            continue
-                        }
-                        rate = format.sampleRate
-                        channels = max(1, format.channels)
-                        if let duration = duration ?? item.expectedDuration, span.start >= duration {
-                            throw MeasurementReadError(
-                                label: item.label,
-                                reason: "the selection starts after the recording ends; select an earlier one")
-                        }
-                        if let band, band.low >= Double(rate) / 2 {
-                            throw MeasurementReadError(
-                                label: item.label,
-                                reason:
-                                    "the band starts above the recording's top frequency (\(rate / 2) Hz); select a lower band"
-                            )
-                        }
-                        first = Int((span.start * Double(rate)).rounded())
-                        last = Int((span.end * Double(rate)).rounded())
-                        samples.reserveCapacity(last - first)
-                    case .samples(let block):
-                        // MP3 comes mixed to mono; a WAV's channels are mixed here. Positions count frames.
-                        let end = position + block.count / channels
-                        let from = max(first, position)
-                        let to = min(last, end)
-                        if from < to {
-                            let scale = 1 / (32768 * Float(channels))
-                            for frame in from..<to {
-                                let base = (frame - position) * channels
-                                var sum: Int32 = 0
-                                for channel in 0..<channels { sum += Int32(block[base + channel]) }
-                                samples.append(Float(sum) * scale)
-                            }
-                        }
-                        position = end
-                    }
+            rate = try await MonoAudioReader(sources: sources).read(item, span: span) { piece, rate in
+                if let band, band.low >= Double(rate) / 2 {
+                    throw MeasurementReadError(
+                        label: item.label,
+                        reason:
+                            "the band starts above the recording's top frequency (\(rate / 2) Hz); select a lower band")
                 }
-                return rate == 0 || position < last
+                samples += piece
             }
         } catch let error as MeasurementReadError {
             throw error
+        } catch let error as MonoAudioReadError {
+            let reason =
+                error.reason == "the section starts after the recording ends"
+                ? "the selection starts after the recording ends; select an earlier one" : error.reason
+            throw MeasurementReadError(label: item.label, reason: reason)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             throw MeasurementReadError(label: item.label, reason: userMessage(for: error))
         }
-        guard rate > 0, !samples.isEmpty else {
+        guard !samples.isEmpty else {
             throw MeasurementReadError(
                 label: item.label, reason: "no audio in the selection; select a section the recording has")
         }
+        let first = Int((span.start * Double(rate)).rounded())
         let plan = MeasurementAnalysis.plan(sampleRate: rate)
         let transform = try makeTransform(plan.size)
         var measured = band

@@ -211,11 +211,23 @@ public final class Player: Sendable {
     /// action means for which pipeline; then runs it outside the lock.
     @discardableResult
     func send(_ event: (inout PlaybackMachine) -> PlaybackMachine.Action) -> Reply {
+        var single = PlaybackMachine.Action.nothing
+        let active = perform { machine in
+            single = event(&machine)
+            return [single]
+        }
+        return Reply(action: single, active: active)
+    }
+
+    /// Feeds one event that leads to several actions: all are decided, and the state published, under one
+    /// taking of the lock; their effects then run in order outside it. Returns the loaded track after it.
+    @discardableResult
+    func perform(_ event: (inout PlaybackMachine) -> [PlaybackMachine.Action]) -> PlaybackTicket? {
         let now = progressElapsed()
         let stallNow = stallElapsed()
-        let (effect, reply, deliver) = locked.withLockedValue { locked -> (Effect, Reply, Bool) in
-            let action = event(&locked.machine)
-            let effect = Self.effect(for: action, in: &locked)
+        let (effects, active, deliver) = locked.withLockedValue { locked -> ([Effect], PlaybackTicket?, Bool) in
+            let actions = event(&locked.machine)
+            let effects = actions.map { Self.effect(for: $0, in: &locked) }
             let state = locked.machine.playbackState
             var deliver = false
             if state != locked.published, shouldPublish(state, at: now, in: &locked) {
@@ -223,11 +235,11 @@ public final class Player: Sendable {
                 deliver = Self.publish(.state(state, to: locked.subscribers), in: &locked)
             }
             followStallWatch(at: stallNow, in: &locked)
-            return (effect, Reply(action: action, active: locked.machine.activeTicket), deliver)
+            return (effects, locked.machine.activeTicket, deliver)
         }
         if deliver { self.deliver() }
-        run(effect)
-        return reply
+        for effect in effects { run(effect) }
+        return active
     }
 
     /// What a command learns from the machine, at the moment it decided.

@@ -53,14 +53,11 @@ extension Player {
     /// what its reports lead to, and returns the driver's actions.
     func step(_ event: TrackMachine.Event, ticket: PlaybackTicket) -> [TrackMachine.Action] {
         var driver: [TrackMachine.Action] = []
-        var more: [PlaybackMachine.Action] = []
-        send { machine in
+        perform { machine in
             let step = machine.trackEvent(event, ticket: ticket)
             driver = step.driver
-            more = Array(step.actions.dropFirst())
-            return step.actions.first ?? .nothing
+            return step.actions
         }
-        for action in more { send { _ in action } }
         return driver
     }
 

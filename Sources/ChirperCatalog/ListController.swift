@@ -24,8 +24,10 @@ public actor ListController {
 
     public var state: ListState { store.state }
 
-    public func search(_ query: SearchQuery) {
-        _ = send(.searchSubmitted(query))
+    /// Starts a search; returns why not, when the list refuses it.
+    @discardableResult
+    public func search(_ query: SearchQuery) -> String? {
+        send(.searchSubmitted(query)).first
     }
 
     /// Asks for the next page; returns why not, when it makes no sense now.
@@ -81,11 +83,17 @@ public actor ListController {
     }
 
     private func retryScheduled(_ id: FetchID, _ notice: RetryNotice) {
-        _ = send(.retryScheduled(id, notice))
+        expectNoRefusal(send(.retryScheduled(id, notice)))
     }
 
     private func finished(_ id: FetchID, _ result: Result<Page, ListError>) {
         tasks.removeValue(forKey: id)
-        _ = send(.pageLoaded(id, result))
+        expectNoRefusal(send(.pageLoaded(id, result)))
+    }
+
+    /// What the list's own fetches report is never refused: a stale one is ignored by the store, which shows
+    /// it in its state. A refusal here would have no one to answer, so it is a defect of the store.
+    private func expectNoRefusal(_ refusals: [String]) {
+        assert(refusals.isEmpty, "the list store refused its own fetch's report: \(refusals)")
     }
 }

@@ -48,6 +48,8 @@ public enum Command: Sendable, Hashable {
     case compare([CompareItem])
     /// `ab <a> <b> [gap]`: two sections heard in turn until `stop`.
     case ab(ABRequest)
+    /// `identify …`: the species a classifier hears, segment by segment.
+    case identify(IdentifyRequest)
     /// `graphics [auto|kitty|sixel|blocks]`: how `sono` draws (nil: say what it is now).
     case graphics(GraphicsMode?)
     /// `quiz …`: learn the sounds of a deck.
@@ -122,6 +124,10 @@ public enum CommandParser {
         ),
         ("compare", [], "compare <a> <b> [more]", "rows or selections (s1) stacked, measured side by side"),
         ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),
+        (
+            "identify", [], "identify [n|sK] [a-b] [--min-confidence C]",
+            "who is singing, per 3 s segment and per species (BirdNET; make model)"
+        ),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         (
             "quiz", [], "quiz <deck> | stop | stats | export F",
@@ -250,6 +256,8 @@ public enum CommandParser {
             return .compare(try CompareItem.parse(rest))
         case "ab":
             return .ab(try ABRequest.parse(rest))
+        case "identify":
+            return .identify(try IdentifyRequest.parse(rest))
         case "quiz":
             return .quiz(try QuizRequest.parse(rest))
         case "answer":

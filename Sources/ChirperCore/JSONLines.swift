@@ -21,6 +21,7 @@ public enum JSONLines {
         "ab": [],
         "compare": ["section"],
         "measure": [],
+        "identify": ["id"],
         "select": ["state"],
         "sono": ["id", "band", "window"],
         "info": [],
@@ -35,6 +36,10 @@ public enum JSONLines {
         "queue autoplay": ["event", "autoplay"],
         // A sonogram's annotation box line (`sono: box n=1 …`).
         "sono box": ["part"],
+        // `identify`'s summary per species, its check against the recordist's list, and its end.
+        "identify species": ["event", "id"],
+        "identify listed": ["event", "id"],
+        "identify done": ["event", "id"],
     ]
 
     /// The JSON object for one script line.

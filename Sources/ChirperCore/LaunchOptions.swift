@@ -18,6 +18,8 @@ public struct LaunchOptions: Sendable, Hashable {
     public var caFiles: [String] = []
     public var contrast = "auto"
     public var graphics = "auto"
+    /// Where `identify` finds BirdNET's model (nil: `$XDG_DATA_HOME/chirper-play/models/birdnet-2.4`).
+    public var modelDirectory: String?
 
     public init() {}
 }
@@ -67,6 +69,7 @@ public struct LaunchOption: Sendable {
         case caFile = "ca-file"
         case contrast
         case graphics
+        case modelDir = "model-dir"
     }
 
     /// What a shell offers for the option's value.
@@ -126,6 +129,11 @@ extension LaunchOptions {
             help: "Bound of the play cache in $XDG_CACHE_HOME/chirper-play, e.g. 500MB, 2G; 0 turns it off.",
             defaultValue: "500MB", completion: .nothing
         ) { $0.cacheSize = $1 },
+        LaunchOption(
+            name: .modelDir, valueName: "dir",
+            help: "Where identify finds BirdNET's model (make model MODEL_DIR=dir puts it there).",
+            defaultValue: "$XDG_DATA_HOME/chirper-play/models/birdnet-2.4", completion: .directory
+        ) { $0.modelDirectory = $1 },
         LaunchOption(
             name: .json, valueName: nil,
             help: "Print the pipe protocol as JSON lines (one object a line; errors on standard error), even on a "

@@ -322,20 +322,26 @@ public struct PlaybackMachine: Sendable {
     }
 
     mutating func update(_ ticket: Ticket, _ change: (inout Session) -> Void) {
+        // Tolerated when nothing changes: an event of a stopped or replaced track (another ticket), or with
+        // nothing loaded.
+        _ = modify(ticket, change)
+    }
+
+    /// Changes the session of `ticket` in place, or returns nil when it is not loaded. The state lets go of the
+    /// session while it changes, so what it holds (a loop's kept pass) grows without being copied.
+    mutating func modify<Result>(_ ticket: Ticket, _ change: (inout Session) -> Result) -> Result? {
+        var session: Session
+        let rebuild: (Session) -> State
         switch state {
-        case .buffering(var session) where session.ticket == ticket:
-            change(&session)
-            state = .buffering(session)
-        case .playing(var session) where session.ticket == ticket:
-            change(&session)
-            state = .playing(session)
-        case .paused(var session) where session.ticket == ticket:
-            change(&session)
-            state = .paused(session)
-        case .idle, .failed, .buffering, .playing, .paused:
-            // Tolerated: an event of a stopped or replaced track (another ticket), or with nothing loaded.
-            break
+        case .buffering(let loaded) where loaded.ticket == ticket: (session, rebuild) = (loaded, State.buffering)
+        case .playing(let loaded) where loaded.ticket == ticket: (session, rebuild) = (loaded, State.playing)
+        case .paused(let loaded) where loaded.ticket == ticket: (session, rebuild) = (loaded, State.paused)
+        case .idle, .failed, .buffering, .playing, .paused: return nil
         }
+        state = .idle(nil)
+        let result = change(&session)
+        state = rebuild(session)
+        return result
     }
 }
 

@@ -16,9 +16,9 @@ extension PlaybackMachine {
 
     /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
     /// to be decoded (estimated).
-    /// (The track's machine counts them as its driver writes them: this is its count taken on the track's behalf,
-    /// for a scenario without a driver.)
-    public mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
+    /// The track's machine counts them as its driver writes them: this is its count taken on the track's behalf,
+    /// for the scenario tests that run without a driver, and so not public.
+    mutating func pcmQueued(seconds: Double, ticket: Ticket, segment: Int = 0, ahead: Double = 0) -> Action {
         update(ticket) { session in
             guard session.segment.number == segment else { return }
             session.track.track.queued += seconds

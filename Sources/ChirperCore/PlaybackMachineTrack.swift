@@ -16,9 +16,9 @@ extension PlaybackMachine {
 
     /// The driver of the track of `ticket` met `event`. A track no longer loaded (stopped or replaced) ends.
     public mutating func trackEvent(_ event: TrackMachine.Event, ticket: Ticket) -> TrackStep {
-        guard var session, session.ticket == ticket else { return TrackStep(driver: [.end(.ended)]) }
-        let decided = session.track.handle(event)
-        replace(session)
+        guard let decided = modify(ticket, { $0.track.handle(event) }) else {
+            return TrackStep(driver: [.end(.ended)])
+        }
         var step = TrackStep()
         for action in decided {
             guard case .report(let report) = action else {

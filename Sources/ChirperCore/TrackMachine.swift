@@ -83,6 +83,19 @@ public struct TrackMachine: Sendable {
         case keeping([Int16])
         /// The pass outgrew `loopPassLimit`: every pass seeks back to the loop's start.
         case tooLong
+
+        /// Samples about to be played: a loop's first pass keeps them for its replays, up to `loopPassLimit`.
+        /// In place: the pass grows without being copied.
+        mutating func keep(_ samples: [Int16], loop: LoopSection?) {
+            guard case .keeping(var kept) = self, let loop, !loop.once else { return }
+            guard kept.count + samples.count <= TrackMachine.loopPassLimit else {
+                self = .tooLong
+                return
+            }
+            self = .notKept
+            kept += samples
+            self = .keeping(kept)
+        }
     }
 
     /// Replaying the kept pass from memory.

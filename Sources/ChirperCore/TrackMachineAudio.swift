@@ -41,16 +41,22 @@ extension TrackMachine {
     /// A batch of decoded samples: which of them are played, whether the loop's first pass keeps them, and
     /// whether the loop wraps or the section ends after them.
     mutating func samplesDecoded(_ samples: [Int16], undecodedBytes: Int64, decodedBytes: Int64) -> [Action] {
-        let pass: LoopPass
+        var pass: LoopPass
         switch state {
-        case .feeding(let feeding): pass = feeding
+        case .feeding(let feeding):
+            pass = feeding
+            // The state lets go of the kept pass, so that appending to it below does not copy it.
+            state = .feeding(.notKept)
         case .finishing: pass = .notKept
         case .sectionEnded:
             track.cursor += samples.count / max(1, track.format?.channels ?? 1)
             return []
         default: return []
         }
-        guard let format = track.format else { return [.fail("samples before a format")] }
+        guard let format = track.format else {
+            state = .feeding(pass)
+            return [.fail("samples before a format")]
+        }
         let channels = format.channels
         let frames = samples.count / channels
         let first = track.cursor
@@ -71,13 +77,12 @@ extension TrackMachine {
         }
         track.cursor += frames
         let cut = skip..<max(skip, end)
-        var kept = pass
         var actions: [Action] = []
         if !cut.isEmpty {
             // Whole batches (the usual case) go on as they are, without a copy.
             let heard =
                 cut == 0..<frames ? samples : Array(samples[(cut.lowerBound * channels)..<(cut.upperBound * channels)])
-            kept = keep(heard, in: pass)
+            pass.keep(heard, loop: track.plan.loop)
             actions.append(.hear(format, frame: first + cut.lowerBound, samples: heard))
             let ahead = arrivedAhead(undecodedBytes: undecodedBytes, decodedBytes: decodedBytes)
             actions.append(.play(heard, through: .bandAndSpeed, pieceSeconds: pieceSeconds, ahead: ahead))
@@ -87,22 +92,14 @@ extension TrackMachine {
         } else if let wrapTo {
             guard actions.isEmpty else {
                 // The loop wraps once its last piece is written.
-                state = .wrapping(to: wrapTo, pass: kept, passEnd: passEnd)
+                state = .wrapping(to: wrapTo, pass: pass, passEnd: passEnd)
                 return actions
             }
-            return wrap(to: wrapTo, pass: kept, passEnd: passEnd)
+            return wrap(to: wrapTo, pass: pass, passEnd: passEnd)
         } else if case .feeding = state {
-            state = .feeding(kept)
+            state = .feeding(pass)
         }
         return actions
-    }
-
-    /// Samples about to be played: a loop's first pass keeps them for its replays, up to `loopPassLimit`.
-    func keep(_ samples: [Int16], in pass: LoopPass) -> LoopPass {
-        guard case .keeping(var kept) = pass, let loop = track.plan.loop, !loop.once else { return pass }
-        guard kept.count + samples.count <= Self.loopPassLimit else { return .tooLong }
-        kept += samples
-        return .keeping(kept)
     }
 
     /// Output seconds of the audio that arrived and is not decoded yet, at the bytes per second decoded so
@@ -119,7 +116,12 @@ extension TrackMachine {
     mutating func written() -> [Action] {
         switch state {
         case .replaying(let replay): return replayPiecePlayed(replay)
-        case .wrapping(let start, let pass, let passEnd): return wrap(to: start, pass: pass, passEnd: passEnd)
+        case .wrapping(let start, let pass, let passEnd):
+            if track.plan.loop == nil, let format = track.format {
+                // Loop off while the pass's last piece was written: the track goes on from the loop's end.
+                return reposition(.resume, to: Double(passEnd) / Double(format.sampleRate))
+            }
+            return wrap(to: start, pass: pass, passEnd: passEnd)
         case .writingTail: return endOfStream()
         default: return []
         }

@@ -34,6 +34,7 @@ public actor REPL {
     private let fieldKit: FieldKit
     private let pictures: any PictureWriting
     private let measurer: any MeasurementSource
+    private let identifier: any SpeciesIdentifying
     private var session: SessionMachine
     private let answerer: RequestAnswerer
     /// The session's one channel: the console, the list, the player, the signals and the workers post here.
@@ -43,11 +44,6 @@ public actor REPL {
     /// While the strip is on: what the player decodes (`heard`), routed into what the strip's painter is asked
     /// to draw (`work`).
     private var stripWork: (work: Channel<StripWork, Never>, heard: Channel<HeardAudio, Never>)?
-    /// Requests asked and not answered yet, in order: the first is being answered; the others wait for it.
-    private var pending: [SessionMachine.Request] = []
-    /// Events that came while a request was out: the session takes them once every request is answered, as it
-    /// would have had the runner waited for the answers.
-    private var held: [SessionMachine.Event] = []
     /// Answers given at once, taken before the next event.
     private var ready: [SessionMachine.Event] = []
     private let quiz: QuizKit
@@ -61,7 +57,9 @@ public actor REPL {
         console: any Console, list: ListController, player: any PlaybackControl, sonograms: any SonogramSource,
         presenter: Presenter, fieldKit: FieldKit = .none, contrast: SonogramContrast = .auto,
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
-        measurer: any MeasurementSource = NoMeasurements(), quiz: QuizKit = .none,
+        measurer: any MeasurementSource = NoMeasurements(),
+        identifier: any SpeciesIdentifying = NoSpeciesIdentifier(reason: "identify is not available here"),
+        quiz: QuizKit = .none,
         desktop: (any DesktopPublishing)? = nil, coverArtFolder: String? = nil,
         clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
     ) {
@@ -70,6 +68,7 @@ public actor REPL {
         self.clock = clock
         self.pictures = pictures
         self.measurer = measurer
+        self.identifier = identifier
         self.console = console
         self.list = list
         self.player = player
@@ -86,12 +85,22 @@ public actor REPL {
 
     /// Feeds a signal from outside.
     public nonisolated func send(_ signal: Signal) {
+        eventSink.post(Self.event(signal))
+    }
+
+    /// Takes `signals` as they come (those posted already first), in order: the channel of what is posted
+    /// from outside before the session exists and while it runs.
+    public nonisolated func listen(to signals: Channel<Signal, Never>) {
+        signals.route(into: eventSink, Self.event)
+    }
+
+    private static func event(_ signal: Signal) -> SessionMachine.Event {
         switch signal {
-        case .interrupt: eventSink.post(.interrupt)
-        case .terminate(let status): eventSink.post(.terminate(status: status))
-        case .cacheNotice(let text): eventSink.post(.cacheNotice(text))
-        case .desktop(let command): eventSink.post(.desktop(command))
-        case .desktopMissing(let text): eventSink.post(.desktopMissing(text))
+        case .interrupt: .interrupt
+        case .terminate(let status): .terminate(status: status)
+        case .cacheNotice(let text): .cacheNotice(text)
+        case .desktop(let command): .desktop(command)
+        case .desktopMissing(let text): .desktopMissing(text)
         }
     }
 
@@ -108,9 +117,7 @@ public actor REPL {
             // An answer is taken before the next event, so the session sees its requests in order.
             var inbox = [event]
             while !inbox.isEmpty {
-                let next = inbox.removeFirst()
-                guard admits(next) else { continue }
-                for action in session.handle(next) {
+                for action in session.handle(inbox.removeFirst()) {
                     if case .quit(let code) = action {
                         status = code
                         break events
@@ -119,9 +126,6 @@ public actor REPL {
                 }
                 inbox += ready
                 ready = []
-                if inbox.isEmpty, pending.isEmpty {
-                    (inbox, held) = (held, [])
-                }
             }
         }
         // A request asked on the way out (the quiz's sound stopped) is answered, as the runner once waited
@@ -130,7 +134,7 @@ public actor REPL {
         for task in tasks.values { task.cancel() }
         await request?.value
         // Requests still waiting behind it are answered in turn, as the runner once answered each before the next.
-        for waiting in pending.dropFirst() { _ = await answerer.answer(waiting) }
+        for waiting in session.requests.dropFirst() { _ = await answerer.answer(waiting) }
         // Nobody reads the session's events any more: those who post learn it.
         eventSink.cancel()
         await player.shutdown()
@@ -153,21 +157,6 @@ public actor REPL {
             protocol: image.canvas.pixelProtocol, id: id, lines: image.lines, column: image.column)
         stripPicture = (image, picture)
         return picture
-    }
-
-    /// Whether the session takes `event` now: an answer always (and the next request waiting is sent); any
-    /// other event only once no request is out, held until then.
-    private func admits(_ event: SessionMachine.Event) -> Bool {
-        if case .answered = event {
-            pending.removeFirst()
-            if let next = pending.first { send(next) }
-            return true
-        }
-        guard pending.isEmpty else {
-            held.append(event)
-            return false
-        }
-        return true
     }
 
     /// Answers `request`: at once when it asks the player a command, otherwise in a task off the runner whose
@@ -216,8 +205,7 @@ public actor REPL {
         case .markInterrupted:
             console.interrupted()
         case .request(let request):
-            pending.append(request)
-            if pending.count == 1 { send(request) }
+            send(request)
         case .drawSonogram(let id, let item, let shape):
             start(.sonogram) {
                 .sonogram(id: id, $0)
@@ -269,6 +257,14 @@ public actor REPL {
             }
         case .cancelCompare:
             cancel(.compare)
+        case .identify(let id, let task):
+            start(.identify) {
+                .identified(id: id, $0)
+            } computing: { [identifier] in
+                try await identifier.identify(task.item, span: task.span, options: task.options)
+            }
+        case .cancelIdentify:
+            cancel(.identify)
         case .buildQuizDeck(let id, let origin):
             start(.quizDeck) {
                 .quizDeck(id: id, $0)
@@ -367,6 +363,7 @@ enum WorkKey: Hashable, Sendable {
     case save
     case measure
     case compare
+    case identify
     /// The gap between A/B sides.
     case abGap
     case quizDeck

@@ -55,8 +55,7 @@ struct RequestAnswerer: Sendable {
         case .control(let control):
             return self.control(control)
         case .search(let query):
-            await list.search(query)
-            return .searched
+            return .searched(refusal: await list.search(query))
         case .nextPage:
             return .nextPage(refusal: await list.nextPage())
         case .stop(let cause):

@@ -111,6 +111,8 @@ extension SessionMachine {
             compare(items)
         case .ab(let request):
             listenAB(request)
+        case .identify(let request):
+            identify(request)
         case .quiz(let request):
             run(quiz: .command(request))
         case .answer(let text):

@@ -26,6 +26,8 @@ struct SessionMachine: Sendable {
     var measurements: Measure
     /// `compare`.
     var comparison: Compare
+    /// `identify`.
+    var identification: Identify
     /// A/B listening (`ab`).
     var ab = ABMachine()
     /// The quiz (`quiz`).
@@ -33,8 +35,12 @@ struct SessionMachine: Sendable {
     /// Names each piece of work started off the event loop (a sonogram, a measurement, a comparison), so
     /// the result of work since replaced is known and dropped.
     var ids = WorkIDs()
-    /// Requests sent and not answered yet: typed lines wait for them.
-    private(set) var unanswered = 0
+    /// Requests not answered yet, in order: the first is out, each next one is sent when the one before it is
+    /// answered. Typed lines wait for them.
+    private(set) var requests: [Request] = []
+    /// Events that came while a request was out, taken in order once every request is answered: the session sees
+    /// the order it would have seen had each answer been awaited where it was asked.
+    private var held: [Event] = []
     /// Set once the session decided to leave: nothing more is done.
     private(set) var ended = false
     /// The terminal's width when the running line was typed.
@@ -56,6 +62,7 @@ struct SessionMachine: Sendable {
             coverArtFolder: setup.coverArtFolder)
         measurements = Measure(presenter: setup.presenter, interactive: setup.interactive)
         comparison = Compare(presenter: setup.presenter, interactive: setup.interactive)
+        identification = Identify(presenter: setup.presenter, interactive: setup.interactive)
         quiz = Quiz(
             Quiz.Setup(
                 presenter: setup.presenter, interactive: setup.interactive, seed: setup.seed, contrast: setup.contrast))
@@ -64,12 +71,27 @@ struct SessionMachine: Sendable {
     /// Takes one event; returns what to do, in order.
     mutating func handle(_ event: Event) -> [Action] {
         guard !ended else { return [] }
+        if case .answered = event {
+            // An answer with nothing asked (a scenario that starts mid-play) is taken as it comes.
+            if !requests.isEmpty { requests.removeFirst() }
+            if let next = requests.first { emit(.request(next)) }
+        } else if !requests.isEmpty {
+            held.append(event)
+            return []
+        }
+        step(event)
+        while requests.isEmpty, !ended, !held.isEmpty {
+            step(held.removeFirst())
+        }
+        defer { actions = [] }
+        return actions
+    }
+
+    private mutating func step(_ event: Event) {
         take(event)
         drain()
         // The desktop sees every change at once (the queue moving too, before its track starts).
         if !ended { refreshDesktop() }
-        defer { actions = [] }
-        return actions
     }
 
     private mutating func take(_ event: Event) {
@@ -106,6 +128,8 @@ struct SessionMachine: Sendable {
             run(measure: .measured(id: id, result))
         case .compared(let id, let result):
             run(compare: .compared(id: id, result))
+        case .identified(let id, let result):
+            run(identify: .identified(id: id, result))
         case .abGapEnded(let round):
             run(ab: .gapEnded(round: round))
         case .quizDeck(let id, let result):
@@ -121,7 +145,6 @@ struct SessionMachine: Sendable {
         case .pictureRefused(let text):
             refuse(text)
         case .answered(let answer):
-            unanswered -= 1
             take(answer)
         }
     }
@@ -129,7 +152,7 @@ struct SessionMachine: Sendable {
     /// Runs queued lines while nothing holds them and every request was answered; leaves at the end of
     /// input once they are done.
     private mutating func drain() {
-        while !ended, unanswered == 0 {
+        while !ended, requests.isEmpty {
             switch gate.next() {
             case .run(let line): execute(line)
             case .quit: leave(0)
@@ -140,9 +163,7 @@ struct SessionMachine: Sendable {
 
     private mutating func take(_ answer: Answer) {
         switch answer {
-        case .searched:
-            if !setup.interactive { gate.handle(.hold(.listSettles)) }
-        case .nextPage(let refusal):
+        case .searched(let refusal), .nextPage(let refusal):
             if let refusal {
                 refuse(refusal)
             } else if !setup.interactive {
@@ -204,6 +225,10 @@ struct SessionMachine: Sendable {
         }
         if comparison.isComparing {
             run(compare: .interrupt)
+            return
+        }
+        if identification.isIdentifying {
+            run(identify: .interrupt)
             return
         }
         if quiz.machine.isOn {
@@ -287,8 +312,8 @@ struct SessionMachine: Sendable {
 
     /// Sends a request; typed lines wait for its answer.
     mutating func ask(_ request: Request) {
-        unanswered += 1
-        emit(.request(request))
+        requests.append(request)
+        if requests.count == 1 { emit(.request(request)) }
     }
 
     mutating func leave(_ status: Int32) {

@@ -28,6 +28,9 @@ extension SessionMachine {
         /// Draw and measure each section (replacing a comparison still running); it ends as `.compared`.
         case compare(id: Int, [CompareTask])
         case cancelCompare
+        /// Identify the species in `task`'s stretch off the event loop; the result comes back as `identified`.
+        case identify(id: Int, IdentifyTask)
+        case cancelIdentify
         /// Fetch the recordings of a quiz deck (replacing a fetch still running); it ends as `.quizDeck`.
         case buildQuizDeck(id: Int, QuizOrigin)
         case cancelQuizDeck

@@ -48,6 +48,8 @@ extension SessionMachine {
         case abGapEnded(round: Int)
         /// The `compare` computation `id` ended: each section's picture and figures, in order.
         case compared(id: Int, Result<[Compared], WorkFailure>)
+        /// An identification ended.
+        case identified(id: Int, Result<Identification, WorkFailure>)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
         case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
         /// The recordings of quiz deck `id` arrived, or why not.
@@ -128,7 +130,7 @@ extension SessionMachine {
     }
 
     enum Answer: Sendable, Hashable {
-        case searched
+        case searched(refusal: String?)
         case nextPage(refusal: String?)
         case started(PlaybackTicket, Recording, forQueue: Bool)
         case stopped(refusal: String?, StopCause)

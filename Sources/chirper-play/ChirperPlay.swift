@@ -147,14 +147,15 @@ struct ChirperPlay {
             throw LaunchError("\(error)")
         }
         let live = ByteSources.live(routes: http)
-        // Cache notices go to the REPL once it exists (the index is read before it is made).
-        let notices = NoticeRelay()
+        // What comes from outside the session (the cache's notices, the desktop's commands) is posted here, and
+        // reaches the REPL in order once it exists: the cache's index is read before the REPL is made.
+        let outside = ChirperSystem.Channel(of: REPL.Signal.self, failure: Never.self)
         let limit = CacheIndex.parseSize(options.cacheSize) ?? CacheIndex.defaultLimit
         let cache =
             limit > 0
             ? RecordingCache(
                 directory: cacheDirectory, limit: limit, now: { Date().timeIntervalSince1970 },
-                report: { notices.send($0) })
+                report: { outside.post(.cacheNotice($0)) })
             : nil
         let sources = cache.map { ByteSources.cached(live, cache: $0) } ?? live
         // On a terminal the position is read every 0.1 s, so the live sonogram strip's marker keeps within
@@ -181,7 +182,6 @@ struct ChirperPlay {
             exampleSearch: source.exampleSearch
         )
         // MPRIS on the session bus, started in the background once the session runs (see `startDesktop`).
-        let desktopCommands = DesktopCommandRelay()
         let desktop = options.noMpris ? nil : DesktopRelay()
         // The desktop's cover art (the sonogram of what plays) is kept in a folder of the session's own. None
         // without a bus to be had, nor without the cache: the picture reads the player's download from it, and
@@ -214,11 +214,10 @@ struct ChirperPlay {
             desktop: desktop,
             coverArtFolder: coverArtFolder
         )
-        desktopCommands.attach(repl)
+        repl.listen(to: outside)
         if let desktop {
-            Self.startDesktop(desktop, commands: desktopCommands, repl: repl, busMayExist: busMayExist)
+            Self.startDesktop(desktop, signals: outside, busMayExist: busMayExist)
         }
-        notices.attach(repl)
         // SIGTERM or SIGHUP ends the session as `quit` does, so the cache's writes below are done; a second one
         // (a session that does not end) leaves at once, still after those writes.
         let signals = Self.watchSignals(repl: repl, console: console) {
@@ -292,23 +291,24 @@ struct ChirperPlay {
         return QuizKit(decks: decks, store: LazyQuizStore(path: QuizStore.defaultPath(environment: environment)))
     }
 
-    /// Holds the play cache's notices until the REPL exists, then passes them on as events.
     /// Starts the MPRIS server on a thread of its own, off the path to the first line and the first sound (it
     /// loads libsystemd and connects to the bus). Without a session bus (SSH, a container) the session is told
     /// (a terminal gets one line, a pipe nothing).
-    static func startDesktop(_ desktop: DesktopRelay, commands: DesktopCommandRelay, repl: REPL, busMayExist: Bool) {
+    static func startDesktop(
+        _ desktop: DesktopRelay, signals: ChirperSystem.Channel<REPL.Signal, Never>, busMayExist: Bool
+    ) {
         let missing =
             "no D-Bus session bus: media keys and playerctl do not see chirper-play (--no-mpris hides this line)"
         // No bus to be had: said at once, with no thread and no libsystemd.
         guard busMayExist else {
-            repl.send(.desktopMissing(missing))
+            signals.post(.desktopMissing(missing))
             return
         }
         startDetachedThread(name: "chirper-mpris-go") {
             do {
-                desktop.attach(try MPRISServer.start { commands.send($0) })
+                desktop.attach(try MPRISServer.start { signals.post(.desktop($0)) })
             } catch {
-                repl.send(.desktopMissing(missing))
+                signals.post(.desktopMissing(missing))
             }
         }
     }

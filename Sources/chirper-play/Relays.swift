@@ -23,14 +23,20 @@ extension ChirperPlay {
             server?.publish(desktop, seeked: seeked)
         }
 
+        /// The server is installed only once the last state kept for it was published: a state published
+        /// meanwhile is kept in turn, and handed over next, so the server never gets an older state after a newer.
         func attach(_ server: MPRISServer) {
-            let (last, stopped) = state.withLock { state -> (DesktopState?, Bool) in
-                if !state.stopped { state.server = server }
-                return (state.last, state.stopped)
-            }
-            if stopped {
-                server.stop()
-            } else if let last {
+            while true {
+                let (last, stopped) = state.withLock { state -> (DesktopState?, Bool) in
+                    defer { state.last = nil }
+                    if !state.stopped, state.last == nil { state.server = server }
+                    return (state.last, state.stopped)
+                }
+                if stopped {
+                    server.stop()
+                    return
+                }
+                guard let last else { return }
                 server.publish(last, seeked: false)
             }
         }
@@ -43,35 +49,4 @@ extension ChirperPlay {
             server?.stop()
         }
     }
-
-    /// Passes the desktop's commands to the REPL once it exists (none arrive before: the bus is served from
-    /// the moment the server starts).
-    final class DesktopCommandRelay: Sendable {
-        private let repl = Mutex<REPL?>(nil)
-
-        func send(_ command: DesktopCommand) { repl.withLock { $0 }?.send(.desktop(command)) }
-        func attach(_ repl: REPL) { self.repl.withLock { $0 = repl } }
-    }
-
-    final class NoticeRelay: Sendable {
-        private let state = Mutex<(repl: REPL?, pending: [String])>((nil, []))
-
-        func send(_ line: String) {
-            let repl = state.withLock { state -> REPL? in
-                if state.repl == nil { state.pending.append(line) }
-                return state.repl
-            }
-            repl?.send(.cacheNotice(line))
-        }
-
-        func attach(_ repl: REPL) {
-            let pending = state.withLock { state -> [String] in
-                state.repl = repl
-                defer { state.pending = [] }
-                return state.pending
-            }
-            for line in pending { repl.send(.cacheNotice(line)) }
-        }
-    }
-
 }

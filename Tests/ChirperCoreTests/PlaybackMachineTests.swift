@@ -1,4 +1,4 @@
-import ChirperCore
+@testable import ChirperCore
 import Testing
 
 private let bird = PlayItem(

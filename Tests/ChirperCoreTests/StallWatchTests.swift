@@ -1,4 +1,4 @@
-import ChirperCore
+@testable import ChirperCore
 import Testing
 
 private let bird = PlayItem(label: "XC34430", location: .remote("https://xeno-canto.org/34430/download"))

@@ -147,6 +147,26 @@ struct TrackMachineTests {
             ], "and again from the start, in larger pieces once a second is queued")
     }
 
+    @Test("loop off while the pass's last piece is written: no seam and no other pass; on from the loop's end")
+    func loopOffWhileWrapping() {
+        var machine = playing(then: segment(1, loop: LoopSection(start: 0, end: 0.25)))
+        _ = machine.handle(.samples(samples(3, 1000), undecodedBytes: 0, decodedBytes: byte(1000)))
+        _ = machine.handle(.played(nil))
+        let end = machine.handle(.samples(samples(4, 2000), undecodedBytes: 0, decodedBytes: byte(3000)))
+        #expect(
+            end == [
+                .hear(mono8k, frame: 1000, samples: samples(4, 1000)),
+                .play(samples(4, 1000), through: .bandAndSpeed, pieceSeconds: 0.2, ahead: 0),
+            ])
+        machine.setLoop(nil)
+        #expect(machine.handle(.played(nil)) == [.seekDecoder(toFrame: 2000)], "on from the loop's end")
+        let landed = machine.handle(
+            .decoderLanded(
+                Landed(frame: 2000, byteOffset: byte(2000), estimated: false, received: arrived, heldFrom: 0)))
+        #expect(landed == [.feed(from: byte(2000))])
+        #expect(machine.handle(.ready(undecodedInput: true)) == [.decode(pieceBytes: 4096, atLeast: 0.2, join: true)])
+    }
+
     @Test("loop off during a replay: the pass plays to its end, then decoding goes on from the loop's end")
     func loopOffDuringReplay() {
         var machine = playing(then: segment(1, loop: LoopSection(start: 0, end: 0.25)))

@@ -45,7 +45,7 @@ struct DesktopSessionTests {
         let query = SearchQuery(terms: [.init(tag: "nr", value: "254462")])
         #expect(
             requests(machine.handle(.desktop(.openURI("https://xeno-canto.org/254462/download")))) == [.search(query)])
-        _ = machine.handle(.answered(.searched))
+        _ = machine.handle(.answered(.searched(refusal: nil)))
         #expect(requests(machine.handle(.list(.loading(query: query, previous: nil, retry: nil)))).isEmpty)
         let found = ListState.populated(
             Listing(

@@ -91,7 +91,7 @@ struct QuizDriver {
             return .stopped(refusal: nil, cause)
         default:
             Issue.record("the quiz made a request it should not: \(request)")
-            return .searched
+            return .searched(refusal: nil)
         }
     }
 }

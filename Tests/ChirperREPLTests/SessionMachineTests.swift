@@ -52,7 +52,7 @@ private func listedSession(_ presenter: Presenter, terminal: TerminalGraphicsSup
 {
     var machine = session(presenter, terminal: terminal)
     _ = machine.handle(typed("search wren"))
-    _ = machine.handle(.answered(.searched))
+    _ = machine.handle(.answered(.searched(refusal: nil)))
     _ = machine.handle(.list(listed))
     return machine
 }
@@ -99,7 +99,7 @@ struct SessionMachineTests {
         #expect(machine.handle(typed("search wren")) == [.request(.search(wrenQuery))])
         #expect(machine.handle(typed("play 1")) == [])
         // Answered: the search is under way, and the script now waits for the rows.
-        #expect(machine.handle(.answered(.searched)) == [])
+        #expect(machine.handle(.answered(.searched(refusal: nil))) == [])
         let loading = ListState.loading(query: wrenQuery, previous: nil, retry: nil)
         #expect(machine.handle(.list(loading)) == [.print(script.lines(list: loading, from: .idle))])
         #expect(
@@ -125,6 +125,16 @@ struct SessionMachineTests {
             machine.handle(.answered(.nextPage(refusal: "every page is loaded"))) == [
                 .print([script.refusal("every page is loaded")]),
                 .print(script.listing(listed)),
+            ])
+    }
+
+    @Test("a search the list refuses says why, and the script does not wait for a list that will not settle")
+    func refusedSearchSaysWhy() throws {
+        var machine = listedSession(script)
+        #expect(machine.handle(typed("search wren")) == [.request(.search(try SearchQuery.parse("wren")))])
+        #expect(
+            machine.handle(.answered(.searched(refusal: "the archive is closed"))) == [
+                .print([script.refusal("the archive is closed")])
             ])
     }
 

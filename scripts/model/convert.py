@@ -29,7 +29,7 @@ SEGMENT = 144_000
 
 
 def check_audio(seed: int = 54) -> np.ndarray:
-    """Three deterministic segments: silence-free noise, a frequency sweep and a warbling tone over noise."""
+    """Three deterministic segments: white noise, a frequency sweep and a warbling tone over noise."""
     rng = np.random.default_rng(seed)
     t = np.arange(SEGMENT, dtype=np.float64) / 48_000.0
     noise = rng.normal(0.0, 0.05, SEGMENT)

@@ -1,0 +1,87 @@
+import ChirperCore
+
+/// Why a recording's audio could not be read for an analysis: one line naming it and what to do.
+public struct MonoAudioReadError: UserFacingError, Hashable {
+    public var label: String
+    public var reason: String
+
+    public var userMessage: String { "\(TerminalText.sanitize(label)): \(reason)" }
+}
+
+/// Decodes a stretch of a recording (without playing it) to mono float samples at its own rate, piece by
+/// piece, so a long recording is analysed in bounded memory: the same `ByteSources` and decoder the player
+/// uses.
+public struct MonoAudioReader: Sendable {
+    private let sources: ByteSources
+
+    public init(sources: ByteSources = .live()) {
+        self.sources = sources
+    }
+
+    /// Hands `take` the samples of `span` of `item` (nil: all of it), mixed to mono in -1…1, in order, each piece
+    /// with the recording's sample rate; returns the rate. Throws `MonoAudioReadError` (one line),
+    /// `take`'s error, or `CancellationError`.
+    @discardableResult
+    public func read(
+        _ item: PlayItem, span: TimeSpan?, take: (_ samples: [Float], _ sampleRate: Int) throws -> Void
+    ) async throws -> Int {
+        var rate = 0
+        var channels = 1
+        var position = 0
+        var first = 0
+        var last = Int.max
+        do {
+            try await AnalysisDecoding(sources: sources).decode(item) { batch in
+                for output in batch {
+                    switch output {
+                    case .format(let format, let duration):
+                        guard rate == 0 else {
+                            guard rate == format.sampleRate else {
+                                throw MonoAudioReadError(
+                                    label: item.label, reason: "the sample rate changes part-way; it cannot be analysed"
+                                )
+                            }
+                            continue
+                        }
+                        rate = format.sampleRate
+                        channels = max(1, format.channels)
+                        if let span {
+                            if let duration = duration ?? item.expectedDuration, span.start >= duration {
+                                throw MonoAudioReadError(
+                                    label: item.label, reason: "the section starts after the recording ends")
+                            }
+                            first = Int((span.start * Double(rate)).rounded())
+                            last = Int((span.end * Double(rate)).rounded())
+                        }
+                    case .samples(let block):
+                        // MP3 comes mixed to mono; a WAV's channels are mixed here. Positions count frames.
+                        let end = position + block.count / channels
+                        let from = max(first, position)
+                        let to = min(last, end)
+                        if from < to {
+                            let scale = 1 / (32768 * Float(channels))
+                            var piece = [Float](repeating: 0, count: to - from)
+                            for frame in from..<to {
+                                let base = (frame - position) * channels
+                                var sum: Int32 = 0
+                                for channel in 0..<channels { sum += Int32(block[base + channel]) }
+                                piece[frame - from] = Float(sum) * scale
+                            }
+                            try take(piece, rate)
+                        }
+                        position = end
+                    }
+                }
+                return rate == 0 || position < last
+            }
+        } catch let error as MonoAudioReadError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as any UserFacingError {
+            throw MonoAudioReadError(label: item.label, reason: error.userMessage)
+        }
+        guard rate > 0 else { throw MonoAudioReadError(label: item.label, reason: "it holds no audio") }
+        return rate
+    }
+}

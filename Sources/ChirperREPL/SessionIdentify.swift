@@ -1,0 +1,130 @@
+import ChirperCore
+
+/// `identify`, as part of the session machine: who is singing in a row, a measured selection or what plays,
+/// heard by the classifier off the event loop, and shown per segment and per species.
+extension SessionMachine {
+    /// One stretch to identify.
+    struct IdentifyTask: Sendable, Hashable {
+        var recording: Recording
+        var item: PlayItem
+        /// nil: the whole recording.
+        var span: TimeSpan?
+        var options: IdentifyOptions
+    }
+
+    /// `identify` as a child of the session.
+    struct Identify: Sendable {
+        enum State: Sendable, Hashable {
+            case idle
+            /// Work `id` identifies `task`.
+            case identifying(id: Int, IdentifyTask)
+        }
+
+        enum Event: Sendable, Hashable {
+            /// `identify …`, its stretch found by the session.
+            case identify(IdentifyTask)
+            /// The identification `id` ended.
+            case identified(id: Int, Result<Identification, WorkFailure>)
+            case interrupt
+        }
+
+        enum Action: Sendable, Hashable {
+            case print([String])
+            case refuse(String)
+            /// A script's next line waits for the identification.
+            case hold
+            /// The identification is shown (or failed): a line waiting for it runs.
+            case done
+            case identify(id: Int, IdentifyTask)
+            case cancel
+        }
+
+        let presenter: Presenter
+        let interactive: Bool
+        private(set) var state: State = .idle
+        private var actions: [Action] = []
+
+        init(presenter: Presenter, interactive: Bool) {
+            self.presenter = presenter
+            self.interactive = interactive
+        }
+
+        var isIdentifying: Bool { state != .idle }
+
+        mutating func handle(_ event: Event, ids: inout WorkIDs) -> [Action] {
+            switch event {
+            case .identify(let task):
+                // A newer identification replaces one still running: its result is dropped by its id.
+                let id = ids.next()
+                state = .identifying(id: id, task)
+                actions.append(.identify(id: id, task))
+                if interactive {
+                    actions.append(.print([presenter.identifying(task.recording, span: task.span)]))
+                } else {
+                    actions.append(.hold)
+                }
+            case .identified(let id, let result):
+                guard case .identifying(let current, let task) = state, current == id else { break }
+                state = .idle
+                switch result {
+                case .success(let identification):
+                    actions.append(
+                        .print(presenter.identification(identification, of: task.recording, span: task.span)))
+                case .failure(.stopped):
+                    actions.append(.refuse("identify stopped"))
+                case .failure(.failed(let message)):
+                    actions.append(.refuse(message))
+                }
+                actions.append(.done)
+            case .interrupt:
+                if case .identifying = state { actions.append(.cancel) }
+            }
+            defer { actions = [] }
+            return actions
+        }
+    }
+
+    /// `identify …`: finds the stretch the request names, then hands it to the child.
+    mutating func identify(_ request: IdentifyRequest) {
+        let task: IdentifyTask
+        switch request.target {
+        case .playing:
+            guard let playing, playback.ticket == playing.ticket, let item = playing.recording.playItem else {
+                refuse("nothing plays: identify which row? e.g. identify 1 (or identify s1 for a selection)")
+                return
+            }
+            let loop = playback.progress?.loop.map { TimeSpan(start: $0.start, end: $0.end) }
+            task = IdentifyTask(recording: playing.recording, item: item, span: loop, options: request.options)
+        case .row(let row, let span):
+            guard let recording = recordingToStudy(row: row, for: "identify"), let item = recording.playItem else {
+                return
+            }
+            task = IdentifyTask(recording: recording, item: item, span: span, options: request.options)
+        case .selection(let number):
+            let table = measurements.table
+            guard number <= table.count else {
+                refuse("there is no selection s\(number): the table has \(table.count) (measure list shows them)")
+                return
+            }
+            let measured = table[number - 1]
+            guard let item = measured.recording.playItem else { return }
+            task = IdentifyTask(
+                recording: measured.recording, item: item, span: measured.span, options: request.options)
+        }
+        run(identify: .identify(task))
+    }
+
+    /// Hands `event` to `identify`, and does what it decided.
+    mutating func run(identify event: Identify.Event) {
+        for action in identification.handle(event, ids: &ids) {
+            switch action {
+            case .print(let lines): say(lines)
+            case .refuse(let text): refuse(text)
+            case .hold: hold(.measurement)
+            case .done: gate.handle(.measurementDone)
+            case .identify(let id, let task): emit(.identify(id: id, task))
+            case .cancel: emit(.cancelIdentify)
+            }
+        }
+    }
+}
