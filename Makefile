@@ -5,7 +5,7 @@ RUN_PACKAGES := libmpg123-dev libpulse-dev libedit-dev libsonic-dev libfftw3-dev
 	libsystemd-dev pkg-config
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 lame sox twolame libsixel-bin \
 	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3
-BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
+BENCH_PACKAGES := $(TEST_PACKAGES) lame sox flac libsox-fmt-mp3 time python3-numpy
 ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
 ## lays out first the functions a session runs (scripts/link/chirper-play.order, from `make link-order`), with
