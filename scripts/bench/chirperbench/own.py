@@ -13,7 +13,8 @@ from .figures import Figure
 from .seek import seek_onset
 
 ROW = re.compile(r"^row: ")
-SONO_HEADER = re.compile(r"^sono: \S+ (?P<low>[\d.]+)-(?P<high>[\d.]+)kHz (?P<start>[\d.]+)-(?P<end>[\d.]+)s "
+PER_PAGE = 500  # `--per-page` at most: 14a's folder lists as two pages, the second asked for with `next-page`
+SONO_HEADER = re.compile(r"^sono: .+? (?P<low>[\d.]+)-(?P<high>[\d.]+)kHz (?P<start>[\d.]+)-(?P<end>[\d.]+)s "
                          r"cols=(?P<cols>\d+) rows=(?P<rows>\d+)$")
 
 
@@ -61,6 +62,12 @@ def sox_columns(seconds, rate, hop, dft, near=800):
     return None
 
 
+def pages(count, per_page=None):
+    """How many pages of `per_page` rows (the most xeno-canto serves, PER_PAGE) list `count` files."""
+    per_page = per_page or PER_PAGE
+    return max(1, -(-count // per_page))
+
+
 def own_files(bench):
     """14a, 14b, 14c: the folder, the sonogram and the memory figures, each with interleaved runs."""
     bench.phase("14a", open_folder)
@@ -78,9 +85,13 @@ def open_folder(bench):
         for name in turns(n):
             if name == "chirper":
                 began = time.monotonic()
-                session = Session(bench.chirper_cmd("--per-page", str(len(files)), str(folder), output="null"),
+                session = Session(bench.chirper_cmd("--per-page", str(PER_PAGE), str(folder), output="null"),
                                   bench.chirper_env(), bench.stderr)
                 try:
+                    # The pages after the first are asked for at once: in a pipe each command waits for the
+                    # one before it, so they are read as the first page's rows are printed.
+                    for _ in range(pages(len(files)) - 1):
+                        session.send("next-page")
                     index, done = session.out.wait(ROW.pattern, 0, timeout=60, count=len(files))
                     line = session.out.text(index)[0]
                     if 'file="' not in line:
@@ -102,8 +113,8 @@ def open_folder(bench):
         "14a", f"open a folder of {len(files)} WAV files, launch → last `row:` line / soxi -D over them", "ms",
         wall["chirper"], wall["mpg123"], "≤ 0.5", peer="soxi"))
     bench.notes.append(
-        f"14a: `chirper-play --per-page {len(files)} --output null FOLDER` (ten sub-folders of 100, walked "
-        f"recursively), launch → its {len(files)}th `row:` line, against `soxi -D FILE…` (all {len(files)} paths "
+        f"14a: `chirper-play --per-page {PER_PAGE} --output null FOLDER` (ten sub-folders of 100, walked "
+        f"recursively) with `next-page` written at launch, launch → its {len(files)}th `row:` line, against `soxi -D FILE…` (all {len(files)} paths "
         "in one process), launch → exit. The files are 0.2 s long, 8 to 384 kHz, 1, 2 or 4 channels, 16 or "
         "24 bits, named as field recorders name them; one in four has a GUANO chunk, one in five an INFO list.")
 
@@ -112,7 +123,7 @@ def long_sono(bench):
     runs = bench.args.mem_runs
     path = bench.cache / inputs.SONO_NAME
     inputs.make_sono_wav(path, inputs.SONO_SECONDS)
-    log(f"14b. sono of a {inputs.SONO_SECONDS // 60} min WAV, launch to exit / sox spectrogram: {runs} runs each")
+    log(f"14b. sono of a {inputs.SONO_SECONDS // 3600} h WAV, launch to exit / sox spectrogram: {runs} runs each")
     wall = {"chirper": [], "mpg123": []}
     out = bench.work / "own-sono.out"
     peer, shape = None, None
@@ -146,7 +157,7 @@ def long_sono(bench):
             if n > 0:
                 wall[name].append(took * 1000)
     bench.figures.append(Figure(
-        "14b", f"`sono 1` of a {inputs.SONO_SECONDS // 60} min 48 kHz mono WAV, launch to exit / sox spectrogram",
+        "14b", f"`sono 1` of a {inputs.SONO_SECONDS // 3600} h 48 kHz mono WAV, launch to exit / sox spectrogram",
         "ms", wall["chirper"], wall["mpg123"], "≤ 0.5", peer="sox"))
     if shape:
         bench.notes.append(
@@ -218,7 +229,9 @@ def flac_seek(bench):
                 if name == "chirper":
                     mark = chirper.out.mark()
                     chirper.send("play 1")
-                    chirper.out.wait(r"^playback: playing ", mark)
+                    line, _ = chirper.out.wait(r"^playback: (playing|failed) ", mark)
+                    if chirper.out.text(line)[0].startswith("playback: failed"):
+                        raise RuntimeError(f"chirper-play could not play the FLAC: {chirper.out.text(line)[0]}")
                     time.sleep(1.0)
                     began = chirper.send(f"seek {clock}")
                     ms = seek_onset(bench, began, f"chirper-play seek {clock} (run {n})", seen, problems)

@@ -7,7 +7,7 @@ import unittest
 from chirperbench.common import SEEK_TARGET, SEEK_TONES
 from chirperbench.figures import Figure, judge
 from chirperbench.table import figure_rows
-from chirperbench.own import fft_plan, sono_header, sox_columns, sox_step
+from chirperbench.own import fft_plan, pages, sono_header, sox_columns, sox_step
 from chirperbench.owninputs import (FOLDER_FILES, SEEK_LONG_SECONDS, SEEK_LONG_TARGET, folder_file,
                                     long_seek_synth, wav_header)
 
@@ -16,6 +16,9 @@ class SonoHeaderTests(unittest.TestCase):
     def test_a_local_files_header_gives_its_band_window_and_shape(self):
         self.assertEqual(sono_header("sono: own-1h.wav 0-12.0kHz 0.0-3600.0s cols=72 rows=16"),
                          {"low": 0.0, "high": 12000.0, "start": 0.0, "end": 3600.0, "cols": 72, "rows": 16})
+
+    def test_a_file_name_with_spaces_is_read_past(self):
+        self.assertEqual(sono_header("sono: dawn chorus 2.wav 0-11.0kHz 0.0-31.2s cols=72 rows=16")["high"], 11000.0)
 
     def test_a_picture_row_or_an_error_is_no_header(self):
         self.assertIsNone(sono_header("sono:    ░░▒▓█▓░"))
@@ -65,6 +68,14 @@ class GrowthTests(unittest.TestCase):
 
     def test_without_the_short_files_runs_there_is_no_verdict(self):
         self.assertEqual(self.figure([20.0], []), "no data")
+
+
+class PageTests(unittest.TestCase):
+    def test_a_thousand_files_are_two_pages_of_five_hundred(self):
+        self.assertEqual(pages(1000), 2)
+        self.assertEqual(pages(1001), 3)
+        self.assertEqual(pages(0), 1)
+        self.assertEqual(pages(120, per_page=50), 3)
 
 
 class PeerNameTests(unittest.TestCase):
