@@ -6,7 +6,7 @@ RUN_PACKAGES := libmpg123-dev libflac-dev libpulse-dev libedit-dev libsonic-dev 
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils mpg123 flac lame sox twolame libsixel-bin \
 	pipewire pipewire-pulse wireplumber dbus-daemon dbus-bin playerctl man-db python3 python3-venv
 MODEL_PACKAGES := python3 python3-venv
-BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 time python3-numpy
+BENCH_PACKAGES := $(TEST_PACKAGES) lame sox libsox-fmt-mp3 flac time python3-numpy
 ARGS ?=
 ## The release build (make run, install, bench). Each function in a section of its own, linked by lld, which
 ## lays out first the functions a session runs (scripts/link/chirper-play.order, from `make link-order`), with

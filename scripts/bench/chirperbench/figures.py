@@ -5,15 +5,16 @@ import statistics
 
 
 class Figure:
-    """One row pair of the table: chirper-play's values and mpg123's (None where there is no peer).
+    """One row pair of the table: chirper-play's values and its peer's, `peer` (mpg123 unless said; None where
+    there is no peer).
 
     `base`, another figure, makes the verdict the ratio of this figure's median to the base's (an overhead
     over chirper-play's own plain case); `decide`, a function of the figure returning (value, verdict), decides
     instead of the target's ratio."""
 
     def __init__(self, key, label, unit, chirper, mpg123=None, target=None, program="chirper-play", base=None,
-                 decide=None):
-        self.key, self.label, self.unit, self.program = key, label, unit, program
+                 decide=None, peer="mpg123"):
+        self.key, self.label, self.unit, self.program, self.peer = key, label, unit, program, peer
         self.chirper, self.mpg123 = list(chirper), list(mpg123) if mpg123 is not None else None
         self.target = target
         self.base, self.decide = base, decide

@@ -11,7 +11,7 @@ def table(figures):
 
 def figure_rows(figures):
     for fig in figures:
-        programs = [(fig.program, fig.chirper)] + ([("mpg123", fig.mpg123)] if fig.mpg123 is not None else [])
+        programs = [(fig.program, fig.chirper)] + ([(fig.peer, fig.mpg123)] if fig.mpg123 is not None else [])
         for position, (name, values) in enumerate(programs):
             spread = Figure.spread(values)
             first = position == 0

@@ -21,6 +21,8 @@ EVERYTHING = [
     (None, [("4", None)]),
     (None, [("5", None)]),
     (None, [("10c", None)]),
+    (2, [("14d", None)]),
+    (None, [("14", None)]),
 ]
 
 
@@ -44,8 +46,11 @@ class PlanTests(unittest.TestCase):
     def test_figure_10_is_its_sonograms_and_the_long_one_last(self):
         self.assertEqual(plan({10, 4}), [(None, [("10", None)]), (None, [("4", None)]), (None, [("10c", None)])])
 
+    def test_own_files_seek_under_the_seek_monitor_and_the_rest_without_one(self):
+        self.assertEqual(plan({14}), [(2, [("14d", None)]), (None, [("14", None)])])
+
     def test_unknown_numbers_run_nothing(self):
-        self.assertEqual(plan({14, 0}), [])
+        self.assertEqual(plan({15, 0}), [])
 
 
 class ArgumentTests(unittest.TestCase):
@@ -54,7 +59,7 @@ class ArgumentTests(unittest.TestCase):
 
     def test_defaults(self):
         args = parser("d").parse_args(["--binary", "b"])
-        self.assertEqual(args.only, set(range(1, 14)))
+        self.assertEqual(args.only, set(range(1, 15)))
         self.assertEqual((args.runs, args.list_runs, args.cpu_runs, args.mem_runs, args.seek_runs, args.sono_runs,
                           args.check_runs), (15, 9, 3, 5, 9, 5, 2))
         self.assertIsNone(args.write)
