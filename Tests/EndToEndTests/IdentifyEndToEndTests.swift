@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// Where `make model` put BirdNET, and where `make ort` put ONNX Runtime, in the environment the tests run in
+/// (each run of chirper-play gets its own data folder, so it is told both).
+private enum Installed {
+    static let data: String = {
+        let env = ProcessInfo.processInfo.environment
+        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
+        return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+    }()
+    static let model = data + "/chirper-play/models/birdnet-2.4"
+    static let runtime = data + "/chirper-play/onnxruntime/1.32.0/libonnxruntime.so.1.32.0"
+    static var present: Bool {
+        FileManager.default.fileExists(atPath: model + "/BirdNET_GLOBAL_6K_V2.4.onnx")
+            && FileManager.default.fileExists(atPath: runtime)
+    }
+    static let absent: Comment = "skipped: BirdNET's model or ONNX Runtime is absent (make model; make test runs it)"
+    static let environment = ["CHIRPER_LIBONNXRUNTIME": runtime]
+}
+
+private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
+private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
+
+/// Runs `tool` and returns its standard output, failing the test when it fails.
+private func output(_ tool: String, _ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+    return data
+}
+
+@Suite("identify, on the binary by name, with the real BirdNET model", .serialized)
+struct IdentifyEndToEndTests {
+    @Test(
+        "a Dunnock recording of one's own: BirdNET hears the Dunnock, with BirdNET's own runtime's top species on the loud segments",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+    func dunnockAgainstTheReference() async throws {
+        let run = try await runChirper(
+            ["--output", "null", "--model-dir", Installed.model, dunnock], input: ["identify 1", "quit"],
+            environment: Installed.environment, timeout: .seconds(300))
+        #expect(run.status == 0, "\(run.stderr)")
+        let species = run.lines("identify: species ")
+        #expect(species.first?.contains(#"sci="Prunella modularis""#) == true, "\(species)")
+        let done = try #require(run.lines("identify: done ").first, "\(run.stdout)")
+        #expect(done.contains("segments=23"), "67 s in 3 s segments, the last 1.8 s padded: \(done)")
+
+        // Ours: the most confident species of each segment (lines come most confident first).
+        var ours: [String: String] = [:]
+        for line in run.lines("identify: XC34430") {
+            guard let start = line.split(separator: " ").first(where: { $0.hasPrefix("start=") }),
+                let sci = line.firstRange(of: #"sci=""#).map({ line[$0.upperBound...].prefix { $0 != "\"" } })
+            else { continue }
+            if ours[String(start.dropFirst(6))] == nil { ours[String(start.dropFirst(6))] = String(sci) }
+        }
+        // BirdNET's own: the TFLite interpreter on the same recording, decoded by mpg123, resampled by sox.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try output("mpg123", ["-q", "-w", folder.path + "/d.wav", dunnock])
+        _ = try output(
+            "sox", ["-G", folder.path + "/d.wav", "-r", "48000", "-c", "1", "-t", "f32", folder.path + "/d.f32"])
+        let json = try output(
+            "python3",
+            [
+                ChirperBinary.packageRoot.path + "/scripts/model/reference.py", "--model-dir", Installed.model,
+                "--runtime", "tflite", "identify", folder.path + "/d.f32", "--top", "1",
+            ])
+        struct Reference: Decodable {
+            struct Segment: Decodable {
+                struct Runtime: Decodable {
+                    struct Top: Decodable {
+                        var sci: String
+                        var confidence: Double
+                    }
+                    var top: [Top]
+                }
+                var start: Double
+                var tflite: Runtime
+            }
+            var segments: [Segment]
+        }
+        let reference = try JSONDecoder().decode(Reference.self, from: json)
+        #expect(reference.segments.count == 23)
+        let loud = reference.segments.compactMap { segment -> (String, String)? in
+            guard let top = segment.tflite.top.first, top.confidence >= 0.5 else { return nil }
+            return (String(format: "%.1f", segment.start), top.sci)
+        }
+        let agreeing = loud.filter { ours[$0.0] == $0.1 }
+        #expect(loud.count >= 10, "the recording has loud segments: \(loud)")
+        #expect(
+            Double(agreeing.count) >= 0.95 * Double(loud.count),
+            "the same top species on \(agreeing.count) of \(loud.count): ours \(ours), BirdNET's \(loud)")
+    }
+
+    @Test(
+        "no model, a damaged model and too short a recording: one line each, and the session goes on",
+        .enabled(if: Installed.present, Installed.absent))
+    func badInput() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // One second of tone: shorter than BirdNET's 1.5 s.
+        _ = try output(
+            "sox", ["-n", "-r", "48000", "-c", "1", folder.path + "/short.wav", "synth", "1", "sine", "3000"])
+        let missing = try await runChirper(
+            ["--output", "null", "--model-dir", folder.path + "/nothing", folder.path + "/short.wav"],
+            input: ["identify 1", "info 1", "quit"], environment: Installed.environment)
+        let noModel = missing.lines("error: ")
+        #expect(noModel.count == 1 && noModel.first?.contains("run `make model`") == true, "\(missing.stdout)")
+        #expect(noModel.first?.contains("CC BY-NC-SA 4.0") == true)
+        #expect(missing.lines("info: ").first?.contains("short.wav") == true, "the session went on: \(missing.stdout)")
+
+        // A copy of the model with one byte changed, beside the real labels and records.
+        let damaged = folder.appendingPathComponent("damaged").path
+        try FileManager.default.createDirectory(atPath: damaged, withIntermediateDirectories: true)
+        for name in ["BirdNET_GLOBAL_6K_V2.4_Labels.txt", "SOURCES.json", "LICENSE"] {
+            try FileManager.default.copyItem(atPath: Installed.model + "/" + name, toPath: damaged + "/" + name)
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Installed.model + "/BirdNET_GLOBAL_6K_V2.4.onnx"))
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: damaged + "/BirdNET_GLOBAL_6K_V2.4.onnx"))
+        let broken = try await runChirper(
+            ["--output", "null", "--model-dir", damaged, folder.path + "/short.wav"], input: ["identify 1", "quit"],
+            environment: Installed.environment, timeout: .seconds(300))
+        #expect(broken.lines("error: ").first?.contains("is damaged") == true, "\(broken.stdout)")
+
+        let short = try await runChirper(
+            ["--output", "null", "--model-dir", Installed.model, folder.path + "/short.wav"],
+            input: ["identify 1", "quit"], environment: Installed.environment, timeout: .seconds(300))
+        #expect(
+            short.lines("error: ").first?.contains("BirdNET needs at least 1.5 s") == true, "\(short.stdout)")
+        #expect(short.status == 0)
+    }
+}
