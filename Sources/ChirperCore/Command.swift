@@ -36,6 +36,8 @@ public enum Command: Sendable, Hashable {
     case speed(PlaybackSpeed?)
     /// 0…100.
     case volume(Int)
+    /// `channel [k]`: play channel k (from 1) of what plays, a file of more than two channels; alone, say which.
+    case channel(Int?)
     case mute
     case unmute
     /// Draw a row's sonogram, or turn the live strip on or off.
@@ -115,6 +117,10 @@ public enum CommandParser {
             "slow down or speed up: tape moves the pitch, keep keeps it; alone, the speed in force"
         ),
         ("volume", ["vol"], "volume <0-100>", "set the volume (50 halves the amplitude); also unmutes"),
+        (
+            "channel", ["ch"], "channel [k]",
+            "play channel k of a file of 3 to 8 channels, from where it is; alone, which one plays"
+        ),
         ("mute", [], "mute", "silence the sound, keeping the volume"),
         ("unmute", [], "unmute", "hear it again at the volume set"),
         (
@@ -281,6 +287,13 @@ public enum CommandParser {
             case .success(let speed): return .speed(speed)
             case .failure(let error): throw CommandError(error.message)
             }
+        case "channel", "ch":
+            guard !rest.isEmpty else { return .channel(nil) }
+            guard rest.count <= 2, let channel = Int(rest), (1...8).contains(channel) else {
+                let shown = TerminalText.sanitize(String(rest.prefix(20)))
+                throw CommandError("'\(shown)' is not a channel: give its number from 1 to 8, e.g. channel 2")
+            }
+            return .channel(channel)
         case "volume":
             let digits = rest.hasSuffix("%") ? String(rest.dropLast()) : rest
             guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCIIDigitCharacter),
@@ -366,27 +379,6 @@ public enum CommandParser {
                 "'\(TerminalText.sanitize(String(text.prefix(20))))' is not a row number; usage: \(name) <n>")
         }
         return number
-    }
-
-    /// The closest command name, if one is within two edits.
-    static func suggestion(for word: String) -> String? {
-        let scored = commands.map { ($0.name, distance(word, $0.name)) }.min { $0.1 < $1.1 }
-        guard let (name, score) = scored, score <= 2, word.count > 1 else { return nil }
-        return name
-    }
-
-    static func distance(_ a: some StringProtocol, _ b: some StringProtocol) -> Int {
-        let a = Array(a.prefix(40))
-        let b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, cb) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
 

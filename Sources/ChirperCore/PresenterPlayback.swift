@@ -335,3 +335,12 @@ public struct StripPictureLines: Sendable, Hashable {
 extension Optional where Wrapped == [String] {
     fileprivate var orEmpty: [String] { self ?? [] }
 }
+
+extension Presenter {
+    /// `channel`: which channel of the file plays.
+    public func channel(_ choice: ChannelChoice, of recording: Recording) -> String {
+        isScript
+            ? "channel: id=\(quote(recording.label)) played=\(choice.played.map(String.init) ?? "all") channels=\(choice.fileChannels)"
+            : "\(clean(recording.label)): \(choice)"
+    }
+}

@@ -103,6 +103,8 @@ extension SessionMachine {
             ask(.control(.settings))
         case .volume(let percent):
             ask(.control(.volume(percent)))
+        case .channel(let channel):
+            chooseChannel(channel)
         case .mute:
             ask(.control(.muted(true)))
         case .unmute:

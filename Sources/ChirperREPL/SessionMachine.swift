@@ -277,7 +277,9 @@ struct SessionMachine: Sendable {
         let recording = playing.flatMap { $0.ticket == playback.ticket ? $0.recording : nil }
         // While A/B listening, the title says which side is heard.
         let side = ab.heard.map { "\(Presenter.abName($0)) · " } ?? ""
-        let title = recording.map { side + $0.title }
+        // A file of more than two channels plays one: the title says which.
+        let channel = playedChannels.flatMap { $0.played == nil ? nil : " · ch \($0.played ?? 1)/\($0.fileChannels)" }
+        let title = recording.map { side + $0.title + (channel ?? "") }
         // A quiz question's strip would show its sonogram and length: it has none while it is open.
         let masked = masksPlayback(playback.ticket)
         let view =
