@@ -53,7 +53,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     }
 
     public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions) async throws -> Identification {
-        let loaded = try load()
+        let loaded = try await load()
         let offset = span?.start ?? 0
         var cutter = SegmentCutter(overlap: options.overlap)
         var resampler: Resampler?
@@ -96,11 +96,11 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     }
 
     /// The model and labels, loaded and checked once; the same answer (or the same reason) after.
-    private func load() throws -> Loaded {
+    private func load() async throws -> Loaded {
         if let known = loaded.withLock({ $0 }) { return try known.get() }
         let result: Result<Loaded, IdentifyUnavailable>
         do {
-            result = .success(try open())
+            result = .success(try await open())
         } catch let error as IdentifyUnavailable {
             result = .failure(error)
         } catch {
@@ -113,19 +113,25 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
         }.get()
     }
 
-    private func open() throws -> Loaded {
+    private func open() async throws -> Loaded {
         let folder = directory.hasSuffix("/") ? directory : directory + "/"
         let modelPath = folder + Self.modelFile
         guard FileIO.size(atPath: modelPath) != nil else {
             throw IdentifyUnavailable(reason: Self.missing(in: directory))
         }
-        try ModelFileCheck.verify(modelPath, name: Self.modelFile, sources: folder + Self.sourcesFile)
+        let expected = try ModelFileCheck.expected(Self.modelFile, sources: folder + Self.sourcesFile)
+        // The file is read by the check and by ONNX Runtime at once, so the check adds no time of its own; a
+        // damaged file is said as damaged, whatever ONNX Runtime made of it.
+        async let digest = ModelFileCheck.digest(ofFile: modelPath)
         guard let text = try? String(contentsOfFile: folder + Self.labelsFile, encoding: .utf8) else {
             throw IdentifyUnavailable(reason: "cannot read BirdNET's labels in \(directory): run `make model` again")
         }
         let labels = try BirdNET.labels(text).map { Species(scientific: $0.scientific, english: $0.common) }
-        let runtime = try OnnxRuntime(libraryPath: libraryPath)
-        let model = try OnnxModel(runtime: runtime, path: modelPath, threads: threads)
+        let opened = Result { () throws(OnnxRuntimeError) -> OnnxModel in
+            try OnnxModel(runtime: try OnnxRuntime(libraryPath: libraryPath), path: modelPath, threads: threads)
+        }
+        try ModelFileCheck.check(modelPath, digest: await digest, expected: expected)
+        let model = try opened.get()
         guard model.input.shape.last == BirdNET.segmentLength, model.output.shape.last == labels.count else {
             throw IdentifyUnavailable(
                 reason: "the BirdNET model in \(directory) does not take 3 s at 48 kHz to \(labels.count) species; "

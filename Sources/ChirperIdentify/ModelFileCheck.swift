@@ -6,14 +6,20 @@ import Glibc
 /// The check that a model file is the one `make model` wrote: its SHA-256 against the one its `SOURCES.json`
 /// records, so that a damaged or replaced file is said in one line instead of giving wrong answers.
 enum ModelFileCheck {
-    static func verify(_ path: String, name: String, sources: String) throws {
+    /// The SHA-256 `sources` records for the file `name`.
+    static func expected(_ name: String, sources: String) throws -> String {
         guard let text = try? String(contentsOfFile: sources, encoding: .utf8),
             let expected = ModelSources.sha256(of: name, in: text)
         else {
             throw IdentifyUnavailable(
                 reason: "\(sources) does not say what \(name) should be: run `make model` again")
         }
-        guard let digest = digest(ofFile: path), digest == expected else {
+        return expected
+    }
+
+    /// Throws the one line for a damaged file unless `digest` is `expected`.
+    static func check(_ path: String, digest: String?, expected: String) throws {
+        guard digest == expected else {
             throw IdentifyUnavailable(
                 reason: "the BirdNET model \(path) is damaged (its SHA-256 is not the one make model recorded): "
                     + "run `make model` to fetch it again")
