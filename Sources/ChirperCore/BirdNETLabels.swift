@@ -1,14 +1,3 @@
-/// One class of BirdNET's model: a species (or a frog, an insect, a noise), as its labels file names it.
-public struct BirdNETLabel: Sendable, Hashable {
-    public var scientific: String
-    public var common: String
-
-    public init(scientific: String, common: String) {
-        self.scientific = scientific
-        self.common = common
-    }
-}
-
 /// A labels file that is not BirdNET's: which line, and what is wrong with it.
 public struct BirdNETLabelsError: UserFacingError, Hashable {
     /// The line (from 1), or nil for the file as a whole.
@@ -29,11 +18,11 @@ public struct BirdNETLabelsError: UserFacingError, Hashable {
 extension BirdNET {
     /// BirdNET's labels file: one class a line, `Scientific name_Common name`, in the model's output order.
     /// - Parameter classes: the model's output width, which the file must match (6,522 for BirdNET 2.4).
-    public static func labels(_ text: String, classes: Int? = nil) throws(BirdNETLabelsError) -> [BirdNETLabel] {
+    public static func labels(_ text: String, classes: Int? = nil) throws(BirdNETLabelsError) -> [Species] {
         // "\r\n" is one Character to Swift: a file written on Windows splits as well.
         var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         if lines.last?.isEmpty == true { lines.removeLast() }
-        var result: [BirdNETLabel] = []
+        var result: [Species] = []
         result.reserveCapacity(lines.count)
         for (index, line) in lines.enumerated() {
             guard let separator = line.firstIndex(of: "_") else {
@@ -47,7 +36,7 @@ extension BirdNET {
             guard !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw BirdNETLabelsError(line: index + 1, problem: "a control character")
             }
-            result.append(BirdNETLabel(scientific: scientific, common: common))
+            result.append(Species(scientific: scientific, english: common))
         }
         if let classes, result.count != classes {
             throw BirdNETLabelsError(line: nil, problem: "\(result.count) labels for the model's \(classes) classes")

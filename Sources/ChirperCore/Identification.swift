@@ -1,4 +1,5 @@
-/// A species a classifier names: as its labels file writes it, `Scientific name_Common name`.
+/// A species a classifier names (for BirdNET also a frog, an insect or a noise): as its labels file writes it,
+/// `Scientific name_Common name`.
 public struct Species: Sendable, Hashable {
     public var scientific: String
     public var english: String

@@ -126,7 +126,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
         guard let text = try? String(contentsOfFile: folder + Self.labelsFile, encoding: .utf8) else {
             throw IdentifyUnavailable(reason: "cannot read BirdNET's labels in \(directory): run `make model` again")
         }
-        let labels = try BirdNET.labels(text).map { Species(scientific: $0.scientific, english: $0.common) }
+        let labels = try BirdNET.labels(text)
         let opened = Result { () throws(OnnxRuntimeError) -> OnnxModel in
             try OnnxModel(runtime: try OnnxRuntime(libraryPath: libraryPath), path: modelPath, threads: threads)
         }

@@ -79,13 +79,13 @@ struct BirdNETTests {
             "Abroscopus albogularis_Rufous-faced Warbler\r\nPrunella modularis_Dunnock\nHuman vocal_Human vocal\n"
         #expect(
             try BirdNET.labels(text, classes: 3) == [
-                BirdNETLabel(scientific: "Abroscopus albogularis", common: "Rufous-faced Warbler"),
-                BirdNETLabel(scientific: "Prunella modularis", common: "Dunnock"),
-                BirdNETLabel(scientific: "Human vocal", common: "Human vocal"),
+                Species(scientific: "Abroscopus albogularis", english: "Rufous-faced Warbler"),
+                Species(scientific: "Prunella modularis", english: "Dunnock"),
+                Species(scientific: "Human vocal", english: "Human vocal"),
             ])
         #expect(
             try BirdNET.labels("Gallus gallus_Red Junglefowl_domestic") == [
-                BirdNETLabel(scientific: "Gallus gallus", common: "Red Junglefowl_domestic")
+                Species(scientific: "Gallus gallus", english: "Red Junglefowl_domestic")
             ])
     }
 
