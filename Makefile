@@ -42,6 +42,8 @@ run: deps-run ort-header static-cxx
 test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@# The real model's scenarios, on their own: they use every core (IdentifyEndToEndTests).
+	CHIRPER_MODEL_TESTS=1 $(SWIFT) test --skip-build --filter IdentifyEndToEndTests
 
 build: deps-run ort-header
 	$(SWIFT) build

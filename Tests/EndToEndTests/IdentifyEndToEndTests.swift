@@ -37,7 +37,13 @@ private func output(_ tool: String, _ arguments: [String]) throws -> Data {
     return data
 }
 
-@Suite("identify, on the binary by name, with the real BirdNET model", .serialized)
+/// These run the real model for tens of seconds on every core: `make test` runs them on their own, after the
+/// other suites, so that they do not starve the suites that time sound and network.
+private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
+
+@Suite(
+    "identify, on the binary by name, with the real BirdNET model", .serialized,
+    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
 struct IdentifyEndToEndTests {
     @Test(
         "a Dunnock recording of one's own: BirdNET hears the Dunnock, with BirdNET's own runtime's top species on the loud segments",
