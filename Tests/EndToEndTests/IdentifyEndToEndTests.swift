@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -22,19 +23,11 @@ private enum Installed {
 private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
 private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
 
-/// Runs `tool` and returns its standard output, failing the test when it fails.
-private func output(_ tool: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-    return data
+/// Runs `tool` on a thread of its own (`Tool`) and returns its standard output, failing the test when it fails.
+private func output(_ tool: String, _ arguments: [String]) async throws -> Data {
+    let result = try await Tool.run("/usr/bin/env", [tool] + arguments, captureOutput: true)
+    guard result.status == 0 else { throw CocoaError(.executableLoad) }
+    return result.output
 }
 
 /// These run the real model for tens of seconds on every core: `make test` runs them on their own, after the
@@ -71,10 +64,10 @@ struct IdentifyEndToEndTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try output("mpg123", ["-q", "-w", folder.path + "/d.wav", dunnock])
-        _ = try output(
+        _ = try await output("mpg123", ["-q", "-w", folder.path + "/d.wav", dunnock])
+        _ = try await output(
             "sox", ["-G", folder.path + "/d.wav", "-r", "48000", "-c", "1", "-t", "f32", folder.path + "/d.f32"])
-        let json = try output(
+        let json = try await output(
             "python3",
             [
                 ChirperBinary.packageRoot.path + "/scripts/model/reference.py", "--model-dir", Installed.model,
@@ -115,7 +108,7 @@ struct IdentifyEndToEndTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // One second of tone: shorter than BirdNET's 1.5 s.
-        _ = try output(
+        _ = try await output(
             "sox", ["-n", "-r", "48000", "-c", "1", folder.path + "/short.wav", "synth", "1", "sine", "3000"])
         let missing = try await runChirper(
             ["--output", "null", "--model-dir", folder.path + "/nothing", folder.path + "/short.wav"],

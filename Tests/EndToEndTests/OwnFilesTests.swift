@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -8,17 +9,25 @@ struct OwnFolder {
     let folder: TemporaryFolder
     var path: String { folder.path }
 
-    init() throws {
-        folder = try TemporaryFolder()
+    /// Made with sox and lame on threads of their own (`Tool`), not on the pool the other suites' players need.
+    static func make() async throws -> OwnFolder {
+        let own = OwnFolder(folder: try TemporaryFolder())
+        try await own.fill()
+        return own
+    }
+
+    private func fill() async throws {
         let root = folder.path
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
-        try sox([
+        try await sox([
             "-n", "-r", "48000", "-c", "1", "-b", "16", root + "/20250612_053000.WAV", "synth", "2", "sine", "3000",
         ])
-        try sox(["-n", "-r", "44100", "-c", "1", root + "/sub/tone.wav", "synth", "3", "sine", "2000"])
-        try lame([root + "/sub/tone.wav", root + "/sub/song.mp3"])
+        try await sox(["-n", "-r", "44100", "-c", "1", root + "/sub/tone.wav", "synth", "3", "sine", "2000"])
+        try await lame([root + "/sub/tone.wav", root + "/sub/song.mp3"])
         try FileManager.default.removeItem(atPath: root + "/sub/tone.wav")
-        try sox(["-n", "-r", "96000", "-c", "1", "-b", "16", root + "/sub/plain.wav", "synth", "1", "sine", "20000"])
+        try await sox([
+            "-n", "-r", "96000", "-c", "1", "-b", "16", root + "/sub/plain.wav", "synth", "1", "sine", "20000",
+        ])
         let guano =
             "GUANO|Version: 1.0\nTimestamp: 2024-08-01T21:15:00+02:00\nLoc Position: 52.1 5.2\nMake: Pettersson\n"
             + "Model: D500X\nSpecies Manual ID: Pipistrellus pipistrellus\n"
@@ -29,26 +38,20 @@ struct OwnFolder {
             ])
         try FileManager.default.removeItem(atPath: root + "/sub/plain.wav")
         try FileManager.default.createSymbolicLink(atPath: root + "/sub/loop", withDestinationPath: "..")
-        try sox(["-n", "-r", "22050", "-c", "1", root + "/clip.ogg", "synth", "1", "sine", "1000"])
+        try await sox(["-n", "-r", "22050", "-c", "1", root + "/clip.ogg", "synth", "1", "sine", "1000"])
         try Data("RIFF\u{10}\0\0\0WAVEjunk".utf8).write(to: URL(fileURLWithPath: root + "/broken.wav"))
         try Data("CONFIG".utf8).write(to: URL(fileURLWithPath: root + "/CONFIG.TXT"))
     }
 
     func remove() { folder.remove() }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw OwnFolderError.tool(tool, arguments) }
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let result = try await Tool.run("/usr/bin/env", [tool] + arguments)
+        guard result.status == 0 else { throw OwnFolderError.tool(tool, arguments) }
     }
 
-    func sox(_ arguments: [String]) throws { try Self.run("sox", arguments) }
-    func lame(_ arguments: [String]) throws { try Self.run("lame", ["--quiet"] + arguments) }
+    func sox(_ arguments: [String]) async throws { try await Self.run("sox", arguments) }
+    func lame(_ arguments: [String]) async throws { try await Self.run("lame", ["--quiet"] + arguments) }
 
     /// A RIFF `LIST` chunk's body of type `INFO`.
     static func info(_ entries: [String: String]) -> [UInt8] {
@@ -90,7 +93,7 @@ private var toolsPresent: Bool {
 struct OwnFilesTests {
     @Test("chirper-play DIR lists a folder's audio with no key, says in one line each file it passes over, and plays")
     func folderAtLaunch() async throws {
-        let own = try OwnFolder()
+        let own = try await OwnFolder.make()
         defer { own.remove() }
         let run = try await runChirper(
             ["--output", "null", own.path],
@@ -132,7 +135,7 @@ struct OwnFilesTests {
 
     @Test("open in a session, then a search: a selection measured on one's own file is compared with an archive row")
     func measureAcross() async throws {
-        let own = try OwnFolder()
+        let own = try await OwnFolder.make()
         defer { own.remove() }
         let run = try await runChirper(
             ["--output", "null"],
@@ -152,7 +155,7 @@ struct OwnFilesTests {
     func manyFiles() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try OwnFolder.run(
+        try await OwnFolder.run(
             "sox", ["-n", "-r", "8000", "-c", "1", folder.path + "/one.wav", "synth", "0.5", "sine", "1000"])
         for index in 0..<20000 {
             let name = folder.path + "/REC_20250612_\(String(100000 + index).dropFirst()).wav"
@@ -182,7 +185,7 @@ struct OwnFilesTests {
 struct OwnFilesTerminalTests {
     @Test("rows of one's own files fit 80 columns: name, length, date and where it came from, kHz, channels")
     func rowsFit() async throws {
-        let own = try OwnFolder()
+        let own = try await OwnFolder.make()
         defer { own.remove() }
         let home = try TemporaryFolder()
         defer { home.remove() }
