@@ -54,8 +54,8 @@ public struct MeasurementReader: Sendable {
             throw error
         } catch let error as MonoAudioReadError {
             let reason =
-                error.reason == "the section starts after the recording ends"
-                ? "the selection starts after the recording ends; select an earlier one" : error.reason
+                error.reason == .startsAfterEnd
+                ? "the selection starts after the recording ends; select an earlier one" : error.reason.text
             throw MeasurementReadError(label: item.label, reason: reason)
         } catch is CancellationError {
             throw CancellationError()

@@ -2,10 +2,28 @@ import ChirperCore
 
 /// Why a recording's audio could not be read for an analysis: one line naming it and what to do.
 public struct MonoAudioReadError: UserFacingError, Hashable {
-    public var label: String
-    public var reason: String
+    public enum Reason: Sendable, Hashable {
+        /// The stretch asked for starts at or after the recording's end.
+        case startsAfterEnd
+        case rateChanges
+        case noAudio
+        /// The source or the decoder failed: its one line.
+        case unreadable(String)
 
-    public var userMessage: String { "\(TerminalText.sanitize(label)): \(reason)" }
+        public var text: String {
+            switch self {
+            case .startsAfterEnd: "the section starts after the recording ends"
+            case .rateChanges: "the sample rate changes part-way; it cannot be analysed"
+            case .noAudio: "it holds no audio"
+            case .unreadable(let line): line
+            }
+        }
+    }
+
+    public var label: String
+    public var reason: Reason
+
+    public var userMessage: String { "\(TerminalText.sanitize(label)): \(reason.text)" }
 }
 
 /// Decodes a stretch of a recording (without playing it) to mono float samples at its own rate, piece by
@@ -37,9 +55,7 @@ public struct MonoAudioReader: Sendable {
                     case .format(let format, let duration):
                         guard rate == 0 else {
                             guard rate == format.sampleRate else {
-                                throw MonoAudioReadError(
-                                    label: item.label, reason: "the sample rate changes part-way; it cannot be analysed"
-                                )
+                                throw MonoAudioReadError(label: item.label, reason: .rateChanges)
                             }
                             continue
                         }
@@ -47,8 +63,7 @@ public struct MonoAudioReader: Sendable {
                         channels = max(1, format.channels)
                         if let span {
                             if let duration = duration ?? item.expectedDuration, span.start >= duration {
-                                throw MonoAudioReadError(
-                                    label: item.label, reason: "the section starts after the recording ends")
+                                throw MonoAudioReadError(label: item.label, reason: .startsAfterEnd)
                             }
                             first = Int((span.start * Double(rate)).rounded())
                             last = Int((span.end * Double(rate)).rounded())
@@ -79,9 +94,9 @@ public struct MonoAudioReader: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as any UserFacingError {
-            throw MonoAudioReadError(label: item.label, reason: error.userMessage)
+            throw MonoAudioReadError(label: item.label, reason: .unreadable(error.userMessage))
         }
-        guard rate > 0 else { throw MonoAudioReadError(label: item.label, reason: "it holds no audio") }
+        guard rate > 0 else { throw MonoAudioReadError(label: item.label, reason: .noAudio) }
         return rate
     }
 }
