@@ -58,6 +58,29 @@ private func playing(then plan: PlaybackSegment? = nil) -> TrackMachine {
     return machine
 }
 
+/// A loop of 0–0.25 s at 8 kHz whose first pass was kept, and whose last piece was just handed to the sink.
+private func atTheLoopsEnd() -> TrackMachine {
+    var machine = playing(then: segment(1, loop: LoopSection(start: 0, end: 0.25)))
+    _ = machine.handle(.samples(samples(3, 1000), undecodedBytes: 0, decodedBytes: byte(1000)))
+    _ = machine.handle(.played(nil))
+    let end = machine.handle(.samples(samples(4, 2000), undecodedBytes: 0, decodedBytes: byte(3000)))
+    #expect(
+        end == [
+            .hear(mono8k, frame: 1000, samples: samples(4, 1000)),
+            .play(samples(4, 1000), through: .bandAndSpeed, pieceSeconds: 0.2, ahead: 0),
+        ])
+    return machine
+}
+
+/// Once the piece in hand is played, the decoder is pointed at the loop's end (frame 2000) and decodes on.
+private func expectGoesOnFromTheLoopsEnd(_ machine: inout TrackMachine) {
+    #expect(machine.handle(.played(nil)) == [.seekDecoder(toFrame: 2000)], "on from the loop's end")
+    let landed = machine.handle(
+        .decoderLanded(Landed(frame: 2000, byteOffset: byte(2000), estimated: false, received: arrived, heldFrom: 0)))
+    #expect(landed == [.feed(from: byte(2000))])
+    #expect(machine.handle(.ready(undecodedInput: true)) == [.decode(pieceBytes: 4096, atLeast: 0.2, join: true)])
+}
+
 @Suite("One track's decisions, event by event")
 struct TrackMachineTests {
     @Test("a seek's restart that comes after a newer seek's is dropped: the track stays on the newer segment")
@@ -149,47 +172,21 @@ struct TrackMachineTests {
 
     @Test("loop off while the pass's last piece is written: no seam and no other pass; on from the loop's end")
     func loopOffWhileWrapping() {
-        var machine = playing(then: segment(1, loop: LoopSection(start: 0, end: 0.25)))
-        _ = machine.handle(.samples(samples(3, 1000), undecodedBytes: 0, decodedBytes: byte(1000)))
-        _ = machine.handle(.played(nil))
-        let end = machine.handle(.samples(samples(4, 2000), undecodedBytes: 0, decodedBytes: byte(3000)))
-        #expect(
-            end == [
-                .hear(mono8k, frame: 1000, samples: samples(4, 1000)),
-                .play(samples(4, 1000), through: .bandAndSpeed, pieceSeconds: 0.2, ahead: 0),
-            ])
+        var machine = atTheLoopsEnd()
         machine.setLoop(nil)
-        #expect(machine.handle(.played(nil)) == [.seekDecoder(toFrame: 2000)], "on from the loop's end")
-        let landed = machine.handle(
-            .decoderLanded(
-                Landed(frame: 2000, byteOffset: byte(2000), estimated: false, received: arrived, heldFrom: 0)))
-        #expect(landed == [.feed(from: byte(2000))])
-        #expect(machine.handle(.ready(undecodedInput: true)) == [.decode(pieceBytes: 4096, atLeast: 0.2, join: true)])
+        expectGoesOnFromTheLoopsEnd(&machine)
     }
 
     @Test("loop off during a replay: the pass plays to its end, then decoding goes on from the loop's end")
     func loopOffDuringReplay() {
-        var machine = playing(then: segment(1, loop: LoopSection(start: 0, end: 0.25)))
-        _ = machine.handle(.samples(samples(3, 1000), undecodedBytes: 0, decodedBytes: byte(1000)))
-        _ = machine.handle(.played(nil))
-        let end = machine.handle(.samples(samples(4, 2000), undecodedBytes: 0, decodedBytes: byte(3000)))
-        #expect(
-            end == [
-                .hear(mono8k, frame: 1000, samples: samples(4, 1000)),
-                .play(samples(4, 1000), through: .bandAndSpeed, pieceSeconds: 0.2, ahead: 0),
-            ])
+        var machine = atTheLoopsEnd()
         #expect(machine.handle(.played(nil)) == [.report(.loopWrapped(atOutput: 0, to: 0, segment: 1))])
         machine.setLoop(nil)
         #expect(
             machine.handle(.ready(undecodedInput: true)) == [
                 .play(samples(3, 1000) + samples(4, 1000), through: .speed, pieceSeconds: 0.2, ahead: 0)
             ])
-        #expect(machine.handle(.played(nil)) == [.seekDecoder(toFrame: 2000)], "on from the loop's end")
-        let landed = machine.handle(
-            .decoderLanded(
-                Landed(frame: 2000, byteOffset: byte(2000), estimated: false, received: arrived, heldFrom: 0)))
-        #expect(landed == [.feed(from: byte(2000))])
-        #expect(machine.handle(.ready(undecodedInput: true)) == [.decode(pieceBytes: 4096, atLeast: 0.2, join: true)])
+        expectGoesOnFromTheLoopsEnd(&machine)
     }
 
     @Test(
