@@ -7,6 +7,10 @@ extension Player {
         /// No sign of life (audio queued, the position moving) for this long while buffering or playing:
         /// `failed("network stalled…")`, whatever the transport and whichever request is waiting.
         public var stallTimeout: Duration
+        /// A stall watchdog that wakes this much or more after its deadline was itself not running (the machine
+        /// slept, or the process got no processor): what arrived meanwhile has not been seen yet, so the watch
+        /// is given this long again, counted from the wake-up, before the track is failed.
+        public var lateWakeGrace: Duration
         /// How often the position is read from the sink while playing.
         public var progressInterval: Duration
         /// Largest piece of input fed to the decoder at once (bounds the PCM produced per step).
@@ -19,6 +23,7 @@ extension Player {
         public init(
             policy: BufferingPolicy = .default,
             stallTimeout: Duration = .seconds(20),
+            lateWakeGrace: Duration = .seconds(2),
             progressInterval: Duration = .milliseconds(250),
             decodeChunkBytes: Int = 16 * 1024,
             maxReconnects: Int = 3,
@@ -26,6 +31,7 @@ extension Player {
         ) {
             self.policy = policy
             self.stallTimeout = stallTimeout
+            self.lateWakeGrace = lateWakeGrace
             self.progressInterval = progressInterval
             self.decodeChunkBytes = max(1, decodeChunkBytes)
             self.maxReconnects = max(0, maxReconnects)

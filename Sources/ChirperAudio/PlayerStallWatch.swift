@@ -36,8 +36,24 @@ extension Player {
                 }
                 continue
             }
+            if .zero - wait.left >= configuration.lateWakeGrace {
+                regrace(wait.watch)
+                continue
+            }
             let (seconds, attoseconds) = timeout.components
             send { $0.stallTimedOut(wait.watch, after: Double(seconds) + Double(attoseconds) / 1e18) }
+        }
+    }
+
+    /// The watchdog woke late enough that it was not running itself: the sign of life that ended `watch` may
+    /// be waiting to be seen, so `watch` is timed again as if it began `stallTimeout − lateWakeGrace` ago. A
+    /// process starved for longer than the stall limit, or a laptop that slept, then judges the network only
+    /// on time it was there to watch it.
+    private func regrace(_ watch: StallWatch) {
+        let since = stallElapsed() - configuration.stallTimeout + configuration.lateWakeGrace
+        locked.withLockedValue { locked in
+            guard locked.stall?.watch == watch else { return }
+            locked.stall?.since = since
         }
     }
 }
