@@ -15,6 +15,13 @@ public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) 
     }
 }
 
+/// Starts `work`, which blocks (reading a child's output to its end, waiting for it to exit), on a thread outside
+/// the cooperative pool. `DispatchQueue.global()` is not outside it on Linux: a blocking read there for a child's
+/// whole life takes one of the pool's few threads from the players and servers of the tests beside it.
+public func startBlocking(_ label: String, _ work: @escaping @Sendable () -> Void) {
+    DispatchQueue(label: "chirper-tests." + label).async(execute: work)
+}
+
 /// The executor of tests marked `.heavyWork`: their jobs run on four threads of their own (serial queues, each
 /// on an overcommit thread), so that a test body that computes for seconds synchronously (a sonogram of 30
 /// minutes, a fuzz corpus, signals made sample by sample in a debug build) does not hold the cooperative

@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 
 /// The built `chirper-play`, run as a child process with its standard streams on pipes.
@@ -86,7 +87,7 @@ func runChirper(
     process.standardInput = stdin
     process.standardOutput = stdout
     process.standardError = stderr
-    // Each pipe is read to its end on a GCD thread (not the cooperative pool, which blocking would starve).
+    // Each pipe is read to its end on a thread of its own (not the cooperative pool, which blocking would starve).
     let out = readAll(stdout.fileHandleForReading)
     let err = readAll(stderr.fileHandleForReading)
     let exited = AsyncStream.makeStream(of: Int32.self)
@@ -122,11 +123,11 @@ func runChirper(
     )
 }
 
-/// Reads `handle` to its end on a GCD thread.
+/// Reads `handle` to its end on a thread of its own (`startBlocking`).
 func readAll(_ handle: FileHandle) -> Task<Data, Never> {
     Task {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            startBlocking("child-io") {
                 continuation.resume(returning: (try? handle.readToEnd()) ?? Data())
             }
         }

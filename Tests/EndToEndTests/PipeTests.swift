@@ -373,7 +373,7 @@ struct PipeTests {
         try stdin.fileHandleForWriting.write(contentsOf: Data("search grp:birds\nlist\nplay 1\nwait\nquit\n".utf8))
         try stdin.fileHandleForWriting.close()
         let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            startBlocking("child-io") {
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, process.terminationReason))
             }

@@ -71,12 +71,12 @@ final class ChirperSession: Sendable {
         try input.write(contentsOf: Data(text.utf8))
     }
 
-    /// Waits for the child to end (on a GCD thread: a blocking wait must not hold a thread of the cooperative
+    /// Waits for the child to end (on a thread of its own: a blocking wait must not hold a thread of the cooperative
     /// pool, which the loopback servers and players of tests running beside it need); its status.
     func waitForExitStatus() async -> Int32 {
         let process = self.process
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            startBlocking("child-io") {
                 process.waitUntilExit()
                 continuation.resume(returning: process.terminationStatus)
             }

@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 
 /// A helper program (playerctl --follow, dbus-monitor) run beside a test, its output read line by line, so
@@ -38,11 +39,11 @@ final class WatchedProcess: Sendable {
     }
 }
 
-/// Reads `handle` line by line on a GCD thread (blocking reads must not hold a thread of the cooperative pool):
+/// Reads `handle` line by line on a thread of its own (blocking reads must not hold a thread of the cooperative pool):
 /// each line goes into `seen`, then into the stream, which ends with the output.
 func readLines(_ handle: FileHandle, into seen: LockedStrings) -> AsyncStream<String> {
     let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-    DispatchQueue.global().async {
+    startBlocking("child-io") {
         var pending = Data()
         while true {
             let data = handle.availableData
