@@ -15,28 +15,53 @@ enum AudioFileFormats {
         var layer: Int
         var sampleRate: Int
         var channels: Int
+        /// MPEG-1 (as opposed to MPEG-2 and 2.5, which halve the frame of layer III).
+        var isMPEG1: Bool
+        /// Bits per second; 0 for a free-format stream.
+        var bitrate: Int
+
+        /// Kilobits per second by bitrate index (1…14), for MPEG-1 layers I, II, III, then MPEG-2 and 2.5's
+        /// layer I, then their layers II and III.
+        private static let kilobits: [[Int]] = [
+            [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],
+            [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],
+            [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+            [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],
+            [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+        ]
 
         init?(_ bytes: [UInt8]) {
             guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
             let version = Int(bytes[1] >> 3) & 3  // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5, 1: reserved
             let layerBits = Int(bytes[1] >> 1) & 3  // 1: layer III, 2: II, 3: I, 0: reserved
-            let bitrate = Int(bytes[2] >> 4)
+            let bitrateIndex = Int(bytes[2] >> 4)
             let rateIndex = Int(bytes[2] >> 2) & 3
-            guard version != 1, layerBits != 0, bitrate != 15, rateIndex != 3 else { return nil }
+            guard version != 1, layerBits != 0, bitrateIndex != 15, rateIndex != 3 else { return nil }
             layer = 4 - layerBits
+            isMPEG1 = version == 3
             sampleRate = [44100, 48000, 32000][rateIndex] >> (version == 3 ? 0 : version == 2 ? 1 : 2)
             channels = bytes[3] >> 6 == 3 ? 1 : 2
+            let table = isMPEG1 ? layer - 1 : layer == 1 ? 3 : 4
+            bitrate = bitrateIndex == 0 ? 0 : Self.kilobits[table][bitrateIndex - 1] * 1000
         }
+
+        /// Samples per channel a frame carries.
+        var samplesPerFrame: Int { layer == 1 ? 384 : layer == 3 && !isMPEG1 ? 576 : 1152 }
+
+        /// Bytes of layer III side information after the frame header (where a Xing tag begins).
+        var sideInfoLength: Int { isMPEG1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17) }
     }
 
-    /// An MP3 file whose audio starts at `offset`: its shape from the first frame where that was reached. The
-    /// length is left to the decoder (it needs the frames, or an Xing header).
-    static func mp3(frame: MPEGFrame?, at offset: Int64, fileSize: Int64) -> AudioFileHeader {
+    /// An MP3 file whose audio starts at `offset`: its shape from the first frame where that was reached, and
+    /// its length in sample frames where a tag counts them or the bitrate tells them (`MP3Length`).
+    static func mp3(
+        frame: MPEGFrame?, at offset: Int64, fileSize: Int64, frames: Int64? = nil, fromBitrate: Bool = false
+    ) -> AudioFileHeader {
         AudioFileHeader(
             format: .mp3, sampleRate: frame?.sampleRate, channels: frame?.channels,
-            encoding: frame.map { .mpeg(layer: $0.layer) }, precision: nil, frames: nil,
+            encoding: frame.map { .mpeg(layer: $0.layer) }, precision: nil, frames: frames,
             audio: AudioFileHeader.AudioData(offset: offset, length: max(0, fileSize - offset), declared: .unstated),
-            channelMask: nil, hasSeekTable: false, metadata: FileMetadata())
+            channelMask: nil, hasSeekTable: false, metadata: FileMetadata(), lengthFromBitrate: fromBitrate)
     }
 
     /// The name of another audio (or container) format `bytes` start with; nil where none is recognised.

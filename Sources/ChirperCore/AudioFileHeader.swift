@@ -73,6 +73,9 @@ public struct AudioFileHeader: Sendable, Hashable {
     /// A FLAC file's SEEKTABLE block is present (a seek can jump instead of searching).
     public var hasSeekTable: Bool
     public var metadata: FileMetadata
+    /// `frames` is an MP3's audio bytes over its bitrate (no tag counts its frames): right for a constant
+    /// bitrate, an estimate for a variable one.
+    public var lengthFromBitrate = false
 
     /// Seconds of audio the file holds; nil where the frames are not known.
     public var duration: Double? {

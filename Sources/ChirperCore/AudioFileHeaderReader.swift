@@ -26,6 +26,10 @@ public struct AudioFileHeaderReader: Sendable {
         case sniffing(offset: Int64, tags: Int)
         case riff(RIFFHeaderWalk)
         case flac(FLACHeaderWalk)
+        /// An MP3's first frame, at `offset`: the bytes after it may count the frames (`MP3Length`).
+        case mpeg(offset: Int64, AudioFileFormats.MPEGFrame)
+        /// No tag counts them: the file's last bytes say how much of it is tags, not audio at the bitrate.
+        case mpegTail(offset: Int64, AudioFileFormats.MPEGFrame)
         case done(Step)
     }
 
@@ -50,6 +54,11 @@ public struct AudioFileHeaderReader: Sendable {
             .need(offset: offset, count: Int(min(Int64(Self.sniffLength), fileSize - offset)))
         case .riff(let walk): walk.want.map { Step.need(offset: $0.offset, count: $0.count) } ?? walk.finish()
         case .flac(let walk): walk.want.map { Step.need(offset: $0.offset, count: $0.count) } ?? walk.finish()
+        case .mpeg(let offset, _): .need(offset: offset, count: Int(min(Int64(MP3Length.lookahead), fileSize - offset)))
+        case .mpegTail(let offset, _):
+            .need(
+                offset: max(offset, fileSize - Int64(MP3Length.tailLength)),
+                count: Int(min(Int64(MP3Length.tailLength), fileSize - offset)))
         case .done(let step): step
         }
     }
@@ -97,6 +106,15 @@ public struct AudioFileHeaderReader: Sendable {
         case .flac(var walk):
             if let problem = walk.take(bytes) { return .done(.problem(problem)) }
             return .flac(walk)
+        case .mpeg(let offset, let frame):
+            guard let frames = MP3Length.counted(bytes, frame: frame) else { return .mpegTail(offset: offset, frame) }
+            return .done(.header(AudioFileFormats.mp3(frame: frame, at: offset, fileSize: fileSize, frames: frames)))
+        case .mpegTail(let offset, let frame):
+            let frames = MP3Length.estimated(frame: frame, audioLength: fileSize - offset, tail: bytes)
+            return .done(
+                .header(
+                    AudioFileFormats.mp3(
+                        frame: frame, at: offset, fileSize: fileSize, frames: frames, fromBitrate: frames != nil)))
         case .done:
             return state
         }
@@ -126,7 +144,7 @@ public struct AudioFileHeaderReader: Sendable {
             return .done(.header(AudioFileFormats.mp3(frame: nil, at: offset, fileSize: fileSize)))
         }
         if let frame = AudioFileFormats.MPEGFrame(bytes) {
-            return .done(.header(AudioFileFormats.mp3(frame: frame, at: offset, fileSize: fileSize)))
+            return .mpeg(offset: offset, frame)
         }
         if let name = AudioFileFormats.otherFormat(bytes) {
             return .done(.problem(AudioFileProblem(.otherFormat(name))))

@@ -42,7 +42,7 @@ extension Presenter {
             ("file", "\(file.name) (row \(row))"),
             ("path", file.path),
             ("format", shape),
-            ("length", header.duration.map { Self.seconds($0) } ?? "unknown until played"),
+            ("length", length(header)),
             ("recorded", when.isEmpty ? "" : when + dateNote),
             ("sample rate", header.sampleRate.map { "\($0) Hz" } ?? ""),
             ("channels", header.channels.map(String.init) ?? ""),
@@ -70,6 +70,14 @@ extension Presenter {
     }
 
     /// `1:02:03.5 (3723.5 s)`.
+    /// An MP3's length says when it is its bytes over its bitrate (no tag counted its frames).
+    private func length(_ header: AudioFileHeader) -> String {
+        guard let duration = header.duration else { return "unknown until played" }
+        guard header.lengthFromBitrate else { return Self.seconds(duration) }
+        let rounded = (duration * 1000).rounded() / 1000
+        return "\(Recording.clock(duration)) (\(rounded) s from the bitrate)"
+    }
+
     static func seconds(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
         return "\(Recording.clock(value)) (\(rounded) s)"
