@@ -68,6 +68,12 @@ public final class FLACDecoder {
     var failure: FLACDecoderError?
     /// libFLAC asked for bytes that are not fed yet (damage longer than a frame): its read is abandoned.
     var starved = false
+    /// Where the frame being decoded starts in the input (libFLAC's decode position before it), if known.
+    var frameStart: Int64?
+    /// The start of the frame libFLAC last abandoned unannounced (see `check`).
+    var lastAbandoned: Int64?
+    /// Fed bytes libFLAC had read and `hold` let go of.
+    var droppedBytes: Int64 = 0
     /// Bytes libFLAC read from the file (a seek's cost).
     public internal(set) var bytesRead: Int64 = 0
     /// Damaged frames met so far, if any.
@@ -105,8 +111,9 @@ public final class FLACDecoder {
                 handle, Self.read, Self.seek, Self.tell, Self.length, Self.endOfFile, Self.write, Self.metadata,
                 Self.error, client)
         } else {
+            // `tell` gives libFLAC's decode position, the start of each frame, which an abandoned frame rewinds to.
             status = FLAC__stream_decoder_init_stream(
-                handle, Self.read, nil, nil, nil, nil, Self.write, Self.metadata, Self.error, client)
+                handle, Self.read, nil, Self.tell, nil, nil, Self.write, Self.metadata, Self.error, client)
         }
         // A failure here leaves the decoder to `deinit`, which deletes it.
         try check(status == FLAC__STREAM_DECODER_INIT_STATUS_OK, "it cannot start (init status \(status.rawValue))")
@@ -231,6 +238,7 @@ public final class FLACDecoder {
         input = .fed(held: [], start: 0, ended: ended)  // the only reference left is `held`: appended in place
         if start >= 1 << 16, start * 2 >= held.count {
             held.removeFirst(start)
+            droppedBytes += Int64(start)
             start = 0
         }
         held += bytes
@@ -254,6 +262,8 @@ public final class FLACDecoder {
             let state = FLAC__stream_decoder_get_state(handle)
             if state == FLAC__STREAM_DECODER_END_OF_STREAM { return }
             if !ended && held.count - start < wholeFrame { return }
+            var frameAt: UInt64 = 0
+            frameStart = FLAC__stream_decoder_get_decode_position(handle, &frameAt) != 0 ? Int64(frameAt) : nil
             try check(FLAC__stream_decoder_process_single(handle) != 0, nil)
         }
     }
@@ -273,8 +283,42 @@ public final class FLACDecoder {
             return
         }
         guard !succeeded, FLAC__stream_decoder_get_state(handle) != FLAC__STREAM_DECODER_END_OF_STREAM else { return }
+        // libFLAC 1.4 gives up on a frame whose Rice code runs past its limit without a word to the error
+        // callback, its state left at READ_FRAME (later versions report it and resync). That frame is skipped
+        // like the others: the search for the next frame starts one byte after its start, not after what libFLAC
+        // had read ahead, so the frames behind it play.
+        if FLAC__stream_decoder_get_state(handle) == FLAC__STREAM_DECODER_READ_FRAME, let frameStart,
+            frameStart != lastAbandoned
+        {
+            lastAbandoned = frameStart
+            noteDamage()
+            guard FLAC__stream_decoder_flush(handle) != 0 else { throw FLACDecoderError("libFLAC cannot resync") }
+            rewind(to: frameStart + 1)
+            return
+        }
         let state = String(cString: FLAC__stream_decoder_get_resolved_state_string(handle))
         throw FLACDecoderError(reason() ?? "libFLAC stopped (\(state))")
+    }
+
+    /// Bytes of the input handed to libFLAC so far (its decode position once it has read the frame before).
+    var consumed: Int64 {
+        switch input {
+        case .fed(_, let start, _): Int64(start) + droppedBytes
+        case .file(_, _, let position): position
+        }
+    }
+
+    /// Hands libFLAC the input from byte `offset` on, where that is still held.
+    private func rewind(to offset: Int64) {
+        switch input {
+        case .fed(let held, _, let ended):
+            let start = offset - droppedBytes
+            guard start >= 0, start <= Int64(held.count) else { return }
+            input = .fed(held: [], start: 0, ended: ended)
+            input = .fed(held: held, start: Int(start), ended: ended)
+        case .file(let descriptor, let size, _):
+            input = .file(descriptor: descriptor, size: size, position: min(offset, size))
+        }
     }
 
     func noteDamage() {

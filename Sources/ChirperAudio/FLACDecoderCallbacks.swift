@@ -25,10 +25,7 @@ extension FLACDecoder {
     }
 
     static let tell: FLAC__StreamDecoderTellCallback = { _, offset, client in
-        guard case .file(_, _, let position) = owner(client).input else {
-            return FLAC__STREAM_DECODER_TELL_STATUS_UNSUPPORTED
-        }
-        offset?.pointee = UInt64(position)
+        offset?.pointee = UInt64(owner(client).consumed)
         return FLAC__STREAM_DECODER_TELL_STATUS_OK
     }
 

@@ -77,6 +77,24 @@ struct FLACDecoderTests {
         #expect(damage.notice.hasPrefix("this FLAC file has"))
     }
 
+    @Test(
+        "a frame libFLAC abandons without a word (flac -F stops there) is skipped too, and the frames after it play"
+    )
+    func silentlyAbandonedFrame() async throws {
+        let path = Fixtures.packageRoot + "/Tests/ChirperAudioTests/Fixtures/abandoned-frame.flac"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Fed as the player feeds a file, 16 KiB at a time, and in small pieces.
+        for pieces in [[16 << 10], [1000, 7]] {
+            let (decoded, decoder) = try Tools.decode(bytes, pieces: pieces)
+            let damage = try #require(decoder.damage)
+            #expect(damage.errors >= 1)
+            #expect(decoded.samples.count == 2 * 4096 * 2, "the first and the last of the three frames")
+            let reference = try await Tools.flac16(path, throughErrors: true)
+            #expect(reference.count == 4096 * 2, "flac -F decodes the first frame only")
+            #expect(Array(decoded.samples.prefix(4096 * 2)) == reference)
+        }
+    }
+
     @Test("a seek in a FLAC lands on the sample asked for, through libFLAC in the file or again from the start")
     func seekIsSampleExact() async throws {
         let folder = try Fixtures.temporaryDirectory()
