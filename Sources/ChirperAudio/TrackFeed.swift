@@ -219,6 +219,7 @@ final class TrackFeed {
         var decoded: [DecodedAudio] = []
         var decodedFormat = format()
         var seconds = 0.0
+        let damageBefore = decoder.damage
         repeat {
             guard let bytes = held.bytes(from: decodeOffset) else {
                 preconditionFailure("the decode offset stays inside the held bytes")
@@ -241,6 +242,10 @@ final class TrackFeed {
                 }
             }
         } while decodeOffset < held.end && seconds < atLeast
+        if let damage = decoder.damage, damage != damageBefore {
+            let flow = try await feed(.decoderDamaged(damage))
+            guard case .goOn = flow else { return flow }
+        }
         return try await hand(decoded)
     }
 

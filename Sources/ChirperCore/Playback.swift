@@ -118,6 +118,8 @@ public struct PlaybackProgress: Sendable, Hashable {
     public var landing: Landing
     /// Counts the seeks, loops and speed changes of this track (a new one is a new place to show).
     public var segment: Int
+    /// The damaged frames skipped so far, if the recording has any.
+    public var damage: FLACDamage?
 
     public init(
         item: PlayItem,
@@ -129,7 +131,8 @@ public struct PlaybackProgress: Sendable, Hashable {
         loop: LoopSection? = nil,
         rangeIgnored: Bool = false,
         landing: Landing = .exact,
-        segment: Int = 0
+        segment: Int = 0,
+        damage: FLACDamage? = nil
     ) {
         self.item = item
         self.ticket = ticket
@@ -141,6 +144,7 @@ public struct PlaybackProgress: Sendable, Hashable {
         self.rangeIgnored = rangeIgnored
         self.landing = landing
         self.segment = segment
+        self.damage = damage
     }
 }
 

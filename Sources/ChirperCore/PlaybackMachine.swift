@@ -76,6 +76,8 @@ public struct PlaybackMachine: Sendable {
         var rangeIgnored = false
         /// How the last seek landed.
         var landing = Landing.exact
+        /// The damaged frames the decoder skipped, if any.
+        var damage: FLACDamage?
         /// The sink has played everything and the pipeline is ending: nothing more can be changed.
         var finishing = false
         /// Counts signs of life for the stall watchdog: audio queued, the position moving, a new segment, a new
@@ -103,7 +105,7 @@ public struct PlaybackMachine: Sendable {
             PlaybackProgress(
                 item: item, ticket: ticket, position: position, duration: knownDuration, buffered: buffered,
                 settings: settings, loop: loop, rangeIgnored: rangeIgnored, landing: landing,
-                segment: segment.number)
+                segment: segment.number, damage: damage)
         }
 
         func ending(_ reason: PlaybackEnding.Reason) -> PlaybackEnding {

@@ -14,6 +14,12 @@ extension PlaybackMachine {
         return .nothing
     }
 
+    /// The decoder skipped damaged frames of the recording.
+    mutating func damaged(_ damage: FLACDamage, ticket: Ticket) -> Action {
+        update(ticket) { session in session.damage = damage }
+        return .nothing
+    }
+
     /// `seconds` of decoded audio were handed to the sink; `ahead` more output seconds have arrived and wait
     /// to be decoded (estimated).
     /// The track's machine counts them as its driver writes them: this is its count taken on the track's behalf,

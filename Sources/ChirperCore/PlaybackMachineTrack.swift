@@ -50,6 +50,8 @@ extension PlaybackMachine {
             bytesArrived(count, ticket: ticket)
         case .durationKnown(let seconds):
             durationKnown(seconds, ticket: ticket)
+        case .damaged(let damage):
+            damaged(damage, ticket: ticket)
         case .pcmQueued(_, let segment, let ahead):
             // The track's machine counted them.
             queuedReported(ticket: ticket, segment: segment, ahead: ahead)

@@ -31,8 +31,10 @@ extension Presenter {
             case .finished: return dim("■ \(ending.item.label) finished (\(clock(ending.position)))")
             case .stopped: return dim("■ \(ending.item.label) stopped at \(clock(ending.position))")
             }
-        case (.terminal, .buffering), (.terminal, .playing), (.terminal, .paused):
-            return nil
+        case (.terminal, .buffering(let progress)), (.terminal, .playing(let progress)),
+            (.terminal, .paused(let progress)):
+            guard let damage = progress.damage, old.progress?.damage == nil else { return nil }
+            return warn("\(progress.item.label): \(damage.notice)")
         }
     }
 
@@ -44,6 +46,7 @@ extension Presenter {
             // A seek, a loop or a new speed or volume is news too.
             return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
                 && x.rangeIgnored == y.rangeIgnored && x.landing == y.landing
+                && (x.damage == nil) == (y.damage == nil)
         case (.failed(let x), .failed(let y)): return x == y
         default: return false
         }
@@ -75,6 +78,9 @@ extension Presenter {
         if settings.muted { fields += " muted" }
         if progress.rangeIgnored { fields += " range=ignored" }
         if progress.landing == .estimated { fields += " landing=estimated" }
+        if let damage = progress.damage {
+            fields += " damaged_frames=\(damage.errors) damaged_from=\(String(format1: damage.firstAt))"
+        }
         return fields
     }
 

@@ -203,6 +203,8 @@ public struct TrackMachine: Sendable {
             return formatArrived(format, duration: duration, outputFormat: outputFormat)
         case .samples(let samples, let undecoded, let decoded):
             return samplesDecoded(samples, undecodedBytes: undecoded, decodedBytes: decoded)
+        case .decoderDamaged(let damage):
+            return [.report(.damaged(damage))]
         case .decoderFinished:
             guard case .finishing = state else { return [] }
             return [.flushSpeed]

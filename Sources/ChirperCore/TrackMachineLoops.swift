@@ -69,6 +69,8 @@ extension TrackMachine {
             guard let duration, !track.durationReported else { return [] }
             track.durationReported = true
             return [.report(.durationKnown(duration))]
+        case .decoderDamaged(let damage):
+            return [.report(.damaged(damage))]
         case .samples, .decoderFinished, .speedFlushed, .queued, .played, .outputRetired, .decoderLanded,
             .decoderCannotSeek, .drained:
             return []

@@ -80,4 +80,22 @@ struct FLACSessionTests {
         #expect(failed.first?.hasSuffix("; install libflac12\"") == true, "\(failed)")
         #expect(missing.lines("list: populated rows=1").count == 2, "the list is still there for `list`")
     }
+
+    @Test("a FLAC of one's own with a damaged frame plays to its end and says once, in its playback line, where")
+    func damagedFrameIsSaidOnce() async throws {
+        let (folder, flac) = try await Self.catalog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: flac)))
+        for index in (bytes.count / 2)..<(bytes.count / 2 + 24) { bytes[index] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: flac))
+        let run = try await runChirper(["--output", "null", "--no-mpris", flac], input: ["play 1", "wait"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let damaged = run.lines("playback: playing own.flac").filter { $0.contains(" damaged_frames=") }
+        #expect(damaged.count == 1, "\(run.stdout)")
+        let from = damaged.first?.split(separator: " ").first { $0.hasPrefix("damaged_from=") }
+        let seconds = from.flatMap { Double($0.dropFirst("damaged_from=".count)) }
+        #expect(seconds.map { (0.5...1.5).contains($0) } == true, "\(damaged)")
+        #expect(run.lines("playback: failed").isEmpty, "\(run.stdout)")
+        #expect(run.lines("playback: idle").count == 1, "\(run.stdout)")
+    }
 }
