@@ -98,4 +98,30 @@ struct FLACSessionTests {
         #expect(run.lines("playback: failed").isEmpty, "\(run.stdout)")
         #expect(run.lines("playback: idle").count == 1, "\(run.stdout)")
     }
+
+    @Test(
+        "seek 1:30 in a 2-minute FLAC of one's own: what is written from there is flac -d's decode from 1:30 to the end"
+    )
+    func seekInOwnFLAC() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-flac-seek-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("field.wav").path
+        let flac = folder.appendingPathComponent("20250612_053000.flac").path
+        let sox = try #require(PulseHarness.executable(named: "sox"))
+        let encoder = try #require(PulseHarness.executable(named: "flac"))
+        _ = try await Tool.run(
+            sox, ["-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "120", "sine", "200-4000"])
+        _ = try await Tool.run(encoder, ["-s", "-f", "-o", flac, wav])
+        let reference = try await Self.samples(wav)
+        let out = folder.appendingPathComponent("out.wav").path
+        let run = try await runChirper(
+            ["--output", "wav:\(out)", "--no-mpris", flac], input: ["play 1", "seek 1:30", "wait"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.lines("playback: failed").isEmpty, "\(run.stdout)")
+        let written = try await Self.samples(out)
+        let tail = Array(reference[(90 * 48000)...])
+        #expect(written.count >= tail.count, "\(written.count) samples written")
+        #expect(Array(written.suffix(tail.count)) == tail, "the part after the seek is not the file's from 1:30")
+    }
 }
