@@ -428,3 +428,12 @@ final class StateLog: Sendable {
         return result
     }
 }
+
+extension Player.Clocks {
+    /// For scenarios that are not about stalls: the watchdog waits on a clock nobody moves. Hundreds of tests
+    /// start at once on two cores, and a track whose next step waits behind them all for 20 s would otherwise
+    /// fail as stalled; the stall scenarios drive a clock of their own.
+    static func unwatched(progress: any Clock<Duration> = ContinuousClock()) -> Player.Clocks {
+        Player.Clocks(stall: ManualClock(), backoff: ContinuousClock(), progress: progress)
+    }
+}

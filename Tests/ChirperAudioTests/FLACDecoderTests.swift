@@ -175,7 +175,7 @@ struct FLACPlayerSeekTests {
         let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 22050, channels: 2, bits: 16, seconds: 30)
         let whole = try ReferenceDecoders.decode(try ReferenceDecoders.bytes(path)).decoded.samples
         let sink = GatedSink()
-        let player = Player(sink: sink, sources: .live())
+        let player = Player(sink: sink, sources: .live(), clocks: .unwatched())
         player.play(PlayItem(label: "own.flac", location: .local(path: path)))
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(player.seek(.absolute(20.5)) == nil)

@@ -131,7 +131,7 @@ struct LoopSeamTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let reference = try SeekTests.feed(StreamDecoder(expectedLength: Int64(bytes.count)), bytes, from: 0)
         let sink = FillingSink(limit: passFrames * 3 + rate / 2)
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(PlayItem(label: "XC-LOOP", location: .local(path: path)))
         _ = try await bounded("the first output") { await sink.output(1) }
         #expect(player.loop(from: .absolute(12), to: .absolute(13.5)) == nil)

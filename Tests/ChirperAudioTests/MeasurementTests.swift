@@ -67,7 +67,7 @@ struct Measurements {
 
         // From the file, as fast as it decodes (null sink).
         let sink = NullSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         let before = memory("VmRSS")
         let start = ContinuousClock.now
         let peak = try await peakRSS {
@@ -105,7 +105,7 @@ struct Measurements {
         let harness = try PulseHarness()
         try await harness.start(sampleRate: 44100, channels: 2)
         let sink = PulseAudioSink(server: harness.serverAddress)
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         // Over loopback HTTP, so back-pressure is what keeps the body from piling up in memory.
         let server = try await longServer(path)
         let before = memory("VmRSS")

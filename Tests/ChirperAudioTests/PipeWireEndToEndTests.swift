@@ -46,7 +46,7 @@ extension PulseEndToEndTests {
             let http = try await LoopbackServer.start { request in
                 .file(bytes, contentType: "audio/mpeg", for: request)
             }
-            let player = Player(sink: PulseAudioSink(server: harness.serverAddress))
+            let player = Player(sink: PulseAudioSink(server: harness.serverAddress), clocks: .unwatched())
             let recorder = try await harness.startRecording(sampleRate: format.sampleRate, channels: format.channels)
             player.play(PlayItem(label: "XC-PW", location: .remote(http.baseURL + "/download")))
             try await player.waitFor("playing", seconds: 10) { $0.isPlaying }

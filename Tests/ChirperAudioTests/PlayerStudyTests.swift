@@ -13,7 +13,7 @@ struct PlayerStudyTests {
             .file(longWAV.bytes, contentType: "audio/wav", for: request)
         }
         let sink = GatedSink()
-        let player = Player(sink: sink, sources: transport.sources)
+        let player = Player(sink: sink, sources: transport.sources, clocks: .unwatched())
         return (server, sink, player, PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
     }
 
@@ -78,7 +78,7 @@ struct PlayerStudyTests {
                 chunks: LoopbackResponse.chunked(longWAV.bytes, size: 64 * 1024, delay: .milliseconds(20)))
         }
         let sink = GatedSink()
-        let player = Player(sink: sink, sources: transport.sources)
+        let player = Player(sink: sink, sources: transport.sources, clocks: .unwatched())
         player.play(PlayItem(label: "XC-LONG", location: .remote(server.baseURL + "/long.wav")))
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(player.seek(.absolute(50)) == nil)
@@ -123,7 +123,7 @@ struct PlayerWAVStudyTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID()).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = GatedSource(totalLength: longWAV.bytes.count)
-        let player = Player(sink: WAVFileSink(path: path), sources: source.sources)
+        let player = Player(sink: WAVFileSink(path: path), sources: source.sources, clocks: .unwatched())
         player.play(PlayItem(label: "XC-LONG", location: .local(path: "/gated")))
         // The first 10 s arrive and are written (8000 frames/s × 4 bytes).
         source.release(longWAV.bytes.prefix(44 + 10 * 8000 * 4))
@@ -172,7 +172,7 @@ struct PlayerSeekToSampleTests {
             .file(mp3, contentType: "audio/mpeg", for: request, chunkSize: 4 * 1024, chunkDelay: .milliseconds(100))
         }
         let path = directory + "/out.wav"
-        let player = Player(sink: WAVFileSink(path: path))
+        let player = Player(sink: WAVFileSink(path: path), clocks: .unwatched())
         player.play(PlayItem(label: "XC-SEEK", location: .remote(server.baseURL + "/in.mp3")))
         try await player.waitFor("playing") { ($0.progress?.position ?? 0) > 0.2 }
         #expect(player.seek(.absolute(30)) == nil)

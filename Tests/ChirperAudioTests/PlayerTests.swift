@@ -30,7 +30,7 @@ struct PlayerTests {
     func playsToIdle() async throws {
         let server = try await serve(["/short.wav": shortWAV.bytes])
         let sink = NullSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         let log = StateLog(player)
         player.play(item("DEMO-1", server.baseURL + "/short.wav"))
         try await player.waitFor("idle after playing") { $0.isIdle }
@@ -56,7 +56,7 @@ struct PlayerTests {
         let server = try await serve(["/5168/download": bytes])
         for location in [AudioLocation.local(path: Fixtures.path(name)), .remote(server.baseURL + "/5168/download")] {
             let sink = NullSink()
-            let player = Player(sink: sink)
+            let player = Player(sink: sink, clocks: .unwatched())
             player.play(PlayItem(label: "XC5168", location: location, expectedDuration: 5))
             let playing = try await player.waitFor("playing") { $0.isPlaying }
             let duration = try #require(playing.progress?.duration)
@@ -94,7 +94,7 @@ struct PlayerTests {
             (PlayItem(label: "XC9", location: .local(path: "/nonexistent/x.mp3")), "No such file or directory"),
         ]
         let sink = NullSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         for (badItem, expected) in cases {
             player.play(badItem)
             let state = try await player.waitFor("failure of \(badItem.label)") { $0.failureReason != nil }
@@ -115,7 +115,7 @@ struct PlayerTests {
         try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(item("LONG", server.baseURL + "/long.wav"))
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
@@ -143,7 +143,7 @@ struct PlayerTests {
         let sink = GatedSink()
         // The position is read on the progress clock, which moves only here: one tick reads it.
         let progress = ManualClock()
-        let player = Player(sink: sink, clocks: Player.Clocks(progress: progress))
+        let player = Player(sink: sink, clocks: .unwatched(progress: progress))
         player.play(item("LONG", server.baseURL + "/long.wav"))
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
@@ -181,7 +181,7 @@ struct PlayerTests {
         try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes])
         let sink = GatedSink(capacity: 1.5)
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(item("LONG", server.baseURL + "/long.wav"))
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
@@ -227,7 +227,7 @@ struct PlayerTests {
         try await makeLongWAV()
         let server = try await serve(["/long.wav": longWAV.bytes, "/short.wav": shortWAV.bytes])
         let sink = GatedSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(item("LONG", server.baseURL + "/long.wav"))
         try await player.waitFor("playing the long one") { $0.isPlaying && $0.item?.label == "LONG" }
         player.play(item("SHORT", server.baseURL + "/short.wav"))
@@ -249,7 +249,7 @@ struct PlayerTests {
     ) async throws {
         let server = try await serve(["/short.wav": shortWAV.bytes])
         let sink = GatedSink()
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(item("SHORT", server.baseURL + "/short.wav"))
         try await player.waitFor("playing") { $0.isPlaying }
         let output = try #require(sink.outputs.first)
@@ -345,7 +345,7 @@ struct PlayerTests {
         let server = try await serve(["/short.wav": shortWAV.bytes])
         let sink = GatedSink()
         sink.failNextPrepares(with: [AudioSinkError.noSoundServer(detail: "Connection refused")])
-        let player = Player(sink: sink)
+        let player = Player(sink: sink, clocks: .unwatched())
         player.play(item("SHORT", server.baseURL + "/short.wav"))
         let failed = try await player.waitFor("failed") { $0.failureReason != nil }
         #expect(

@@ -87,7 +87,7 @@ private struct Rig {
             .file(bytes, contentType: "audio/mpeg", for: request)
         }
         let sink = PulseAudioSink(server: harness.serverAddress, clock: sinkClock)
-        return Rig(harness: harness, http: http, sink: sink, player: Player(sink: sink))
+        return Rig(harness: harness, http: http, sink: sink, player: Player(sink: sink, clocks: .unwatched()))
     }
 
     var item: PlayItem { PlayItem(label: "XC-E2E", location: .remote(http.baseURL + "/download")) }

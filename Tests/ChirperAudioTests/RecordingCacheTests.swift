@@ -382,7 +382,7 @@ struct RecordingCacheTests {
             LoopbackResponse.file(wav.bytes, contentType: "audio/wav", for: request, chunkSize: 4096)
         }) { server in
             let sink = NullSink()
-            let player = Player(sink: sink, sources: ByteSources.cached(.live(), cache: cache))
+            let player = Player(sink: sink, sources: ByteSources.cached(.live(), cache: cache), clocks: .unwatched())
             let item = PlayItem(label: "XC7", location: .remote(server.baseURL + "/7/download"))
             for round in 1...2 {
                 player.play(item)

@@ -161,7 +161,7 @@ struct StripPainterTests {
         let signal = chirpSignal(frames: 22_050, sampleRate: rate, channels: 2)
         let wav = makeWAV(signal, encoding: .signed16, sampleRate: rate, channels: 2)
         let server = try await LoopbackServer.start { .file(wav.bytes, contentType: "audio/wav", for: $0) }
-        let player = Player(sink: NullSink())
+        let player = Player(sink: NullSink(), clocks: .unwatched())
         let heard = player.heardAudio()
         let ticket = player.play(PlayItem(label: "DEMO-1", location: .remote(server.baseURL + "/a.wav")))
         try await player.waitFor("idle after playing") { $0.isIdle }

@@ -24,7 +24,7 @@ private struct StudyRig {
         let http = try await LoopbackServer.start { request in
             .file(bytes, contentType: "audio/mpeg", for: request, chunkDelay: chunkDelay)
         }
-        let player = Player(sink: PulseAudioSink(server: harness.serverAddress))
+        let player = Player(sink: PulseAudioSink(server: harness.serverAddress), clocks: .unwatched())
         let recorder = try await harness.startRecording(sampleRate: rate, channels: 1)
         return StudyRig(harness: harness, http: http, player: player, recorder: recorder)
     }

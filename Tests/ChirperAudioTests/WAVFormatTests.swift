@@ -91,7 +91,7 @@ struct PlayerChannelTests {
         for channel in [nil, 3] {
             let reference = try await ReferenceDecoders.sox16(path, channel: channel ?? 1)
             let sink = GatedSink()
-            let player = Player(sink: sink, sources: .live())
+            let player = Player(sink: sink, sources: .live(), clocks: .unwatched())
             player.play(PlayItem(label: "four.wav", location: .local(path: path), channel: channel))
             try await player.waitFor("the whole second queued") { _ in
                 sink.outputs.first.map { $0.samples.count >= reference.count } ?? false
