@@ -36,6 +36,11 @@ final class WatchedProcess: Sendable {
     func stop() {
         kill(process.processIdentifier, SIGKILL)
     }
+
+    /// Sends it `signal` (SIGINT: as Ctrl-C in its terminal would).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
 }
 
 /// Reads `handle` line by line on a GCD thread (blocking reads must not hold a thread of the cooperative pool):
