@@ -220,4 +220,32 @@ struct BatchIdentifyEndToEndTests {
             ])
         #expect(tables(in: out).count == names.count && tables(in: out).values.allSatisfy(isWhole))
     }
+
+    @Test("identify save in a session: the table of the last identification, written once; a second save is refused")
+    func saveInTheSession() async throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await makeRecording(folder + "/dawn.wav", rate: 22_050)
+        let table = folder + "/dawn.txt"
+        let run = try await runChirper(
+            ["--output", "null", "--model-dir", Installed.model, folder + "/dawn.wav"],
+            input: [
+                "identify save " + table, "identify 1 --min-confidence 0.01", "identify save " + table,
+                "identify save " + table, "quit",
+            ],
+            environment: Installed.environment, timeout: .seconds(300))
+        #expect(run.status == 0, "\(run.stderr)")
+        let errors = run.lines("error: ")
+        #expect(errors.count == 2, "\(run.stdout)")
+        #expect(errors.first?.contains("nothing identified yet to save") == true)
+        #expect(errors.last?.contains("already exists; left as it is") == true)
+        let saved = try #require(run.lines("identify: saved=").first, "\(run.stdout)")
+        let done = try #require(run.lines("identify: done ").first)
+        let detections = try #require(done.split(separator: " ").first { $0.hasPrefix("detections=") }?.dropFirst(11))
+        #expect(saved == "identify: saved=\"\(table)\" selections=\(detections)")
+        let text = try String(contentsOfFile: table, encoding: .utf8)
+        #expect(isWhole(text))
+        #expect(text.contains("\t0\t11025.0\t"), "a 22.05 kHz file tops out at 11025 Hz: \(text)")
+        #expect(text.contains("\t\(folder)/dawn.wav\t"))
+    }
 }
