@@ -69,16 +69,17 @@ struct RequestAnswerer: Sendable {
                 let reason = FileErrorText.reason(error)
                 return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
             }
-        case .writeSelections(let text, let path):
+        case .writeSelections(let text, let path, let selections):
             switch FileIO.writeNew(text, to: path) {
             case nil:
-                return .selectionsWritten(path: path, refusal: nil)
+                return .selectionsWritten(path: path, selections: selections, refusal: nil)
             case .exists:
                 return .selectionsWritten(
-                    path: path,
+                    path: path, selections: selections,
                     refusal: "\(path) already exists; left as it is (delete it, or save under another name)")
             case .failed(let reason):
-                return .selectionsWritten(path: path, refusal: "cannot write \(path): \(reason)")
+                return .selectionsWritten(
+                    path: path, selections: selections, refusal: "cannot write \(path): \(reason)")
             }
         case .writePNG(let image, let path):
             do {

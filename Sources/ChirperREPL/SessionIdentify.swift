@@ -37,8 +37,8 @@ extension SessionMachine {
             case interrupt
             /// `identify save <path>` (`~` expanded).
             case save(path: String)
-            /// The table was written (or why not).
-            case written(path: String, refusal: String?)
+            /// The table of `selections` detections was written (or why not).
+            case written(path: String, selections: Int, refusal: String?)
         }
 
         enum Action: Sendable, Hashable {
@@ -118,13 +118,14 @@ extension SessionMachine {
                     path: recording.ownFile?.path
                         ?? (recording.fileName.isEmpty ? recording.label : recording.fileName),
                     sampleRate: recording.ownFile?.header.sampleRate ?? Int(recording.sampleRate))
-                actions.append(.request(.writeSelections(table, path: path)))
-            case .written(let path, let refusal):
+                actions.append(
+                    .request(
+                        .writeSelections(table, path: path, selections: shown.identification.detectionCount)))
+            case .written(let path, let selections, let refusal):
                 if let refusal {
                     actions.append(.refuse(refusal))
-                } else if let shown = lastShown {
-                    actions.append(
-                        .print([presenter.selectionsWritten(path, selections: shown.identification.detectionCount)]))
+                } else {
+                    actions.append(.print([presenter.selectionsWritten(path, selections: selections)]))
                 }
             }
             defer { actions = [] }

@@ -92,7 +92,7 @@ extension SessionMachine {
         /// Write text (the selection table) to a file.
         case writeText(String, path: String)
         /// Write the identification's selection table to a new file: one already there is left as it is.
-        case writeSelections(String, path: String)
+        case writeSelections(String, path: String, selections: Int)
         /// Remember the quiz's deck in the store, and read what is known of its cards.
         case loadQuiz(QuizDeck)
         /// Keep a quiz answer and the card's memory after it.
@@ -142,7 +142,7 @@ extension SessionMachine {
         case pngWritten(path: String, refusal: String?)
         case textWritten(path: String, refusal: String?)
         /// `identify save`'s table was written (or why not).
-        case selectionsWritten(path: String, refusal: String?)
+        case selectionsWritten(path: String, selections: Int, refusal: String?)
         case quiz(QuizAnswerEvent)
     }
 }

@@ -74,18 +74,20 @@ struct IdentifySaveSessionTests {
         let table = BirdNETSelectionTable.text(first, path: "XC254462", sampleRate: nil)
         #expect(
             machine.handle(typed("identify save ~/wren.txt")) == [
-                .request(.writeSelections(table, path: "/home/birder/wren.txt"))
+                .request(.writeSelections(table, path: "/home/birder/wren.txt", selections: 3))
             ])
         #expect(
-            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", refusal: nil))) == [
-                .print([#"identify: saved="/home/birder/wren.txt" selections=3"#])
-            ])
+            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", selections: 3, refusal: nil)))
+                == [
+                    .print([#"identify: saved="/home/birder/wren.txt" selections=3"#])
+                ])
         let exists = "/home/birder/wren.txt already exists; left as it is (delete it, or save under another name)"
         _ = machine.handle(typed("identify save ~/wren.txt"))
         #expect(
-            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", refusal: exists))) == [
-                .print([script.refusal(exists)])
-            ])
+            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", selections: 3, refusal: exists)))
+                == [
+                    .print([script.refusal(exists)])
+                ])
     }
 
     @Test("while a newer identify runs, and after it fails, the last one shown is what is saved; then the newer")
@@ -100,17 +102,22 @@ struct IdentifySaveSessionTests {
             recording: Fixture.robin, item: Fixture.robin.playItem!, span: nil, options: IdentifyOptions())
         _ = child.handle(.identify(task), ids: &ids)
         #expect(
-            child.handle(.save(path: "/t.txt"), ids: &ids) == [.request(.writeSelections(firstTable, path: "/t.txt"))])
+            child.handle(.save(path: "/t.txt"), ids: &ids) == [
+                .request(.writeSelections(firstTable, path: "/t.txt", selections: 3))
+            ])
         _ = child.handle(.identified(id: 1, .failure(.failed("no audio"))), ids: &ids)
         #expect(
-            child.handle(.save(path: "/t.txt"), ids: &ids) == [.request(.writeSelections(firstTable, path: "/t.txt"))])
+            child.handle(.save(path: "/t.txt"), ids: &ids) == [
+                .request(.writeSelections(firstTable, path: "/t.txt", selections: 3))
+            ])
         _ = child.handle(.identify(task), ids: &ids)
         _ = child.handle(.identified(id: 2, .success(second)), ids: &ids)
         #expect(
             child.handle(.save(path: "/t.txt"), ids: &ids) == [
                 .request(
                     .writeSelections(
-                        BirdNETSelectionTable.text(second, path: "XC5168", sampleRate: nil), path: "/t.txt"))
+                        BirdNETSelectionTable.text(second, path: "XC5168", sampleRate: nil), path: "/t.txt",
+                        selections: 1))
             ])
     }
 }
