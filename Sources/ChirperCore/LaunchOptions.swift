@@ -211,6 +211,10 @@ extension LaunchOptions {
                 return .completionScript(shell)
             }
             guard let option = table.first(where: { $0.name.rawValue == name }) else {
+                if ["out", "shard", "jobs", "min-confidence", "overlap"].contains(name) {
+                    throw LaunchError(
+                        "--\(name) is batch identify's: it starts with identify (\(BatchIdentifyOptions.usage))")
+                }
                 throw LaunchError("Unknown option '--\(name)'")
             }
             if option.valueName == nil {

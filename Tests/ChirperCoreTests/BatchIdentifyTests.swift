@@ -49,6 +49,10 @@ struct BatchIdentifyTests {
             (["identify", "a.wav", "--out", "t", "--min-confidence", "2"], "from 0 to 1"),
             (["identify", "a.wav", "--out", "t", "--overlap", "3"], "under 3"),
             (["identify", "a.wav", "--out", "t", "--loud"], "unknown option '--loud'"),
+            (
+                ["--model-dir", "/m", "identify", "a.wav", "--out", "t"],
+                "--out is batch identify's: it starts with identify"
+            ),
         ] {
             #expect(throws: LaunchError.self, "\(arguments)") { try LaunchOptions.parse(arguments) }
             do {
