@@ -26,7 +26,7 @@ public actor OwnFiles {
         "wma", "w64", "caf", "wv", "ape", "amr", "au", "snd", "mp2",
     ]
 
-    static func isAudioName(_ name: String) -> Bool {
+    public static func isAudioName(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: ".") else { return false }
         return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
@@ -110,7 +110,7 @@ public actor OwnFiles {
     }
 
     /// The row of the file at `path`, from its header, or why it cannot be listed.
-    static func readRow(_ path: String) -> Result<Recording, SkippedFile> {
+    public static func readRow(_ path: String) -> Result<Recording, SkippedFile> {
         let status: (size: Int64, modified: Double)
         switch FileIO.statusFollowingLinks(path) {
         case .success(let found): status = found

@@ -8,6 +8,8 @@ public struct IdentifyRequest: Sendable, Hashable {
         case row(Int, TimeSpan?)
         /// Row K of the session's selection table.
         case selection(Int)
+        /// `identify save FILE`: the last identification shown, as BirdNET-Analyzer's selection table.
+        case save(path: String)
     }
 
     public var target: Target
@@ -18,10 +20,17 @@ public struct IdentifyRequest: Sendable, Hashable {
         self.options = options
     }
 
-    public static let usage = "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9]"
+    public static let usage = "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9] | identify save FILE"
 
     public static func parse(_ rest: String) throws(CommandError) -> IdentifyRequest {
         var words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
+        if words.first?.lowercased() == "save" {
+            guard words.count == 2 else {
+                throw CommandError(
+                    "identify save needs one file name, e.g. identify save dawn.BirdNET.selection.table.txt")
+            }
+            return IdentifyRequest(target: .save(path: words[1]))
+        }
         var options = IdentifyOptions()
         while let flag = words.firstIndex(where: { $0.hasPrefix("--") }) {
             let name = words[flag].lowercased()

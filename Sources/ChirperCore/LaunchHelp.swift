@@ -9,6 +9,8 @@ public enum LaunchHelp {
         + "Behind a proxy it reads HTTPS_PROXY, ALL_PROXY and NO_PROXY as curl does. "
         + "Files and folders named after the options (recordings of your own: WAV, FLAC, MP3) are opened and "
         + "listed at the start, with no key needed. "
+        + "'chirper-play identify PATH… --out DIR' runs BirdNET on files and folders without the session, "
+        + "writing a Raven selection table per file (see the README for --shard, --jobs and resuming). "
         + "Type help at the prompt for the commands. In a pipe it reads commands from standard input and "
         + "writes one stable line per state change (see the README)."
     public static let usage = "Usage: chirper-play <options> [PATH…]\n  See 'chirper-play --help' for more information."
@@ -20,7 +22,11 @@ public enum LaunchHelp {
     /// `--help`.
     public static var text: String {
         var lines = wrap("OVERVIEW: " + abstract, width: width) + [""] + wrap(discussion, width: width)
-        lines += ["", "USAGE: chirper-play <options> [PATH…]", "", "OPTIONS:"]
+        lines += ["", "USAGE: chirper-play <options> [PATH…]"]
+        lines += wrap(BatchIdentifyOptions.usage, width: width - 9).enumerated().map {
+            ($0 == 0 ? "       " : "         ") + $1
+        }
+        lines += ["", "OPTIONS:"]
         let rows =
             LaunchOptions.table.map { option in
                 (option.label, option.help + (option.defaultValue.map { " (default: \($0))" } ?? ""))

@@ -37,6 +37,8 @@ public enum LaunchRequest: Sendable, Hashable {
     case help
     case version
     case completionScript(CompletionShell)
+    /// `chirper-play identify PATH… --out DIR …`: BirdNET on files, without the session.
+    case identify(BatchIdentifyOptions)
 }
 
 /// A shell `--generate-completion-script` writes for.
@@ -174,6 +176,9 @@ extension LaunchOptions {
     public static func parse(_ arguments: [String]) throws(LaunchError) -> LaunchRequest {
         if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help }
         if arguments.contains("--version") { return .version }
+        if arguments.first == "identify" {
+            return .identify(try BatchIdentifyOptions.parse(Array(arguments.dropFirst())))
+        }
         var options = LaunchOptions()
         var index = 0
         while index < arguments.count {
@@ -206,6 +211,10 @@ extension LaunchOptions {
                 return .completionScript(shell)
             }
             guard let option = table.first(where: { $0.name.rawValue == name }) else {
+                if ["out", "shard", "jobs", "min-confidence", "overlap"].contains(name) {
+                    throw LaunchError(
+                        "--\(name) is batch identify's: it starts with identify (\(BatchIdentifyOptions.usage))")
+                }
                 throw LaunchError("Unknown option '--\(name)'")
             }
             if option.valueName == nil {

@@ -18,7 +18,8 @@ struct RequestAnswerer: Sendable {
         switch request {
         case .play(let item, let recording, let forQueue): return play(item, recording, forQueue: forQueue)
         case .control(let control): return self.control(control)
-        case .search, .nextPage, .stop, .writePNG, .writeText, .loadQuiz, .keepQuizAnswer, .quizStats, .exportQuiz:
+        case .search, .nextPage, .stop, .writePNG, .writeText, .writeSelections, .loadQuiz, .keepQuizAnswer, .quizStats,
+            .exportQuiz:
             return nil
         }
     }
@@ -67,6 +68,18 @@ struct RequestAnswerer: Sendable {
             } catch {
                 let reason = FileErrorText.reason(error)
                 return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
+            }
+        case .writeSelections(let text, let path, let selections):
+            switch FileIO.writeNew(text, to: path) {
+            case nil:
+                return .selectionsWritten(path: path, selections: selections, refusal: nil)
+            case .exists:
+                return .selectionsWritten(
+                    path: path, selections: selections,
+                    refusal: "\(path) already exists; left as it is (delete it, or save under another name)")
+            case .failed(let reason):
+                return .selectionsWritten(
+                    path: path, selections: selections, refusal: "cannot write \(path): \(reason)")
             }
         case .writePNG(let image, let path):
             do {

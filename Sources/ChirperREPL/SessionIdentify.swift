@@ -12,12 +12,21 @@ extension SessionMachine {
         var options: IdentifyOptions
     }
 
+    /// An identification the session showed: what was asked, and what was heard.
+    struct Shown: Sendable, Hashable {
+        var task: IdentifyTask
+        var identification: Identification
+    }
+
     /// `identify` as a child of the session.
     struct Identify: Sendable {
         enum State: Sendable, Hashable {
+            /// Nothing identified yet.
             case idle
-            /// Work `id` identifies `task`.
-            case identifying(id: Int, IdentifyTask)
+            /// Work `id` identifies `task`; `shown`, the last one shown before it, is still what is saved.
+            case identifying(id: Int, IdentifyTask, shown: Shown?)
+            /// The last identification shown, which `identify save` writes.
+            case shown(Shown)
         }
 
         enum Event: Sendable, Hashable {
@@ -26,6 +35,10 @@ extension SessionMachine {
             /// The identification `id` ended.
             case identified(id: Int, Result<Identification, WorkFailure>)
             case interrupt
+            /// `identify save <path>` (`~` expanded).
+            case save(path: String)
+            /// The table of `selections` detections was written (or why not).
+            case written(path: String, selections: Int, refusal: String?)
         }
 
         enum Action: Sendable, Hashable {
@@ -37,6 +50,7 @@ extension SessionMachine {
             case done
             case identify(id: Int, IdentifyTask)
             case cancel
+            case request(Request)
         }
 
         let presenter: Presenter
@@ -49,14 +63,25 @@ extension SessionMachine {
             self.interactive = interactive
         }
 
-        var isIdentifying: Bool { state != .idle }
+        var isIdentifying: Bool {
+            if case .identifying = state { true } else { false }
+        }
+
+        /// The last identification shown, if any.
+        var lastShown: Shown? {
+            switch state {
+            case .idle: nil
+            case .identifying(_, _, let shown): shown
+            case .shown(let shown): shown
+            }
+        }
 
         mutating func handle(_ event: Event, ids: inout WorkIDs) -> [Action] {
             switch event {
             case .identify(let task):
                 // A newer identification replaces one still running: its result is dropped by its id.
                 let id = ids.next()
-                state = .identifying(id: id, task)
+                state = .identifying(id: id, task, shown: lastShown)
                 actions.append(.identify(id: id, task))
                 if interactive {
                     actions.append(.print([presenter.identifying(task.recording, span: task.span)]))
@@ -64,10 +89,11 @@ extension SessionMachine {
                     actions.append(.hold)
                 }
             case .identified(let id, let result):
-                guard case .identifying(let current, let task) = state, current == id else { break }
-                state = .idle
+                guard case .identifying(let current, let task, let before) = state, current == id else { break }
+                state = before.map { .shown($0) } ?? .idle
                 switch result {
                 case .success(let identification):
+                    state = .shown(Shown(task: task, identification: identification))
                     actions.append(
                         .print(presenter.identification(identification, of: task.recording, span: task.span)))
                 case .failure(.stopped):
@@ -78,6 +104,29 @@ extension SessionMachine {
                 actions.append(.done)
             case .interrupt:
                 if case .identifying = state { actions.append(.cancel) }
+            case .save(let path):
+                guard let shown = lastShown else {
+                    actions.append(
+                        .refuse(
+                            "nothing identified yet to save: identify a row first (identify 1), then identify save FILE"
+                        ))
+                    break
+                }
+                let recording = shown.task.recording
+                let table = BirdNETSelectionTable.text(
+                    shown.identification,
+                    path: recording.ownFile?.path
+                        ?? (recording.fileName.isEmpty ? recording.label : recording.fileName),
+                    sampleRate: recording.ownFile?.header.sampleRate ?? Int(recording.sampleRate))
+                actions.append(
+                    .request(
+                        .writeSelections(table, path: path, selections: shown.identification.detectionCount)))
+            case .written(let path, let selections, let refusal):
+                if let refusal {
+                    actions.append(.refuse(refusal))
+                } else {
+                    actions.append(.print([presenter.selectionsWritten(path, selections: selections)]))
+                }
             }
             defer { actions = [] }
             return actions
@@ -88,6 +137,9 @@ extension SessionMachine {
     mutating func identify(_ request: IdentifyRequest) {
         let task: IdentifyTask
         switch request.target {
+        case .save(let path):
+            run(identify: .save(path: expandingHome(path)))
+            return
         case .playing:
             guard let playing, playback.ticket == playing.ticket, let item = playing.recording.playItem else {
                 refuse("nothing plays: identify which row? e.g. identify 1 (or identify s1 for a selection)")
@@ -124,6 +176,7 @@ extension SessionMachine {
             case .done: gate.handle(.measurementDone)
             case .identify(let id, let task): emit(.identify(id: id, task))
             case .cancel: emit(.cancelIdentify)
+            case .request(let request): ask(request)
             }
         }
     }

@@ -194,6 +194,8 @@ struct SessionMachine: Sendable {
             }
         case .textWritten(let path, let refusal):
             run(measure: .written(path: path, refusal: refusal))
+        case .selectionsWritten(let path, let selections, let refusal):
+            run(identify: .written(path: path, selections: selections, refusal: refusal))
         case .pngWritten(let path, let refusal):
             if let refusal {
                 refuse(refusal)

@@ -91,6 +91,8 @@ extension SessionMachine {
         case writePNG(RasterImage, path: String)
         /// Write text (the selection table) to a file.
         case writeText(String, path: String)
+        /// Write the identification's selection table to a new file: one already there is left as it is.
+        case writeSelections(String, path: String, selections: Int)
         /// Remember the quiz's deck in the store, and read what is known of its cards.
         case loadQuiz(QuizDeck)
         /// Keep a quiz answer and the card's memory after it.
@@ -139,6 +141,8 @@ extension SessionMachine {
         case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
         case pngWritten(path: String, refusal: String?)
         case textWritten(path: String, refusal: String?)
+        /// `identify save`'s table was written (or why not).
+        case selectionsWritten(path: String, selections: Int, refusal: String?)
         case quiz(QuizAnswerEvent)
     }
 }

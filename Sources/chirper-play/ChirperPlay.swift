@@ -26,6 +26,11 @@ struct ChirperPlay {
         do {
             request = try LaunchOptions.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
+            // A batch run's bad usage is status 2, as the tools it runs beside (a job array's script) expect.
+            if CommandLine.arguments.dropFirst().first == "identify" {
+                FileIO.writeAll(LaunchHelp.failure(error).utf8, to: STDERR_FILENO)
+                exit(2)
+            }
             fail(error)
         }
         switch request {
@@ -35,6 +40,11 @@ struct ChirperPlay {
             print(ChirperVersion.current)
         case .completionScript(let shell):
             print(LaunchHelp.completionScript(for: shell), terminator: "")
+        case .identify(let options):
+            AllocatorTuning.apply()
+            // As the session: the main thread parks, the run ends the process with its status.
+            Task.detached { exit(await BatchIdentify.run(options)) }
+            while true { pause() }
         case .run(let options):
             let program = ChirperPlay(options: options)
             do {

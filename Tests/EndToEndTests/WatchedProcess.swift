@@ -37,6 +37,11 @@ final class WatchedProcess: Sendable {
     func stop() {
         kill(process.processIdentifier, SIGKILL)
     }
+
+    /// Sends it `signal` (SIGINT: as Ctrl-C in its terminal would).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
 }
 
 /// Reads `handle` line by line on a thread of its own (blocking reads must not hold a thread of the cooperative pool):
