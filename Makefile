@@ -95,7 +95,8 @@ deps-bench:
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 
 ## Benchmark chirper-play against mpg123 side by side (loopback HTTP server, private PulseAudio null sink):
-## prints a table and writes the figures, with the machine, into BENCH.md. About 14 minutes plus the build.
+## prints a table and writes the figures, with the machine, into BENCH.md. About 20 minutes plus the build.
+## Figure 15 (identify) needs `make model ort model-reference` first; without them it is skipped, saying so.
 BENCH_ARGS ?=
 bench: deps-bench ort-header static-cxx
 	$(SWIFT) build $(RELEASE) --scratch-path .build-bench --product chirper-play

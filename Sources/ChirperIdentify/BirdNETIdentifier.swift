@@ -6,7 +6,7 @@ import Synchronization
 
 /// `identify`'s classifier: BirdNET 2.4 (CC BY-NC-SA 4.0), converted to ONNX by `make model` and run on the CPU
 /// through ONNX Runtime. A stretch of a recording is decoded piece by piece, resampled to 48 kHz, cut into 3 s
-/// segments as BirdNET-Analyzer cuts them, and run in batches, so a long recording is heard in bounded memory.
+/// segments as BirdNET-Analyzer cuts them, and run one at a time, so a long recording is heard in bounded memory.
 ///
 /// The model is loaded (and its file checked against what `make model` recorded) by the first `identify`, and
 /// kept for the session.
@@ -15,9 +15,9 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     static let modelFile = "BirdNET_GLOBAL_6K_V2.4.onnx"
     static let labelsFile = "BirdNET_GLOBAL_6K_V2.4_Labels.txt"
     static let sourcesFile = "SOURCES.json"
-    /// Segments run at once: enough to keep every core busy, few enough to bound the memory (a segment's input
-    /// is 576 KB).
-    static let batch = 8
+    /// Segments run at once. One: ONNX Runtime already spreads a segment's operators over every core, and each
+    /// more segment in a run holds its own intermediate tensors, so a batch costs memory and gains no time.
+    static let batch = 1
 
     /// What `make model` is told, and the licence, for the line that says the model is missing.
     public static func missing(in directory: String) -> String {

@@ -47,6 +47,12 @@ public final class OnnxModel: @unchecked Sendable {
         }
         try runtime.check(api.SetIntraOpNumThreads(options.pointer, Int32(max(1, threads))), "set the thread count")
         try runtime.check(api.SetInterOpNumThreads(options.pointer, 1), "set the thread count")
+        // Its threads sleep between operators instead of spinning: a spinning thread holds a core that the
+        // player's decoding, the sound server or anything else running needs, and on a busy machine the wait
+        // for that core costs more than the wake-up spinning saves.
+        try runtime.check(
+            api.AddSessionConfigEntry(options.pointer, "session.intra_op.allow_spinning", "0"),
+            "configure ONNX Runtime's threads")
         let damaged = "run `make model` to fetch it again"
         do {
             session = try runtime.handle("open the model \(file)", release: api.ReleaseSession) {

@@ -18,7 +18,27 @@ private enum Installed {
     }
     static let absent: Comment = "skipped: BirdNET's model or ONNX Runtime is absent (make model; make test runs it)"
     static let environment = ["CHIRPER_LIBONNXRUNTIME": runtime]
+    /// BirdNET's own runtime, where `make model-reference` sets it up (make test does).
+    static let reference: Bool = {
+        let env = ProcessInfo.processInfo.environment
+        let cache = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.cache"
+        return FileManager.default.fileExists(atPath: cache + "/chirper-play/model-tools/reference/venv/bin/python")
+    }()
+    static let noReference: Comment =
+        "skipped: BirdNET's own runtime is absent (make model-reference; make test runs it)"
 }
+
+/// Runs chirper-play (argv[1]) with ONNX Runtime argv[2], in argv[3], its caches in argv[4], on the arguments after,
+/// `identify 1` and `quit` on its standard input; prints its peak RSS in KiB, or -1 if it did not identify.
+private let peakScript = """
+    import os, resource, subprocess, sys
+    binary, library, root, scratch, *arguments = sys.argv[1:]
+    environment = dict(os.environ, CHIRPER_LIBONNXRUNTIME=library, XDG_CACHE_HOME=scratch, XDG_DATA_HOME=scratch)
+    run = subprocess.run([binary, *arguments], input=b"identify 1\\nquit\\n", stdout=subprocess.PIPE, cwd=root,
+                         env=environment)
+    done = run.returncode == 0 and any(line.startswith(b"identify: done ") for line in run.stdout.splitlines())
+    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if done else -1)
+    """
 
 private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
 private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
@@ -98,6 +118,46 @@ struct IdentifyEndToEndTests {
         #expect(
             Double(agreeing.count) >= 0.95 * Double(loud.count),
             "the same top species on \(agreeing.count) of \(loud.count): ours \(ours), BirdNET's \(loud)")
+    }
+
+    @Test(
+        "identifying takes no more memory than BirdNET's own runtime takes for the same samples",
+        .enabled(if: Installed.present, Installed.absent), .enabled(if: Installed.reference, Installed.noReference))
+    func memoryAgainstTheReference() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A minute: twenty segments, more than any one run of the model would need to hold at once.
+        let wav = folder.path + "/noise.wav"
+        let samples = folder.path + "/noise.f32"
+        _ = try await output(
+            "sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "60", "pinknoise", "vol", "0.5"])
+        _ = try await output("sox", [wav, "-t", "f32", samples])
+        let script = folder.path + "/peak.py"
+        try peakScript.write(toFile: script, atomically: true, encoding: .utf8)
+        let ours = try await output(
+            "python3",
+            [
+                script, ChirperBinary.path, Installed.runtime, ChirperBinary.packageRoot.path, folder.path,
+                "--output", "null", "--model-dir", Installed.model, wav,
+            ])
+        let peak = try #require(Int(String(decoding: ours, as: UTF8.self).filter { !$0.isWhitespace }))
+        #expect(peak > 0, "chirper-play did not identify the minute of noise")
+        // BirdNET's own: the TFLite interpreter on the same samples, which reports its own peak RSS.
+        let json = try await output(
+            "python3",
+            [
+                ChirperBinary.packageRoot.path + "/scripts/model/reference.py", "--model-dir", Installed.model,
+                "--runtime", "tflite", "identify", samples,
+            ])
+        struct Reference: Decodable {
+            var peak: Int
+            enum CodingKeys: String, CodingKey { case peak = "peak_rss_kib" }
+        }
+        let reference = try JSONDecoder().decode(Reference.self, from: json)
+        #expect(
+            peak <= reference.peak,
+            "chirper-play's peak RSS is \(peak / 1024) MiB, BirdNET's own runtime's \(reference.peak / 1024) MiB")
     }
 
     @Test(

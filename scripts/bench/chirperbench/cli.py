@@ -8,7 +8,7 @@ import tempfile
 from .harness import Bench
 from .runner import run
 
-ALL = "1,2,3,4,5,6,7,8,9,10,11,12,13,14"
+ALL = "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
 TOOLS = ("mpg123", "pulseaudio", "parec", "pactl", "sox", "soxi", "lame", "flac", "/usr/bin/time")
 
 
@@ -30,7 +30,7 @@ def parser(description):
     parser.add_argument("--cpu-runs", type=int, default=3,
                         help="rounds of figure 3 (each ~62 s) and of figure 9 (each ~122 s)")
     parser.add_argument("--mem-runs", type=int, default=5,
-                        help="runs per program and file for figures 4, 5, 14b, 14c")
+                        help="runs per program and file for figures 4, 5, 14b, 14c, 15")
     parser.add_argument("--seek-runs", type=int, default=9, help="runs per program for figures 8 (~5 s each) and 14d")
     parser.add_argument("--sono-runs", type=int, default=5,
                         help="runs per program for figures 10, 12, 13 (~1-3 s each) and 14a")

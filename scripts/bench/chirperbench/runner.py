@@ -6,7 +6,7 @@ import shutil
 import time
 from pathlib import Path
 
-from . import analysis, cpu, delivery, lists, memory, own, seek, sonogram, startup, strip
+from . import analysis, cpu, delivery, identify, lists, memory, own, seek, sonogram, startup, strip
 from .common import log
 from .figures import figure_order, judge
 from .inputs import generate_inputs
@@ -31,6 +31,7 @@ PHASES = {
     "13": analysis.compare,
     "14": own.own_files,
     "14d": own.flac_seek,
+    "15": identify.identify,
 }
 
 
@@ -52,7 +53,8 @@ def plan(only):
         steps.append((20, [("3", None)]))
     for number, key, latency in ((8, "8", 2), (9, "9", 20), (10, "10", None), (12, "12", None),
                                  (13, "13", None), (11, "11", 20), (7, "7", None), (4, "4", None),
-                                 (5, "5", None), (10, "10c", None), (14, "14d", 2), (14, "14", None)):
+                                 (5, "5", None), (10, "10c", None), (14, "14d", 2), (14, "14", None),
+                                 (15, "15", None)):
         if number in only:
             steps.append((latency, [(key, None)]))
     return steps

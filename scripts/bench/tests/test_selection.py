@@ -23,6 +23,7 @@ EVERYTHING = [
     (None, [("10c", None)]),
     (2, [("14d", None)]),
     (None, [("14", None)]),
+    (None, [("15", None)]),
 ]
 
 
@@ -50,7 +51,7 @@ class PlanTests(unittest.TestCase):
         self.assertEqual(plan({14}), [(2, [("14d", None)]), (None, [("14", None)])])
 
     def test_unknown_numbers_run_nothing(self):
-        self.assertEqual(plan({15, 0}), [])
+        self.assertEqual(plan({16, 0}), [])
 
 
 class ArgumentTests(unittest.TestCase):
@@ -59,7 +60,7 @@ class ArgumentTests(unittest.TestCase):
 
     def test_defaults(self):
         args = parser("d").parse_args(["--binary", "b"])
-        self.assertEqual(args.only, set(range(1, 15)))
+        self.assertEqual(args.only, set(range(1, 16)))
         self.assertEqual((args.runs, args.list_runs, args.cpu_runs, args.mem_runs, args.seek_runs, args.sono_runs,
                           args.check_runs), (15, 9, 3, 5, 9, 5, 2))
         self.assertIsNone(args.write)
