@@ -18,6 +18,8 @@ extension SessionMachine {
             case idle
             /// Work `id` identifies `task`.
             case identifying(id: Int, IdentifyTask)
+            /// The last identification shown, of `task`: `sono` draws it, `measure heard` measures it.
+            case shown(Identification, IdentifyTask)
         }
 
         enum Event: Sendable, Hashable {
@@ -49,7 +51,9 @@ extension SessionMachine {
             self.interactive = interactive
         }
 
-        var isIdentifying: Bool { state != .idle }
+        var isIdentifying: Bool {
+            if case .identifying = state { true } else { false }
+        }
 
         mutating func handle(_ event: Event, ids: inout WorkIDs) -> [Action] {
             switch event {
@@ -68,6 +72,7 @@ extension SessionMachine {
                 state = .idle
                 switch result {
                 case .success(let identification):
+                    state = .shown(identification, task)
                     actions.append(
                         .print(presenter.identification(identification, of: task.recording, span: task.span)))
                 case .failure(.stopped):
