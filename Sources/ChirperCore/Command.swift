@@ -130,7 +130,8 @@ public enum CommandParser {
         ("select", [], "select [n a-b [band] | clear]", "choose a time section and band to measure"),
         (
             "measure", [], "measure [n a-b [band]] | list | save F",
-            "Raven's measurements of a selection; the session's table, saved for Raven"
+            "Raven's measurements of a selection, or of each species identify heard (measure detections);"
+                + " the session's table, saved for Raven"
         ),
         ("compare", [], "compare <a> <b> [more]", "rows or selections (s1) stacked, measured side by side"),
         ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),

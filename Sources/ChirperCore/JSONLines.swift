@@ -36,6 +36,8 @@ public enum JSONLines {
         "queue autoplay": ["event", "autoplay"],
         // A sonogram's annotation box line (`sono: box n=1 …`).
         "sono box": ["part"],
+        // A detection of the last identification drawn over it (`sono: detection begin=… en=…`).
+        "sono detection": ["part"],
         // `identify`'s summary per species, its check against the recordist's list, and its end.
         "identify species": ["event", "id"],
         "identify listed": ["event", "id"],

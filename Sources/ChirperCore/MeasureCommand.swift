@@ -52,8 +52,11 @@ public enum MeasureRequest: Sendable, Hashable {
     case list
     /// `measure save FILE`: the table as a Raven selection table.
     case save(String)
+    /// `measure detections`: each species of the last identification, measured over its best segment.
+    case detections
 
-    public static let usage = "measure | measure <n> <a-b> [lo-hi] | measure list | measure save FILE"
+    public static let usage =
+        "measure | measure <n> <a-b> [lo-hi] | measure detections | measure list | measure save FILE"
 
     public static func parse(_ rest: String) throws(CommandError) -> MeasureRequest {
         let words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -63,6 +66,11 @@ public enum MeasureRequest: Sendable, Hashable {
         case "list":
             guard words.count == 1 else { throw CommandError("measure list takes nothing more; usage: \(usage)") }
             return .list
+        case "detections":
+            guard words.count == 1 else {
+                throw CommandError("measure detections takes nothing more; usage: \(usage)")
+            }
+            return .detections
         case "save":
             guard words.count == 2 else {
                 throw CommandError("measure save needs one file name, e.g. measure save calls.txt; usage: \(usage)")

@@ -19,23 +19,30 @@ extension Presenter {
     public func measurement(_ row: MeasuredSelection, title: String?) -> [String] {
         let m = row.measurement
         if isScript {
-            let fields = [
-                "n=\(row.number)", "id=\(quote(row.label))", "begin=\(seconds(m.begin))", "end=\(seconds(m.end))",
-                "low=\(hz(m.low))", "high=\(hz(m.high))", "peak_freq=\(hz(m.peakFrequency))",
-                "peak_time=\(seconds(m.peakTime))", "center_freq=\(hz(m.centerFrequency))", "freq5=\(hz(m.frequency5))",
-                "freq25=\(hz(m.frequency25))", "freq75=\(hz(m.frequency75))", "freq95=\(hz(m.frequency95))",
-                "bw90=\(hz(m.bandwidth90))", "bw50=\(hz(m.bandwidth50))", "time5=\(seconds(m.time5))",
-                "time95=\(seconds(m.time95))", "dur90=\(seconds(m.duration90))",
-                "entropy=\(RavenSelectionTable.fixed(m.averageEntropy, 3))",
-                "pfc_slope=\(RavenSelectionTable.fixed(m.contourSlope, 3))", "pfc_inflections=\(m.contourInflections)",
-                "fft=\(m.fftSize)", "hop=\(m.hop)", "rate=\(m.sampleRate)",
-            ]
+            let fields =
+                [
+                    "n=\(row.number)", "id=\(quote(row.label))",
+                ] + (row.name.map { ["name=\(quote($0))"] } ?? []) + [
+                    "begin=\(seconds(m.begin))", "end=\(seconds(m.end))",
+                    "low=\(hz(m.low))", "high=\(hz(m.high))", "peak_freq=\(hz(m.peakFrequency))",
+                    "peak_time=\(seconds(m.peakTime))", "center_freq=\(hz(m.centerFrequency))",
+                    "freq5=\(hz(m.frequency5))",
+                    "freq25=\(hz(m.frequency25))", "freq75=\(hz(m.frequency75))", "freq95=\(hz(m.frequency95))",
+                    "bw90=\(hz(m.bandwidth90))", "bw50=\(hz(m.bandwidth50))", "time5=\(seconds(m.time5))",
+                    "time95=\(seconds(m.time95))", "dur90=\(seconds(m.duration90))",
+                    "entropy=\(RavenSelectionTable.fixed(m.averageEntropy, 3))",
+                    "pfc_slope=\(RavenSelectionTable.fixed(m.contourSlope, 3))",
+                    "pfc_inflections=\(m.contourInflections)",
+                    "fft=\(m.fftSize)", "hop=\(m.hop)", "rate=\(m.sampleRate)",
+                ]
             return ["measure: " + fields.joined(separator: " ")]
         }
         let resolution =
             "Hann \(m.fftSize), hop \(m.hop): \(hz(m.binWidth)) Hz × \(RavenSelectionTable.fixed(m.hopSeconds * 1000, 1)) ms"
         return [
-            bold("measure \(row.number): \(clean(row.label)) \(clean(title ?? ""))")
+            bold(
+                "measure \(row.number)\(row.name.map { " (\(clean($0)))" } ?? ""): \(clean(row.label)) \(clean(title ?? ""))"
+            )
                 + dim(
                     "  \(preciseClock(m.begin))-\(preciseClock(m.end)), \(hz(m.low))-\(hz(m.high)) Hz (\(resolution))"),
             "  peak \(hz(m.peakFrequency)) Hz at \(seconds(m.peakTime)) s · centre \(hz(m.centerFrequency)) Hz",
@@ -56,20 +63,29 @@ extension Presenter {
                     "measure: "
                         + zip(RavenSelectionTable.columns, RavenSelectionTable.values(row))
                         .map { "\(Self.scriptKey($0))=\(quote($1))" }.joined(separator: " ")
+                        + (row.name.map { " annotation=\(quote($0))" } ?? "")
                 }
         }
         guard !rows.isEmpty else { return [dim("no measurements yet: measure a selection")] }
-        let head = ["#", "XC", "begin s", "end s", "low Hz", "high Hz", "peak Hz", "centre Hz", "BW 90 %", "dur 90 %"]
+        // Rows made from detections are named: the table then ends in their species, left-aligned.
+        let named = rows.contains { $0.name != nil }
+        let head =
+            ["#", "XC", "begin s", "end s", "low Hz", "high Hz", "peak Hz", "centre Hz", "BW 90 %", "dur 90 %"]
+            + (named ? ["species"] : [])
         let lines = rows.map { row -> [String] in
             let m = row.measurement
             return [
                 String(row.number), clean(row.label), seconds(m.begin), seconds(m.end), hz(m.low), hz(m.high),
                 hz(m.peakFrequency), hz(m.centerFrequency), hz(m.bandwidth90), seconds(m.duration90),
-            ]
+            ] + (named ? [clean(row.name ?? "")] : [])
         }
         let widths = head.indices.map { column in ([head] + lines).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { String(repeating: " ", count: $1 - $0.count) + $0 }.joined(separator: "  ")
+            let aligned = zip(cells, widths).enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: cell.1 - cell.0.count)
+                return named && index == cells.count - 1 ? cell.0 : pad + cell.0
+            }
+            return aligned.joined(separator: "  ").trimmingTrailingSpaces()
         }
         return [bold(line(head))] + lines.map(line)
     }

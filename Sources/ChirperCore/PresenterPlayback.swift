@@ -99,9 +99,11 @@ extension Presenter {
     }
 
     /// `sono <n>`'s picture: `sono:` lines in a pipe, the drawn picture with its axes on a terminal.
-    /// On a terminal the annotation boxes in the window are marked on a line under the time axis.
+    /// On a terminal the annotation boxes in the window are marked on a line under the time axis, and the
+    /// detections `heard` on a line per species, with a legend.
     public func sonogram(
-        _ sonogram: Sonogram, label: String, title: String?, boxes: [SonogramRaster.Box] = []
+        _ sonogram: Sonogram, label: String, title: String?, boxes: [SonogramRaster.Box] = [],
+        heard: [SegmentDetections] = []
     ) -> [String] {
         if isScript {
             // The annotation boxes inside the window, one line each, after the picture's rows.
@@ -115,9 +117,11 @@ extension Presenter {
                         }
                             ?? "")
                 }
+                + detectionLines(sonogram, heard: heard)
         }
         return [sonogramHeader(sonogram, label: label, title: title)] + sonogramRenderer.terminalLines(sonogram)
             + SonogramRenderer.boxLine(sonogram, boxes: boxes).map { [dim($0)] }.orEmpty
+            + detectionLines(sonogram, heard: heard)
     }
 
     /// The line above a sonogram: what it shows, its band and window, and its FFT.

@@ -5,11 +5,14 @@ public struct MeasuredSelection: Sendable, Hashable {
     public var number: Int
     public var recording: Recording
     public var measurement: SelectionMeasurement
+    /// What the selection holds, when it came from a detection: the species' name.
+    public var name: String?
 
-    public init(number: Int, recording: Recording, measurement: SelectionMeasurement) {
+    public init(number: Int, recording: Recording, measurement: SelectionMeasurement, name: String? = nil) {
         self.number = number
         self.recording = recording
         self.measurement = measurement
+        self.name = name
     }
 
     /// The recording's label (`XC254462`).
@@ -31,11 +34,16 @@ public enum RavenSelectionTable {
         "Avg Entropy (bits)", "PFC Avg Slope (Hz/ms)", "PFC Num Inf Pts", "Begin File", "XC",
     ]
 
-    /// The table's text: a header line and a line per selection, each ending in a newline.
+    /// Raven's free-text column: the species of a selection made from a detection.
+    public static let annotationColumn = "Annotation"
+
+    /// The table's text: a header line and a line per selection, each ending in a newline. When a row is
+    /// named (made from a detection) the table ends in an `Annotation` column, as Raven's own tables do.
     public static func text(_ rows: [MeasuredSelection]) -> String {
-        var text = columns.joined(separator: "\t") + "\n"
+        let named = rows.contains { $0.name != nil }
+        var text = (columns + (named ? [annotationColumn] : [])).joined(separator: "\t") + "\n"
         for row in rows {
-            text += values(row).joined(separator: "\t") + "\n"
+            text += (values(row) + (named ? [field(row.name ?? "")] : [])).joined(separator: "\t") + "\n"
         }
         return text
     }

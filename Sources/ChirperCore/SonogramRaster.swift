@@ -82,7 +82,10 @@ public enum SonogramRaster {
         }
     }
 
-    public static func image(_ sonogram: Sonogram, boxes: [Box] = [], marker: Double? = nil) -> RasterImage {
+    /// The picture with its axes, the detections `heard` (under the annotation boxes) and the annotation boxes.
+    public static func image(
+        _ sonogram: Sonogram, boxes: [Box] = [], heard: [SegmentDetections] = [], marker: Double? = nil
+    ) -> RasterImage {
         let (width, height) = size(columns: sonogram.columns, rows: sonogram.rows)
         var image = RasterImage(width: width, height: height)
         paint(sonogram, into: &image, left: left, top: top)
@@ -92,6 +95,7 @@ public enum SonogramRaster {
         for x in (left - 1)..<(left + sonogram.columns) { image.set(x: x, y: top + sonogram.rows, axis) }
         frequencyAxis(sonogram, into: &image, colour: axis)
         timeAxis(sonogram, into: &image, colour: axis)
+        draw(heard, over: sonogram, into: &image)
         for box in boxes { draw(box, over: sonogram, into: &image) }
         if let marker, sonogram.duration > 0 {
             let column = Int((marker - sonogram.startTime) / sonogram.duration * Double(sonogram.columns))
@@ -202,7 +206,7 @@ enum PixelFont {
     {
         var x = left
         for character in text {
-            if let rows = glyphs[character] {
+            if let rows = glyph(character) {
                 for (dy, row) in rows.enumerated() {
                     for (dx, bit) in row.enumerated() where bit == "#" {
                         for sy in 0..<scale {

@@ -61,7 +61,10 @@ enum Help {
             "  picture) maps -90 to -10 dB. Where the terminal speaks kitty graphics or sixel, sono draws real pixels (see",
             "  graphics). --png FILE also writes the picture as a PNG with its axes. sono on [lines] [lo-hi] shows",
             "  a live strip above the status line (default 8 lines, 0-12 kHz; real pixels where sono draws them).",
-            "  In a pipe: sono: lines (see the README). Ctrl-C stops a sonogram being drawn.",
+            "  In a pipe: sono: lines (see the README). Ctrl-C stops a sonogram being drawn. After identify, sono",
+            "  of that recording shows what was heard: in pixels a box over each segment (0-15 kHz, BirdNET's band)",
+            "  labelled with the species and confidence; in half-blocks a line per species under the time axis,",
+            "  ━ over the segments it was heard in, and a legend (heard: A Dunnock 0.99, …).",
         ],
         "measure": [
             "  measure n a-b [lo-hi] measures a time section and band of row n (times as seek takes them, the band",
@@ -73,6 +76,8 @@ enum Help {
             "  other rates), 50 % overlap: bins 86 Hz apart, frames 5.8 ms apart at 44.1 kHz; every figure is",
             "  exact to that resolution. Each measurement is a row of the session's table: measure list shows it,",
             "  measure save FILE writes it as a Raven selection table (tab-separated, Raven's column names).",
+            "  measure detections fills it from the last identify: one row a species, measured over the segment",
+            "  it was heard in most surely, 0-15 kHz, named by the species (an Annotation column in the file).",
         ],
         "compare": [
             "  compare a b [c d] stacks two to four sections: rows (3: the recording from its start, up to 30 s) or",

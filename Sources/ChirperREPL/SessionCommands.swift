@@ -190,7 +190,9 @@ extension SessionMachine {
         let masked = draw.row == nil && playing?.masked == true
         var asked = draw
         asked.png = draw.png.map(expandingHome)
-        run(sonograms: .draw(asked, recording, item, window: window, masked: masked))
+        run(
+            sonograms: .draw(
+                asked, recording, item, window: window, masked: masked, heard: identification.heard(in: recording)))
     }
 
     /// Row `row`'s recording if it has audio to study, or nil after one line saying why.

@@ -78,6 +78,8 @@ extension SessionMachine {
         var item: PlayItem
         var span: TimeSpan
         var band: FrequencyBand?
+        /// What it holds, when it came from a detection: the species' name.
+        var name: String?
     }
 
     /// Lines to print, if any.

@@ -8,8 +8,8 @@ extension SessionMachine {
     struct Measure: Sendable {
         enum State: Sendable, Hashable {
             case idle
-            /// Work `id` measures `selection`.
-            case measuring(id: Int, Selection)
+            /// Work `id` measures `selection`; `then`, in turn after it (`measure detections`).
+            case measuring(id: Int, Selection, then: [Selection])
         }
 
         enum Event: Sendable, Hashable {
@@ -22,6 +22,8 @@ extension SessionMachine {
             case measureCurrent(loop: Selection?)
             /// `measure <n> <a-b> [lo-hi]`: chosen and measured.
             case measure(Selection)
+            /// `measure detections`: each measured in turn, each a row of the table.
+            case measureAll([Selection])
             case list
             /// `measure save <path>`: the table written there (`~` expanded).
             case save(path: String)
@@ -88,6 +90,9 @@ extension SessionMachine {
             case .measure(let chosen):
                 selection = chosen
                 start(chosen, ids: &ids)
+            case .measureAll(let chosen):
+                guard let first = chosen.first else { break }
+                start(first, then: Array(chosen.dropFirst()), ids: &ids)
             case .list:
                 actions.append(.print(presenter.selectionTable(table)))
             case .save(let path):
@@ -97,7 +102,7 @@ extension SessionMachine {
                 }
                 actions.append(.request(.writeText(RavenSelectionTable.text(table), path: path)))
             case .measured(let id, let result):
-                measured(id: id, result)
+                measured(id: id, result, ids: &ids)
             case .interrupt:
                 if isMeasuring { actions.append(.cancel) }
             case .written(let path, let refusal):
@@ -111,27 +116,42 @@ extension SessionMachine {
             return actions
         }
 
-        private mutating func start(_ selection: Selection, ids: inout WorkIDs) {
+        /// Measures `selection`, then `rest` in turn; a script's next line waits for the last (`holding`: this is
+        /// the first).
+        private mutating func start(
+            _ selection: Selection, then rest: [Selection] = [], holding: Bool = true, ids: inout WorkIDs
+        ) {
             let id = ids.next()
-            state = .measuring(id: id, selection)
+            state = .measuring(id: id, selection, then: rest)
             actions.append(.measure(id: id, selection.item, selection.span, selection.band))
-            if !interactive { actions.append(.hold) }
+            if holding, !interactive { actions.append(.hold) }
         }
 
-        private mutating func measured(id: Int, _ result: Result<SelectionMeasurement, WorkFailure>) {
+        private mutating func measured(
+            id: Int, _ result: Result<SelectionMeasurement, WorkFailure>, ids: inout WorkIDs
+        ) {
             // A measurement replaced by a newer one ends quietly.
-            guard case .measuring(let current, let selection) = state, current == id else { return }
+            guard case .measuring(let current, let selection, let rest) = state, current == id else { return }
             state = .idle
             switch result {
             case .success(let measurement):
                 let recording = selection.recording
-                let row = MeasuredSelection(number: table.count + 1, recording: recording, measurement: measurement)
+                let row = MeasuredSelection(
+                    number: table.count + 1, recording: recording, measurement: measurement, name: selection.name)
                 table.append(row)
                 actions.append(.print(presenter.measurement(row, title: recording.title)))
             case .failure(.stopped):
-                actions.append(.refuse("measure stopped"))
+                let left = rest.isEmpty ? "" : " (\(rest.count) more not measured)"
+                actions.append(.refuse("measure stopped\(left)"))
+                actions.append(.done)
+                return
             case .failure(.failed(let message)):
-                actions.append(.refuse(message))
+                // One selection that cannot be measured (silent, say) does not stop the others.
+                actions.append(.refuse(selection.name.map { "\($0): \(message)" } ?? message))
+            }
+            if let next = rest.first {
+                start(next, then: Array(rest.dropFirst()), holding: false, ids: &ids)
+                return
             }
             actions.append(.done)
         }
@@ -161,6 +181,8 @@ extension SessionMachine {
             run(measure: .list)
         case .save(let path):
             run(measure: .save(path: expandingHome(path)))
+        case .detections:
+            measureDetections()
         }
     }
 

@@ -24,6 +24,8 @@ extension SessionMachine {
             /// Also written here as a PNG.
             var png: String?
             var boxes: [SonogramRaster.Box]
+            /// The last identification's segments of this recording, drawn over the picture.
+            var heard: [SegmentDetections] = []
             /// An open quiz question's: its times are shown from 0, as heard (its place in the recording could
             /// tell it).
             var fromZero = false
@@ -37,8 +39,10 @@ extension SessionMachine {
 
         enum Event: Sendable, Hashable {
             /// `sono [n] [band] [window]` of `recording`'s audio `item`; `window`: the one asked for, else the
-            /// loop of what plays; `masked`: an open quiz question's (its length and place are not said).
-            case draw(SonogramDraw, Recording, PlayItem, window: TimeSpan?, masked: Bool)
+            /// loop of what plays; `masked`: an open quiz question's (its length and place are not said); `heard`:
+            /// the last identification's segments of that recording.
+            case draw(
+                SonogramDraw, Recording, PlayItem, window: TimeSpan?, masked: Bool, heard: [SegmentDetections] = [])
             /// The sonogram `id` ended.
             case drawn(id: Int, Result<Sonogram, WorkFailure>)
             /// Ctrl-C: the sonogram being drawn is stopped.
@@ -99,8 +103,8 @@ extension SessionMachine {
 
         mutating func handle(_ event: Event, ids: inout WorkIDs) -> [Action] {
             switch event {
-            case .draw(let draw, let recording, let item, let window, let masked):
-                self.draw(draw, recording, item, window: window, masked: masked, ids: &ids)
+            case .draw(let draw, let recording, let item, let window, let masked, let heard):
+                self.draw(draw, recording, item, window: window, masked: masked, heard: heard, ids: &ids)
             case .drawn(let id, let result):
                 drawn(id: id, result)
             case .interrupt:
@@ -126,7 +130,7 @@ extension SessionMachine {
         /// next line.
         private mutating func draw(
             _ draw: SonogramDraw, _ recording: Recording, _ item: PlayItem, window: TimeSpan?, masked: Bool,
-            ids: inout WorkIDs
+            heard: [SegmentDetections], ids: inout WorkIDs
         ) {
             if let duration = item.expectedDuration, let window, window.start >= duration {
                 let ends = masked ? "" : " (\(presenter.clock(duration)))"
@@ -167,7 +171,7 @@ extension SessionMachine {
             state = .drawing(
                 Job(
                     id: id, row: draw.row, label: recording.label, title: recording.title, display: display,
-                    png: draw.png, boxes: boxes, fromZero: masked))
+                    png: draw.png, boxes: boxes, heard: masked ? [] : heard, fromZero: masked))
             actions.append(.draw(id: id, item, shape))
             if !setup.interactive { actions.append(.hold) }
         }
@@ -194,18 +198,21 @@ extension SessionMachine {
                     sonogram.columns == columns && sonogram.rows == rows
                     ? sonogram : sonogram.resampled(columns: columns, rows: rows)
                 actions.append(
-                    .print(presenter.sonogram(picture, label: job.label, title: job.title, boxes: job.boxes)))
+                    .print(
+                        presenter.sonogram(
+                            picture, label: job.label, title: job.title, boxes: job.boxes, heard: job.heard)))
             case .pixels(let canvas, let columns, let rows):
                 let picture =
                     sonogram.columns == columns && sonogram.rows == rows
                     ? sonogram : sonogram.resampled(columns: columns, rows: rows)
-                let image = SonogramRaster.image(picture, boxes: job.boxes)
+                let image = SonogramRaster.image(picture, boxes: job.boxes, heard: job.heard)
                 actions.append(
                     .showPicture(
                         [presenter.sonogramHeader(picture, label: job.label, title: job.title)], image, canvas))
             }
             if let path = job.png {
-                actions.append(.request(.writePNG(SonogramRaster.image(sonogram, boxes: job.boxes), path: path)))
+                let image = SonogramRaster.image(sonogram, boxes: job.boxes, heard: job.heard)
+                actions.append(.request(.writePNG(image, path: path)))
             }
         }
 
