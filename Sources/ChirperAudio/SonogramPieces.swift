@@ -14,14 +14,19 @@ import NIOConcurrencyHelpers
 /// decoder makes (`SonogramPiecesTests`).
 ///
 /// The split is made only where the seek is known to be exact: an MP3 with an Info header (an exact length,
-/// which lays the columns out) and a constant bit rate (the frame grid). A VBR stream's seek lands on an
-/// estimate, a WAV needs no help: those, and short recordings, are decoded in one piece.
+/// which lays the columns out) and a constant bit rate (the frame grid), and a WAV whose `data` chunk the file
+/// holds whole (a piece starts at its first sample's byte, `WAVDataLocation`, and decodes exactly what the whole
+/// decoding does there). A VBR stream's seek lands on an estimate, a WAV cut short or of unstated length has no
+/// exact end to lay the columns over: those, and short recordings, are decoded in one piece.
 struct SonogramPieces {
     /// Seconds of audio a piece has at least: below that, the extra decoder's start costs more than it saves.
     static let shortestPiece = 30.0
     /// The file's first bytes, fed to every piece's decoder before its seek: the Info header and enough frames
     /// of one rate (`StreamSurvey.enough`) for a stream without one.
     static let headBytes = 64 * 1024
+    /// Bytes a piece reads at a time: a WAV piece is mostly reading, and the fewer the reads the less each byte
+    /// costs (a read of 16 KB costs about three times as much per byte as one of 1 MB).
+    static let readBytes = 1 << 20
 
     let path: String
     let shape: SonogramShape
@@ -37,6 +42,8 @@ struct SonogramPieces {
         var fft: (size: Int, hop: Int, dft: Int)
         /// Analysis frames of each piece: piece i makes frames `starts[i]..<starts[i + 1]` (the last to the end).
         var starts: [Int]
+        /// Where a WAV's samples are (a piece starts at its first sample's byte); nil for an MP3.
+        var wav: WAVDataLocation?
     }
 
     /// The picture, or nil when the recording is not split (decode it in one piece). Throws what a decoder or
@@ -82,7 +89,15 @@ struct SonogramPieces {
         for case .format(let found, let length) in try probe.feed(head) where format == nil {
             (format, duration) = (found, length)
         }
-        guard let format, let duration, probe.durationIsExact, !probe.isWAV else { return nil }
+        guard let format, let duration, probe.durationIsExact else { return nil }
+        var wav: WAVDataLocation?
+        if probe.isWAV {
+            // A WAV is split only when its file holds the whole `data` chunk its header announces.
+            guard let location = WAVDataLocation(header: head), let size = location.dataSize,
+                let length = reader.totalLength, Int64(location.dataStart + size) <= length
+            else { return nil }
+            wav = location
+        }
         try SonogramReader.check(shape, sampleRate: format.sampleRate, duration: duration)
         let drawn = shape.window.map { min($0.end, duration) - $0.start } ?? duration
         let count = min(pieces, Int(drawn / Self.shortestPiece))
@@ -90,9 +105,10 @@ struct SonogramPieces {
         let fft = shape.fftPlan(sampleRate: format.sampleRate, duration: shape.window?.duration ?? duration)
         var plan = Plan(
             head: head, fileLength: reader.totalLength, sampleRate: format.sampleRate, duration: duration, fft: fft,
-            starts: [0])
+            starts: [0], wav: wav)
         let frames = try accumulator(plan, piece: 0).framesAtMost(samples: Int(duration * Double(format.sampleRate)))
         plan.starts = (0..<count).map { frames * $0 / count }
+        guard wav == nil else { return plan }
         // A seek to the middle piece's start tells whether every seek of this stream lands exactly (CBR).
         let middle = try accumulator(plan, piece: count / 2).firstSample(ofFrame: plan.starts[count / 2])
         guard let point = try probe.seekMP3(toFrame: middle), point.accurate else { return nil }
@@ -114,16 +130,21 @@ struct SonogramPieces {
         _ plan: Plan, piece: Int, into part: SonogramAccumulator, stopped: () -> Bool
     ) throws {
         let start = part.firstSample(ofFrame: plan.starts[piece])
-        let decoder = try Self.decoder(head: plan.head, fileLength: plan.fileLength, from: start)
-        let file = try FileByteReader(path: path, offset: decoder.offset, chunkSize: Self.headBytes)
+        let decoder =
+            if let wav = plan.wav {
+                try Self.decoder(wav: wav, fileLength: plan.fileLength, from: start)
+            } else {
+                try Self.decoder(head: plan.head, fileLength: plan.fileLength, from: start)
+            }
+        let file = try FileByteReader(path: path, offset: decoder.offset, chunkSize: Self.readBytes)
         while !part.isComplete, let chunk = try file.readNow() {
             if stopped() { throw CancellationError() }
-            for batch in try decoder.feed(chunk) { part.feed(batch, channels: 1) }
+            for batch in try decoder.feed(chunk) { part.feed(batch, channels: decoder.channels) }
         }
         // (Not finished once the piece's frames are in: a piece before the last ends mid-file, which the decoder's
         // finish would take for a file cut short.)
         guard !part.isComplete else { return }
-        for batch in try decoder.finish() { part.feed(batch, channels: 1) }
+        for batch in try decoder.finish() { part.feed(batch, channels: decoder.channels) }
     }
 }
 
@@ -147,12 +168,26 @@ extension SonogramPieces {
         }
         return PieceDecoder(decoder: decoder, offset: point.bodyOffset)
     }
+
+    /// A decoder whose first sample frame out is frame `start` of the WAV whose samples `wav` locates, and the
+    /// byte of the file to feed it from: fed the header with the `data` chunk's size cut to what is left from
+    /// there, as a seek in the player does. The samples are the whole decoding's, bit for bit.
+    static func decoder(wav: WAVDataLocation, fileLength: Int64?, from start: Int) throws -> PieceDecoder {
+        guard start > 0 else {
+            return PieceDecoder(decoder: StreamDecoder(expectedLength: fileLength, mixToMono: true), offset: 0)
+        }
+        let decoder = StreamDecoder(mixToMono: true)
+        _ = try decoder.feed(wav.resumeHeader(atFrame: start))
+        return PieceDecoder(decoder: decoder, offset: Int64(wav.byteOffset(atFrame: start)))
+    }
 }
 
 /// A decoder for one piece: feed it the file from `offset`.
 final class PieceDecoder {
     let decoder: StreamDecoder
     let offset: Int64
+    /// Samples per frame of the batches (an MP3 is mixed to one channel; a stereo WAV is left as two).
+    private(set) var channels = 1
 
     init(decoder: StreamDecoder, offset: Int64) {
         self.decoder = decoder
@@ -167,8 +202,13 @@ final class PieceDecoder {
 
     private func samples(_ outputs: [DecodedAudio]) -> [[Int16]] {
         outputs.compactMap { output in
-            guard case .samples(let batch) = output else { return nil }
-            return batch
+            switch output {
+            case .format(let format, _):
+                channels = format.channels
+                return nil
+            case .samples(let batch):
+                return batch
+            }
         }
     }
 }

@@ -246,28 +246,56 @@ public final class WAVDecoder {
 
     /// Converts whole frames of `piece` (with any partial frame left from the last feed) to 16-bit.
     private func convert(_ piece: Slice<UnsafeRawBufferPointer>, layout: Layout, into samples: inout [Int16]) {
-        var bytes = pending
-        bytes.append(contentsOf: piece)
-        let frames = bytes.count / layout.blockAlign
-        let used = frames * layout.blockAlign
-        samples.reserveCapacity(samples.count + frames * layout.choice.outputChannels)
-        bytes.withUnsafeBytes { raw in
-            if let played = layout.choice.played {
-                // One channel alone: its sample of every frame.
-                var offset = (played - 1) * layout.bytesPerSample
-                while offset < used {
-                    samples.append(Self.sample(raw, at: offset, encoding: layout.encoding))
-                    offset += layout.blockAlign
-                }
+        var piece = piece
+        if !pending.isEmpty {
+            // The partial frame left from the last feed, completed from this one.
+            let needed = layout.blockAlign - pending.count
+            guard piece.count >= needed else {
+                pending.append(contentsOf: piece)
                 return
             }
-            var offset = 0
+            let frame = pending + piece.prefix(needed)
+            piece = piece.dropFirst(needed)
+            pending.removeAll(keepingCapacity: true)
+            frame.withUnsafeBytes { convertFrames($0, layout: layout, into: &samples) }
+        }
+        let used = piece.count / layout.blockAlign * layout.blockAlign
+        convertFrames(UnsafeRawBufferPointer(rebasing: piece.prefix(used)), layout: layout, into: &samples)
+        pending.append(contentsOf: piece.dropFirst(used))
+    }
+
+    /// Converts `raw`, whole frames, to 16-bit.
+    private func convertFrames(_ raw: UnsafeRawBufferPointer, layout: Layout, into samples: inout [Int16]) {
+        let used = raw.count
+        guard used > 0 else { return }
+        let frames = used / layout.blockAlign
+        #if _endian(little)
+            if layout.encoding == .signed16, layout.choice.played == nil, let source = raw.baseAddress {
+                // 16-bit samples of every channel are the output as they are: copied, not converted one by one.
+                let count = used / 2
+                let copied = [Int16](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source, byteCount: count * 2)
+                    initialized = count
+                }
+                if samples.isEmpty { samples = copied } else { samples += copied }
+                return
+            }
+        #endif
+        samples.reserveCapacity(samples.count + frames * layout.choice.outputChannels)
+        if let played = layout.choice.played {
+            // One channel alone: its sample of every frame.
+            var offset = (played - 1) * layout.bytesPerSample
             while offset < used {
                 samples.append(Self.sample(raw, at: offset, encoding: layout.encoding))
-                offset += layout.bytesPerSample
+                offset += layout.blockAlign
             }
+            return
         }
-        pending = Array(bytes[used...])
+        var offset = 0
+        while offset < used {
+            samples.append(Self.sample(raw, at: offset, encoding: layout.encoding))
+            offset += layout.bytesPerSample
+        }
     }
 
     private static func sample(_ raw: UnsafeRawBufferPointer, at offset: Int, encoding: Encoding) -> Int16 {

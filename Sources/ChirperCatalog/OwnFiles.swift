@@ -5,6 +5,10 @@ import FoundationEssentials
 /// The files of the user's own that `open` lists and `filter` narrows: the runner's side of them. A folder is
 /// walked once per `open` (its names only); each page reads the headers of its own files, so a folder of
 /// thousands lists its first page at once, and a file that cannot be read is passed over with its reason.
+///
+/// A page's headers are read on every core (`OwnFileReading.rows`) while the actor waits; nothing it holds
+/// changes across that wait (the results are kept only if no other `open` came meanwhile), so a page is made
+/// from one opening, as if it were read file by file.
 public actor OwnFiles {
     /// Every file of the last `open`, with the paths it was opened from.
     private var opened: (paths: [String], files: [String], problems: [SkippedFile]) = ([], [], [])
@@ -12,6 +16,8 @@ public actor OwnFiles {
     private var pageStarts: [Int] = [0]
     /// Headers read so far, by path.
     private var read: [String: Result<Recording, SkippedFile>] = [:]
+    /// Counts the `open`s: headers read for one are not kept after another.
+    private var openings = 0
     private let directory: String
 
     /// `directory`: where relative paths start (the working directory).
@@ -31,16 +37,23 @@ public actor OwnFiles {
         return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
-    func page(query: SearchQuery, page: Int, perPage: Int) throws(ListError) -> Page {
+    func page(query: SearchQuery, page: Int, perPage: Int) async throws(ListError) -> Page {
         let size = max(1, perPage)
         switch query.scope {
         case .archive:
             throw ListError(.catalog, "not a search of one's own files")
         case .open(let paths):
-            guard page == 1 || opened.paths != paths else { return try openedPage(page, size: size) }
+            guard page == 1 || opened.paths != paths else {
+                await readAhead(page: page, size: size)
+                return try openedPage(page, size: size)
+            }
+            let found = FileTree.walk(paths, from: directory, keep: Self.isAudioName)
+            // The first page's headers, read before anything open is replaced.
+            let first = Array(found.files.prefix(size))
+            let rows = await OwnFileReading.rows(first)
             // An `open` that finds nothing playable leaves the files opened before (still listed) to `filter`.
             let before = (opened, pageStarts, read)
-            open(paths)
+            open(paths, found: found, read: Dictionary(zip(first, rows)) { kept, _ in kept })
             do {
                 return try openedPage(page, size: size)
             } catch {
@@ -48,15 +61,35 @@ public actor OwnFiles {
                 throw error
             }
         case .files:
+            if !opened.paths.isEmpty { await readAhead(opened.files) }
             return try filtered(query, page: page, size: size)
         }
     }
 
-    private func open(_ paths: [String]) {
-        let found = FileTree.walk(paths, from: directory, keep: Self.isAudioName)
+    private func open(_ paths: [String], found: FileTree.Found, read: [String: Result<Recording, SkippedFile>]) {
         opened = (paths, found.files, found.problems.map { SkippedFile(path: $0.path, reason: $0.reason) })
         pageStarts = [0]
-        read = [:]
+        self.read = read
+        openings += 1
+    }
+
+    /// Reads the headers page `page` starts with, all at once, where it is known where it starts (the pages before
+    /// it were listed); what the page needs beyond them (in place of files that cannot be read) is read as it goes.
+    private func readAhead(page: Int, size: Int) async {
+        guard page <= pageStarts.count else { return }
+        let start = pageStarts[page - 1]
+        await readAhead(opened.files[start..<min(opened.files.count, start + size)])
+    }
+
+    /// Reads the headers of those of `paths` not read yet, all at once, and keeps them unless another `open`
+    /// came meanwhile.
+    private func readAhead(_ paths: some Collection<String>) async {
+        let unread = paths.filter { read[$0] == nil }
+        guard !unread.isEmpty else { return }
+        let opening = openings
+        let rows = await OwnFileReading.rows(unread)
+        guard opening == openings else { return }
+        for (path, row) in zip(unread, rows) where read[path] == nil { read[path] = row }
     }
 
     /// Page `number` of what is open: the next `size` readable files after the previous page's.
@@ -104,36 +137,14 @@ public actor OwnFiles {
 
     private func row(_ path: String) -> Result<Recording, SkippedFile> {
         if let known = read[path] { return known }
-        let result = Self.readRow(path)
+        let result = OwnFileReading.row(path)
         read[path] = result
         return result
     }
 
     /// The row of the file at `path`, from its header, or why it cannot be listed.
     public static func readRow(_ path: String) -> Result<Recording, SkippedFile> {
-        let status: (size: Int64, modified: Double)
-        switch FileIO.statusFollowingLinks(path) {
-        case .success(let found): status = found
-        case .failure(let problem): return .failure(SkippedFile(path: path, reason: problem.reason))
-        }
-        var failure: FileTree.Problem?
-        let step = AudioFileHeaderReader.read(fileSize: status.size) { offset, count in
-            switch FileIO.bytes(of: path, at: offset, count: max(count, 65536)) {
-            case .success(let bytes): return bytes
-            case .failure(let problem):
-                failure = problem
-                return []
-            }
-        }
-        if let failure { return .failure(SkippedFile(path: path, reason: failure.reason)) }
-        switch step {
-        case .header(let header):
-            return .success(Recording(ownFile: path, header: header, modified: status.modified))
-        case .problem(let problem):
-            return .failure(SkippedFile(path: path, reason: problem.userMessage))
-        case .need:
-            return .failure(SkippedFile(path: path, reason: "its header could not be read to the end"))
-        }
+        OwnFileReading.row(path)
     }
 
     /// `filter`: the files opened last that match `query` (every header is read, once).

@@ -9,7 +9,7 @@ public enum FieldRecorderName {
     /// The date and time in `name` (a file name, or a path whose last component is read); nil when the name holds
     /// none, or only an impossible one (`20251332_250000`).
     public static func recordedTime(fromFileName name: String) -> RecordedDateTime? {
-        let file = name.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? name
+        let file = PathText.lastComponent(name)
         let bytes = Array(PathText.removingExtension(file).utf8.prefix(256))
         var index = 0
         while index < bytes.count {

@@ -27,7 +27,7 @@ public struct OwnFile: Sendable, Hashable {
     }
 
     /// The file's name, the last part of its path.
-    public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
+    public var name: String { PathText.lastComponent(path) }
 }
 
 /// A file that `open` passed over, and why, in one line.
@@ -46,7 +46,7 @@ extension Recording {
     /// device from its header (`FileMetadata`), else the date from the field recorder's name, else `modified`
     /// (seconds since 1970, shown in UTC).
     public init(ownFile path: String, header: AudioFileHeader, modified: Double?) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = PathText.lastComponent(path)
         var source: OwnFile.DateSource?
         var when: RecordedDateTime?
         if let stamp = header.metadata.guano?.timestamp {

@@ -11,6 +11,15 @@ public enum PathText {
         return (absolute ? "/" : "") + components.joined(separator: "/")
     }
 
+    /// The last part of `path`: "/a/b/c" and "/a/b/c/" give "c", "c" gives "c", "/" gives "/" (as
+    /// `path.split(separator: "/").last ?? path` does, without splitting every part).
+    public static func lastComponent(_ path: String) -> String {
+        guard let last = path.utf8.lastIndex(where: { $0 != UInt8(ascii: "/") }) else { return path }
+        let trimmed = path[...last]
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return String(trimmed) }
+        return String(trimmed[trimmed.utf8.index(after: slash)...])
+    }
+
     /// `name` without its extension: "XC1.mp3" gives "XC1", ".hidden" and "plain" stay as they are.
     public static func removingExtension(_ name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,

@@ -55,6 +55,10 @@ public struct Presenter: Sendable {
 
     /// A value for a script line: sanitised and always quoted, with `"` and `\` escaped.
     func quote(_ text: String) -> String {
+        // Printable ASCII without a quote or a backslash needs nothing cleaned or escaped.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }) {
+            return "\"" + text + "\""
+        }
         // By scalar, not by character: a quote followed by a combining mark is one character, and still a quote.
         var quoted = String.UnicodeScalarView()
         quoted.append("\"")

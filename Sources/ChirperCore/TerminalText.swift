@@ -4,6 +4,8 @@ public enum TerminalText {
     /// left), C0 and C1 control characters and DEL, and bidirectional overrides that can reorder a line.
     /// Tabs and line breaks become single spaces, so one value stays on one line.
     public static func sanitize(_ text: String) -> String {
+        // Printable ASCII alone (most names, paths and numbers) is kept as it is, without a scalar walk.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text }
         var output = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil

@@ -13,10 +13,11 @@ public enum FileIO {
         status(atPath: path)?.size
     }
 
-    /// The size and the last modification (seconds since 1970) of the file at `path`, from one `lstat`.
-    public static func status(atPath path: String) -> (size: Int64, modified: Double)? {
+    /// The size and the last modification (seconds since 1970) of the file at `path`, from one `lstat` (or
+    /// `stat`, of what a link points to, when `followingLinks`).
+    public static func status(atPath path: String, followingLinks: Bool = false) -> (size: Int64, modified: Double)? {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 

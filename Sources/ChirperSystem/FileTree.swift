@@ -59,17 +59,31 @@ public enum FileTree {
             return
         }
         defer { closedir(stream) }
-        var names: [String] = []
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             if name.hasPrefix(".") { continue }
-            names.append(name)
+            entries.append((name, entry.pointee.d_type))
         }
+        // The folder's path once normalised; its entries' names are single parts, so a file's path is this and
+        // its name (what `normalized` would make of the two, without splitting every path).
+        let base = normalized(folder)
+        let prefix = base.hasSuffix("/") ? base : base + "/"
         var files: [String] = []
-        for name in names.sorted() {
-            let path = normalized(folder + "/" + name)
+        for (name, type) in entries.sorted(by: { $0.name < $1.name }) {
+            let path = prefix + name
+            // A regular file is told by the folder's entry, without a stat: its name decides whether it is listed.
+            if type == UInt8(DT_REG) {
+                if keep(name) { files.append(path) } else { found.leftOut += 1 }
+                continue
+            }
+            // A folder is told apart by its device and inode; a link or an entry of unknown type is followed by stat.
+            guard [UInt8(DT_DIR), UInt8(DT_LNK), UInt8(DT_UNKNOWN)].contains(type) else {
+                found.leftOut += 1
+                continue
+            }
             var info = stat()
             // A link is followed (a folder of links to recordings is common); a loop ends at a folder seen before.
             guard stat(path, &info) == 0 else {
@@ -104,35 +118,5 @@ public enum FileTree {
 }
 
 extension FileIO {
-    /// Up to `count` bytes of the file at `path` from `offset`; nil with the reason when it cannot be read.
-    public static func bytes(of path: String, at offset: Int64, count: Int) -> Result<[UInt8], FileTree.Problem> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
-            if got == 0 { break }
-            filled += got
-        }
-        return .success(Array(bytes[..<filled]))
-    }
-
-    /// The size of the file at `path` and its last change (seconds since 1970), following links; or why not.
-    public static func statusFollowingLinks(_ path: String) -> Result<(size: Int64, modified: Double), FileTree.Problem>
-    {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return .failure(FileTree.Problem(path: path, reason: lastError())) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            return .failure(FileTree.Problem(path: path, reason: "not a regular file"))
-        }
-        return .success((Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
-    }
-
     static func lastError() -> String { String(cString: strerror(errno)).lowercased() }
 }

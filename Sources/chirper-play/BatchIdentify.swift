@@ -93,9 +93,7 @@ enum BatchIdentify {
         let plan = BatchIdentifyPlan(
             files: found.files, named: named, out: BatchIdentifyPlan.lexical(absolute(options.out)),
             shard: options.shard,
-            modified: { path in
-                if case .success(let status) = FileIO.statusFollowingLinks(path) { status.modified } else { nil }
-            })
+            modified: { FileIO.status(atPath: $0, followingLinks: true)?.modified })
         // A path that cannot be read belongs to the first shard only, so that it is said once.
         let problems = options.shard.index == 1 ? found.problems : []
         return (plan, problems.map { SkippedFile(path: $0.path, reason: $0.reason) })

@@ -73,6 +73,36 @@ private enum LongFixtures {
         }
     }
 
+    /// WAV files as recorders write them: sox's synth effects, rate, channels, and sox's sample options.
+    typealias WAVKind = (name: String, synth: String, rate: Int, channels: Int, samples: String)
+
+    static let wavKinds: [WAVKind] = [
+        ("16-bit 48 kHz mono, sweep and pink noise", "synth 95 sine 200-12000 pinknoise vol 0.4", 48_000, 1, "-b 16"),
+        ("24-bit 44.1 kHz stereo, two sweeps", "synth 80 sine 200-11000 sine 300-9000 vol 0.4", 44_100, 2, "-b 24"),
+        ("32-bit float 48 kHz stereo, sweep", "synth 85 sine 2000-20000 vol 0.5", 48_000, 2, "-e float -b 32"),
+        ("16-bit 22.05 kHz, 4 channels (the first drawn)", "synth 85 sine 300-10000 vol 0.5", 22_050, 4, "-b 16"),
+        ("8-bit 8 kHz mono, an odd number of bytes", "synth 85.0001 sine 100-3900 vol 0.5", 8000, 1, "-b 8"),
+    ]
+
+    /// `body` given the path of a WAV file of `kind`, with a `LIST` chunk after its audio, as recorders append
+    /// one; made in a temporary folder that is removed after it.
+    static func withWAV<T>(_ kind: WAVKind, _ body: (String) async throws -> T) async throws -> T {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let plain = directory + "/plain.wav"
+        let command = "sox -q -D -r \(kind.rate) -c \(kind.channels) -n \(kind.samples) \(plain) \(kind.synth)"
+        guard try await Tool.shell(command).status == 0 else { throw TestFailure("failed: \(command)") }
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: plain)))
+        if bytes.count % 2 == 1 { bytes.append(0) }  // the pad byte of an odd data chunk
+        let list = Array("INFOICMT".utf8) + [6, 0, 0, 0] + Array("field".utf8) + [0]
+        bytes += Array("LIST".utf8) + [UInt8(list.count), 0, 0, 0] + list
+        let riff = bytes.count - 8
+        bytes.replaceSubrange(4..<8, with: (0..<4).map { UInt8(truncatingIfNeeded: riff >> (8 * $0)) })
+        let path = directory + "/long.wav"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try await body(path)
+    }
+
     /// The pictures to compare: the whole recording, and a zoomed window and band.
     static let shapes = [
         SonogramShape(columns: 72, rows: 16),
@@ -139,6 +169,24 @@ struct SonogramPiecesTests {
         }
     }
 
+    @Test(
+        "a WAV is drawn from parallel pieces, the picture drawn in one piece to the bit (whole, and a zoomed window)",
+        arguments: LongFixtures.wavKinds.indices)
+    func wavPiecesDrawTheSamePicture(kind: Int) async throws {
+        try await LongFixtures.withWAV(LongFixtures.wavKinds[kind]) { path in
+            try await expectSamePictures(path: path, split: true, exactly: true)
+        }
+    }
+
+    @Test("a WAV whose data chunk claims more than the file holds is not split, and its picture is the one-piece one")
+    func truncatedWAVIsNotSplit() async throws {
+        try await LongFixtures.withWAV(LongFixtures.wavKinds[0]) { path in
+            let whole = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            try Data(whole.prefix(whole.count * 3 / 4)).write(to: URL(fileURLWithPath: path))
+            try await expectSamePictures(path: path, split: false, exactly: true)
+        }
+    }
+
     @Test("cancelled while its pieces decode, the sonogram stops with CancellationError")
     func cancelled() async throws {
         try await LongFixtures.withFile(LongFixtures.kinds[0]) { path in
@@ -168,8 +216,10 @@ struct SonogramPiecesTests {
     }
 
     /// Each shape drawn in one piece and in up to four, by the reader the REPL uses.
+    /// `exactly`: the pictures are equal to the bit (a WAV's pieces decode the very samples the whole decoding
+    /// does), not only alike to within a decoder's rounding.
     private func expectSamePictures(
-        path: String, split: Bool, shapes: [SonogramShape] = LongFixtures.shapes
+        path: String, split: Bool, exactly: Bool = false, shapes: [SonogramShape] = LongFixtures.shapes
     ) async throws {
         let sources = ByteSources { _ in FileByteSource(path: path) }
         let item = PlayItem(label: "T", location: .local(path: path))
@@ -183,6 +233,7 @@ struct SonogramPiecesTests {
             for picture in [viaReader] + (drawn.map { [$0] } ?? []) {
                 let same = picture.alike(one)
                 #expect(same == nil, "\(same ?? "")")
+                if exactly { #expect(picture == one, "not the one-piece picture to the bit") }
             }
         }
     }

@@ -151,6 +151,44 @@ struct OwnFilesTests {
         #expect(run.lines("error: ").isEmpty, "\(run.stdout)")
     }
 
+    @Test(
+        "a folder of 300 files, some unreadable, lists page by page every readable file once in name order, and each unreadable one in one line"
+    )
+    func pagesInNameOrder() async throws {
+        let source = try TemporaryFolder()
+        defer { source.remove() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try await OwnFolder.run(
+            "sox", ["-n", "-r", "8000", "-c", "1", source.path + "/one.wav", "synth", "0.5", "sine", "1000"])
+        var readable: [String] = []
+        var broken: [String] = []
+        for index in 0..<300 {
+            let name = "REC_\(1000 + index).wav"
+            if index % 7 == 3 {
+                try Data("RIFF\u{10}\0\0\0WAVEjunk".utf8).write(to: URL(fileURLWithPath: folder.path + "/" + name))
+                broken.append(name)
+            } else {
+                guard link(source.path + "/one.wav", folder.path + "/" + name) == 0 else {
+                    throw OwnFolderError.tool("link", [name])
+                }
+                readable.append(name)
+            }
+        }
+        let run = try await runChirper(
+            ["--output", "null", "--per-page", "100", folder.path],
+            input: ["next-page", "next-page", "quit"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = run.lines("row: ")
+        let ids = rows.map { String($0.split(separator: " ")[2]) }
+        #expect(ids == readable.map { "id=\"\($0)\"" }, "\(run.stdout)")
+        #expect(rows.map { String($0.split(separator: " ")[1]) } == (1...readable.count).map { "n=\($0)" })
+        let skipped = run.lines("skipped: ")
+        #expect(skipped.count == broken.count, "\(run.stdout)")
+        #expect(zip(skipped, broken).allSatisfy { $0.contains("/" + $1) }, "\(skipped)")
+        #expect(run.lines("list: populated rows=\(readable.count) page=3/3").count == 1, "\(run.lines("list: "))")
+    }
+
     @Test("a folder of 20,000 files is counted whole and listed a page at a time, through the same list")
     func manyFiles() async throws {
         let folder = try TemporaryFolder()
