@@ -7,32 +7,6 @@ import Testing
 private let terminal = Presenter(style: .terminal(color: false), width: 80, sourceName: "the test catalog")
 private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
 
-private let wrenQuery: SearchQuery = {
-    guard case .search(let query) = try? CommandParser.parse("search wren") else { fatalError("search wren parses") }
-    return query
-}()
-
-/// A session on `presenter` that searched and lists the fixture rows.
-private func listedSession(
-    _ presenter: Presenter, terminal graphics: TerminalGraphicsSupport = TerminalGraphicsSupport(answered: true)
-)
-    -> SessionMachine
-{
-    var machine = SessionMachine(
-        .init(
-            interactive: presenter.style != .script, presenter: presenter, saveDirectory: "/saves",
-            homeDirectory: "/home/birder", terminal: graphics))
-    _ = machine.handle(.typed("search wren", columns: presenter.width))
-    _ = machine.handle(.answered(.searched(refusal: nil)))
-    _ = machine.handle(
-        .list(
-            .populated(
-                Listing(
-                    query: wrenQuery,
-                    page: Page(totalRecordings: 3, totalSpecies: 3, page: 1, numPages: 1, recordings: Fixture.all)))))
-    return machine
-}
-
 private let wrenSpecies = Species(scientific: "Troglodytes troglodytes", english: "Eurasian Wren")
 private let robinSpecies = Species(scientific: "Erithacus rubecula", english: "European Robin")
 

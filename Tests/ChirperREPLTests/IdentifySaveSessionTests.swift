@@ -6,26 +6,6 @@ import Testing
 
 private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
 
-private let wrenQuery: SearchQuery = {
-    guard case .search(let query) = try? CommandParser.parse("search wren") else { fatalError("search wren parses") }
-    return query
-}()
-
-/// A script session that searched and lists the fixture rows.
-private func listedSession() -> SessionMachine {
-    var machine = SessionMachine(
-        .init(interactive: false, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder"))
-    _ = machine.handle(.typed("search wren", columns: 100))
-    _ = machine.handle(.answered(.searched(refusal: nil)))
-    _ = machine.handle(
-        .list(
-            .populated(
-                Listing(
-                    query: wrenQuery,
-                    page: Page(totalRecordings: 3, totalSpecies: 3, page: 1, numPages: 1, recordings: Fixture.all)))))
-    return machine
-}
-
 private let wren = Species(scientific: "Troglodytes troglodytes", english: "Eurasian Wren")
 private let robin = Species(scientific: "Erithacus rubecula", english: "European Robin")
 
@@ -48,7 +28,7 @@ private func typed(_ line: String) -> SessionMachine.Event { .typed(line, column
 struct IdentifySaveSessionTests {
     @Test("before any identification, identify save says what to do first, in one line")
     func nothingYet() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         #expect(
             machine.handle(typed("identify save wren.txt")) == [
                 .print([
@@ -68,7 +48,7 @@ struct IdentifySaveSessionTests {
     @Test(
         "identify 1, then identify save ~/wren.txt: the table asked written to a new file, and where it went said")
     func saves() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         _ = machine.handle(typed("identify 1"))
         _ = machine.handle(.identified(id: 1, .success(first)))
         let table = BirdNETSelectionTable.text(first, path: "XC254462", sampleRate: nil)
@@ -92,7 +72,7 @@ struct IdentifySaveSessionTests {
 
     @Test("while a newer identify runs, and after it fails, the last one shown is what is saved; then the newer")
     func lastShown() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         _ = machine.handle(typed("identify 1"))
         _ = machine.handle(.identified(id: 1, .success(first)))
         let firstTable = BirdNETSelectionTable.text(first, path: "XC254462", sampleRate: nil)

@@ -6,26 +6,6 @@ import Testing
 
 private let script = Presenter(style: .script, width: 100, sourceName: "the test catalog")
 
-private let wrenQuery: SearchQuery = {
-    guard case .search(let query) = try? CommandParser.parse("search wren") else { fatalError("search wren parses") }
-    return query
-}()
-
-/// A script session that searched and lists the fixture rows.
-private func listedSession() -> SessionMachine {
-    var machine = SessionMachine(
-        .init(interactive: false, presenter: script, saveDirectory: "/saves", homeDirectory: "/home/birder"))
-    _ = machine.handle(.typed("search wren", columns: 100))
-    _ = machine.handle(.answered(.searched(refusal: nil)))
-    _ = machine.handle(
-        .list(
-            .populated(
-                Listing(
-                    query: wrenQuery,
-                    page: Page(totalRecordings: 3, totalSpecies: 3, page: 1, numPages: 1, recordings: Fixture.all)))))
-    return machine
-}
-
 private let wrenSpecies = Species(scientific: "Troglodytes troglodytes", english: "Eurasian Wren")
 private let robinSpecies = Species(scientific: "Erithacus rubecula", english: "European Robin")
 
@@ -55,7 +35,7 @@ struct IdentifySessionTests {
     @Test(
         "identify 1 asks for the whole recording, holds the script, and prints each segment, each species and the end")
     func identifiesARow() throws {
-        var machine = listedSession()
+        var machine = listedSession(script)
         let asked = machine.handle(.typed("identify 1 --min-confidence 0.3", columns: 100))
         let task = SessionMachine.IdentifyTask(
             recording: Fixture.wren, item: Fixture.wren.playItem!, span: nil,
@@ -81,7 +61,7 @@ struct IdentifySessionTests {
 
     @Test("a failure is one line and the session goes on")
     func failure() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         _ = machine.handle(.typed("identify 2 0:01-0:07", columns: 100))
         let failed = machine.handle(
             .identified(id: 1, .failure(.failed("no BirdNET model: run make model (CC BY-NC-SA 4.0)"))))
@@ -102,7 +82,7 @@ struct IdentifySessionTests {
 
     @Test("Ctrl-C during identify cancels it and says so; nothing else stops")
     func interrupted() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         _ = machine.handle(.typed("identify 1", columns: 100))
         let interrupted = machine.handle(.interrupt)
         #expect(identifyActions(interrupted) == [.cancelIdentify])
@@ -113,7 +93,7 @@ struct IdentifySessionTests {
 
     @Test("identify with nothing playing, a restricted row and a missing selection each say why in one line")
     func refusals() {
-        var machine = listedSession()
+        var machine = listedSession(script)
         #expect(
             machine.handle(.typed("identify", columns: 100)) == [
                 .print([

@@ -16,17 +16,6 @@ private func session(_ presenter: Presenter, terminal: TerminalGraphicsSupport =
 
 private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
 
-private let wrenQuery: SearchQuery = {
-    guard case .search(let query) = try? CommandParser.parse("search wren") else { fatalError("search wren parses") }
-    return query
-}()
-
-/// The fixture catalog as one loaded page.
-private let listed = ListState.populated(
-    Listing(
-        query: wrenQuery,
-        page: Page(totalRecordings: 3, totalSpecies: 3, page: 1, numPages: 1, recordings: Fixture.all)))
-
 private func progress(_ recording: Recording, _ ticket: UInt64, at position: Double = 0) -> PlaybackProgress {
     PlaybackProgress(item: .of(recording), ticket: PlaybackTicket(ticket), position: position, duration: 12)
 }
@@ -43,19 +32,6 @@ private let measuredOneSecond = SelectionMeasurement(
     begin: 1, end: 2, low: 2000, high: 8000, peakFrequency: 4048, peakTime: 1.5, frequency5: 3962,
     frequency25: 4005, centerFrequency: 4048, frequency75: 4091, frequency95: 4134, time5: 1.1, time95: 1.9,
     averageEntropy: 2.5, contourSlope: 0, contourInflections: 0, fftSize: 512, hop: 256, sampleRate: 44_100)
-
-/// A session that searched and shows the fixture rows (the actions of getting there are dropped).
-/// A terminal that answered the graphics query with no pixel protocol.
-private let plainTerminal = TerminalGraphicsSupport(answered: true)
-
-private func listedSession(_ presenter: Presenter, terminal: TerminalGraphicsSupport = plainTerminal) -> SessionMachine
-{
-    var machine = session(presenter, terminal: terminal)
-    _ = machine.handle(typed("search wren"))
-    _ = machine.handle(.answered(.searched(refusal: nil)))
-    _ = machine.handle(.list(listed))
-    return machine
-}
 
 @Suite("The REPL session, one event at a time")
 struct SessionMachineTests {
