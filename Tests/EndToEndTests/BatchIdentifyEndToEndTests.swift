@@ -6,23 +6,6 @@ import Testing
     import Glibc
 #endif
 
-/// Where `make model` put BirdNET, and where `make ort` put ONNX Runtime (each run gets its own data folder).
-private enum Installed {
-    static let data: String = {
-        let env = ProcessInfo.processInfo.environment
-        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
-        return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    }()
-    static let model = data + "/chirper-play/models/birdnet-2.4"
-    static let runtime = data + "/chirper-play/onnxruntime/1.32.0/libonnxruntime.so.1.32.0"
-    static var present: Bool {
-        FileManager.default.fileExists(atPath: model + "/BirdNET_GLOBAL_6K_V2.4.onnx")
-            && FileManager.default.fileExists(atPath: runtime)
-    }
-    static let absent: Comment = "skipped: BirdNET's model or ONNX Runtime is absent (make model; make test runs it)"
-    static let environment = ["CHIRPER_LIBONNXRUNTIME": runtime]
-}
-
 /// A fresh folder, removed by the caller.
 private func scratchFolder() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-batch-\(UUID())").path

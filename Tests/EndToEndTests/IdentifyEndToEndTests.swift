@@ -2,32 +2,6 @@ import ChirperTestSupport
 import Foundation
 import Testing
 
-/// Where `make model` put BirdNET, and where `make ort` put ONNX Runtime, in the environment the tests run in
-/// (each run of chirper-play gets its own data folder, so it is told both).
-private enum Installed {
-    static let data: String = {
-        let env = ProcessInfo.processInfo.environment
-        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
-        return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    }()
-    static let model = data + "/chirper-play/models/birdnet-2.4"
-    static let runtime = data + "/chirper-play/onnxruntime/1.32.0/libonnxruntime.so.1.32.0"
-    static var present: Bool {
-        FileManager.default.fileExists(atPath: model + "/BirdNET_GLOBAL_6K_V2.4.onnx")
-            && FileManager.default.fileExists(atPath: runtime)
-    }
-    static let absent: Comment = "skipped: BirdNET's model or ONNX Runtime is absent (make model; make test runs it)"
-    static let environment = ["CHIRPER_LIBONNXRUNTIME": runtime]
-    /// BirdNET's own runtime, where `make model-reference` sets it up (make test does).
-    static let reference: Bool = {
-        let env = ProcessInfo.processInfo.environment
-        let cache = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.cache"
-        return FileManager.default.fileExists(atPath: cache + "/chirper-play/model-tools/reference/venv/bin/python")
-    }()
-    static let noReference: Comment =
-        "skipped: BirdNET's own runtime is absent (make model-reference; make test runs it)"
-}
-
 /// Runs chirper-play (argv[1]) with ONNX Runtime argv[2], in argv[3], its caches in argv[4], on the arguments after,
 /// `identify 1` and `quit` on its standard input; prints its peak RSS in KiB, or -1 if it did not identify.
 private let peakScript = """
