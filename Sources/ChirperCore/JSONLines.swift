@@ -42,6 +42,9 @@ public enum JSONLines {
         "identify species": ["event", "id"],
         "identify listed": ["event", "id"],
         "identify done": ["event", "id"],
+        // `identify on`: a segment heard while playing, and listening turned on or off.
+        "identify live": ["event", "id"],
+        "identify listening": ["event", "state"],
     ]
 
     /// The JSON object for one script line.

@@ -1,0 +1,100 @@
+/// What `identify on` hears: one 3 s segment of what plays, on BirdNET's grid of the recording's time (segment
+/// k is k·3 s to k·3 s + 3 s), and the species heard in it.
+public struct LiveSegment: Sendable, Hashable {
+    /// The play request whose audio it is.
+    public var ticket: PlaybackTicket
+    /// Its place on the grid: it starts at `index` · 3 s.
+    public var index: Int
+    /// Seconds of it that were audio (less than 3 when playback entered it by a seek, or it is the last).
+    public var heard: Double
+    /// Most confident first, at or above the minimum confidence.
+    public var detections: [Detection]
+
+    public init(ticket: PlaybackTicket, index: Int, heard: Double, detections: [Detection]) {
+        self.ticket = ticket
+        self.index = index
+        self.heard = heard
+        self.detections = detections
+    }
+
+    public var start: Double { Double(index) * BirdNET.segmentSeconds }
+    public var end: Double { start + BirdNET.segmentSeconds }
+
+    /// The segment that holds `seconds` of the recording.
+    public static func index(at seconds: Double) -> Int {
+        max(0, Int((seconds / BirdNET.segmentSeconds).rounded(.down)))
+    }
+}
+
+/// What the live listener is handed, in order, through one channel.
+public enum LiveWork: Sendable {
+    /// Audio the player decoded.
+    case heard(HeardAudio)
+    /// Playback of `ticket` is in segment `index` (`last`: the recording's last): segments before it are not
+    /// worth hearing any more, and the last is heard with what there is of it.
+    case played(PlaybackTicket, index: Int, last: Bool)
+}
+
+/// Cuts 48 kHz mono audio that arrives in runs (a run ends at a seek, a loop's turn or a new track) into 3 s
+/// segments on the recording's grid: a segment a run enters part way is silence up to where the run starts, so
+/// that every sample stays at its own time in the segment. A segment with less than 1.5 s of audio is not cut
+/// (BirdNET's minimum), as its tools leave such a last piece.
+public struct LiveSegmenter: Sendable {
+    public struct Cut: Sendable, Hashable {
+        public var index: Int
+        /// Samples of audio in it; the rest of its 3 s is silence.
+        public var heard: Int
+        public var samples: [Float]
+    }
+
+    /// The segment being filled, and how many of its first samples are silence (the run started after them).
+    private var index = 0
+    private var offset = 0
+    private var buffer: [Float] = []
+    private var running = false
+
+    public init() {}
+
+    /// Ends the run being cut (its segment cut with what it has, if enough) and starts one at 48 kHz sample
+    /// `sample` of the recording.
+    public mutating func start(at sample: Int) -> [Cut] {
+        let cuts = finish()
+        let sample = max(0, sample)
+        index = sample / BirdNET.segmentLength
+        offset = sample - index * BirdNET.segmentLength
+        buffer = []
+        running = true
+        return cuts
+    }
+
+    /// Takes the run's next samples; returns the segments they complete.
+    public mutating func push(_ samples: [Float]) -> [Cut] {
+        guard running else { return [] }
+        buffer += samples
+        var cuts: [Cut] = []
+        while offset + buffer.count >= BirdNET.segmentLength {
+            let taken = BirdNET.segmentLength - offset
+            if let cut = cut(taken) { cuts.append(cut) }
+            buffer.removeFirst(taken)
+            offset = 0
+            index += 1
+        }
+        return cuts
+    }
+
+    /// The run ends here: its segment, padded with silence, if it holds at least 1.5 s of audio.
+    public mutating func finish() -> [Cut] {
+        guard running else { return [] }
+        running = false
+        defer { buffer = [] }
+        return cut(buffer.count).map { [$0] } ?? []
+    }
+
+    private func cut(_ taken: Int) -> Cut? {
+        guard Double(taken) >= BirdNET.minimumSeconds * Double(BirdNET.sampleRate) else { return nil }
+        let samples =
+            [Float](repeating: 0, count: offset) + buffer.prefix(taken)
+            + [Float](repeating: 0, count: BirdNET.segmentLength - offset - taken)
+        return Cut(index: index, heard: taken, samples: samples)
+    }
+}
