@@ -137,7 +137,8 @@ public enum CommandParser {
         ("ab", [], "ab <a> <b> [gap-s]", "hear two rows or selections in turn, A B A B …, until stop"),
         (
             "identify", [], "identify [n|sK] [a-b] [--min-confidence C]",
-            "who is singing, per 3 s segment and per species (BirdNET; make model); identify save F: for Raven"
+            "who is singing, per 3 s segment and per species (BirdNET; make model); identify save F: for Raven;"
+                + " identify on|off: who sings now, in the status line"
         ),
         ("graphics", [], "graphics [auto|kitty|sixel|blocks]", "how sono draws: terminal pixels or half-blocks"),
         (

@@ -10,6 +10,8 @@ public struct IdentifyRequest: Sendable, Hashable {
         case selection(Int)
         /// `identify save FILE`: the last identification shown, as BirdNET-Analyzer's selection table.
         case save(path: String)
+        /// `identify on` / `identify off`: while playing, the species heard in the segment that plays.
+        case live(Bool)
     }
 
     public var target: Target
@@ -20,7 +22,8 @@ public struct IdentifyRequest: Sendable, Hashable {
         self.options = options
     }
 
-    public static let usage = "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9] | identify save FILE"
+    public static let usage =
+        "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9] | identify save FILE | identify on|off"
 
     public static func parse(_ rest: String) throws(CommandError) -> IdentifyRequest {
         var words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -55,6 +58,7 @@ public struct IdentifyRequest: Sendable, Hashable {
             words.removeSubrange(flag...(flag + 1))
         }
         guard let first = words.first else { return IdentifyRequest(target: .playing, options: options) }
+        if let live = try liveTarget(words, options: options) { return IdentifyRequest(target: live, options: options) }
         guard words.count <= 2 else {
             throw CommandError("identify takes a row and a section at most; usage: \(usage)")
         }
@@ -72,5 +76,20 @@ public struct IdentifyRequest: Sendable, Hashable {
         }
         let span = words.count == 2 ? try SonogramRequest.window(words[1]) : nil
         return IdentifyRequest(target: .row(row, span), options: options)
+    }
+
+    /// `identify on` (whose only flag is the minimum confidence) or `identify off`; nil for anything else.
+    private static func liveTarget(_ words: [String], options: IdentifyOptions) throws(CommandError) -> Target? {
+        let first = words[0].lowercased()
+        guard first == "on" || first == "off" else { return nil }
+        guard words.count == 1 else { throw CommandError("identify \(first) takes nothing after it; usage: \(usage)") }
+        if first == "off" && options != IdentifyOptions() {
+            throw CommandError("identify off takes no flags: it stops identify on")
+        }
+        guard options.overlap == 0 else {
+            throw CommandError(
+                "identify on hears what plays in 3 s segments one after the other: --overlap is for identify n")
+        }
+        return .live(first == "on")
     }
 }

@@ -35,6 +35,9 @@ public actor REPL {
     private let pictures: any PictureWriting
     private let measurer: any MeasurementSource
     private let identifier: any SpeciesIdentifying
+    /// `identify on`'s classifier, and its listener while on.
+    private let listener: any LiveSpeciesListening
+    private var live = LiveListenerWork()
     private var session: SessionMachine
     private let answerer: RequestAnswerer
     /// The session's one channel: the console, the list, the player, the signals and the workers post here.
@@ -59,6 +62,7 @@ public actor REPL {
         graphics: GraphicsMode = .auto, pictures: any PictureWriting = NoPictures(),
         measurer: any MeasurementSource = NoMeasurements(),
         identifier: any SpeciesIdentifying = NoSpeciesIdentifier(reason: "identify is not available here"),
+        listener: any LiveSpeciesListening = NoLiveListener(reason: "identify on is not available here"),
         quiz: QuizKit = .none,
         desktop: (any DesktopPublishing)? = nil, coverArtFolder: String? = nil,
         clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)
@@ -69,6 +73,7 @@ public actor REPL {
         self.pictures = pictures
         self.measurer = measurer
         self.identifier = identifier
+        self.listener = listener
         self.console = console
         self.list = list
         self.player = player
@@ -134,6 +139,7 @@ public actor REPL {
         // for it; the rest of the work stops.
         let request = tasks.removeValue(forKey: .request)
         for task in tasks.values { task.cancel() }
+        live.stop()
         await request?.value
         // Requests still waiting behind it are answered in turn, as the runner once answered each before the next.
         for waiting in session.requests.dropFirst() { _ = await answerer.answer(waiting) }
@@ -267,6 +273,12 @@ public actor REPL {
             }
         case .cancelIdentify:
             cancel(.identify)
+        case .listenLive(let options):
+            live.start(options, player: player, listener: listener, sink: eventSink)
+        case .stopLive:
+            live.stop()
+        case .livePlayed(let played):
+            live.played(played.ticket, index: played.index, last: played.last)
         case .buildQuizDeck(let id, let origin):
             start(.quizDeck) {
                 .quizDeck(id: id, $0)

@@ -39,6 +39,8 @@ extension SessionMachine {
             case save(path: String)
             /// The table of `selections` detections was written (or why not).
             case written(path: String, selections: Int, refusal: String?)
+            /// `identify on`'s own events.
+            case live(LiveIdentify.Event)
         }
 
         enum Action: Sendable, Hashable {
@@ -51,16 +53,23 @@ extension SessionMachine {
             case identify(id: Int, IdentifyTask)
             case cancel
             case request(Request)
+            /// `identify on`: listen to what the player decodes; stop; where playback is.
+            case listen(IdentifyOptions)
+            case stopListening
+            case played(LiveIdentify.Played)
         }
 
         let presenter: Presenter
         let interactive: Bool
         private(set) var state: State = .idle
+        /// `identify on`.
+        private(set) var live: LiveIdentify
         private var actions: [Action] = []
 
         init(presenter: Presenter, interactive: Bool) {
             self.presenter = presenter
             self.interactive = interactive
+            live = LiveIdentify(presenter: presenter, interactive: interactive)
         }
 
         var isIdentifying: Bool {
@@ -127,6 +136,8 @@ extension SessionMachine {
                 } else {
                     actions.append(.print([presenter.selectionsWritten(path, selections: selections)]))
                 }
+            case .live(let event):
+                actions += live.handle(event).map(Self.action)
             }
             defer { actions = [] }
             return actions
@@ -139,6 +150,10 @@ extension SessionMachine {
         switch request.target {
         case .save(let path):
             run(identify: .save(path: expandingHome(path)))
+            return
+        case .live(let on):
+            run(identify: .live(on ? .on(request.options) : .off))
+            refreshStatus()
             return
         case .playing:
             guard let playing, playback.ticket == playing.ticket, let item = playing.recording.playItem else {
@@ -177,6 +192,9 @@ extension SessionMachine {
             case .identify(let id, let task): emit(.identify(id: id, task))
             case .cancel: emit(.cancelIdentify)
             case .request(let request): ask(request)
+            case .listen(let options): emit(.listenLive(options))
+            case .stopListening: emit(.stopLive)
+            case .played(let played): emit(.livePlayed(played))
             }
         }
     }

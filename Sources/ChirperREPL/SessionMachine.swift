@@ -133,6 +133,8 @@ struct SessionMachine: Sendable {
             run(compare: .compared(id: id, result))
         case .identified(let id, let result):
             run(identify: .identified(id: id, result))
+        case .listened(let report):
+            listened(report)
         case .abGapEnded(let round):
             run(ab: .gapEnded(round: round))
         case .quizDeck(let id, let result):
@@ -260,6 +262,7 @@ struct SessionMachine: Sendable {
             say([line])
         }
         run(sonograms: .playback(new))
+        run(identify: .live(.playback(new)))
         // A quiz question's picture could answer it; a state not of the last play request shows nothing.
         run(desktop: .playback(new, masked: playing.map { $0.ticket != new.ticket || $0.masked } ?? true))
         refreshStatus()
@@ -296,7 +299,8 @@ struct SessionMachine: Sendable {
         {
             (line, buffered) = (held, figure)
         }
-        let current = view.rows + presenter.saveStatus(saves.state) + (line.map { [$0] } ?? [])
+        let current =
+            view.rows + presenter.saveStatus(saves.state) + liveStatusRows(masked: masked) + (line.map { [$0] } ?? [])
         // Compared byte for byte: the strip's rows are long and not ASCII (its picture rows are the same strings
         // between page turns, compared at once). An image is compared by the page it shows.
         if view.picture != shown.stripImage || !TerminalLayout.same(current, shown.rows) {

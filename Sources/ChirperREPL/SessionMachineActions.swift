@@ -31,6 +31,11 @@ extension SessionMachine {
         /// Identify the species in `task`'s stretch off the event loop; the result comes back as `identified`.
         case identify(id: Int, IdentifyTask)
         case cancelIdentify
+        /// `identify on`: listen to what the player decodes (the segments heard come back as `listened`); stop;
+        /// tell the listener where playback is.
+        case listenLive(IdentifyOptions)
+        case stopLive
+        case livePlayed(LiveIdentify.Played)
         /// Fetch the recordings of a quiz deck (replacing a fetch still running); it ends as `.quizDeck`.
         case buildQuizDeck(id: Int, QuizOrigin)
         case cancelQuizDeck

@@ -52,6 +52,8 @@ extension SessionMachine {
         case compared(id: Int, Result<[Compared], WorkFailure>)
         /// An identification ended.
         case identified(id: Int, Result<Identification, WorkFailure>)
+        /// What `identify on`'s listener reported.
+        case listened(LiveIdentify.Report)
         /// The `measure` computation `id` ended: the measurement, or the line saying why there is none.
         case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
         /// The recordings of quiz deck `id` arrived, or why not.
