@@ -32,7 +32,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     /// The model and its labels once loaded, or why they could not be.
     private let loaded = Mutex<Result<Loaded, IdentifyUnavailable>?>(nil)
 
-    private struct Loaded: @unchecked Sendable {
+    struct Loaded: @unchecked Sendable {
         let model: OnnxModel
         let labels: [Species]
     }
@@ -96,7 +96,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     }
 
     /// The model and labels, loaded and checked once; the same answer (or the same reason) after.
-    private func load() async throws -> Loaded {
+    func load() async throws -> Loaded {
         if let known = loaded.withLock({ $0 }) { return try known.get() }
         let result: Result<Loaded, IdentifyUnavailable>
         do {

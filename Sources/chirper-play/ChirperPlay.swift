@@ -203,6 +203,11 @@ struct ChirperPlay {
         let removeCoverArt: @Sendable () -> Void = {
             if let coverArtFolder { try? FileManager.default.removeItem(atPath: coverArtFolder) }
         }
+        let birdNET = BirdNETIdentifier(
+            modelDirectory: options.modelDirectory ?? BirdNETIdentifier.defaultDirectory(environment: environment),
+            libraryPath: OnnxRuntime.defaultLibraryPath(environment: environment),
+            reader: MonoAudioReader(sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
+            threads: ProcessInfo.processInfo.activeProcessorCount)
         let repl = REPL(
             console: console,
             list: ListController(source: SessionSource(archive: source), perPage: options.perPage),
@@ -219,12 +224,9 @@ struct ChirperPlay {
             measurer: MeasurementReader(
                 sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
             // BirdNET hears what the player downloads, too; its model and runtime are loaded by the first identify.
-            identifier: BirdNETIdentifier(
-                modelDirectory: options.modelDirectory ?? BirdNETIdentifier.defaultDirectory(environment: environment),
-                libraryPath: OnnxRuntime.defaultLibraryPath(environment: environment),
-                reader: MonoAudioReader(
-                    sources: cache.map { ByteSources.cached(live, cache: $0, follows: true) } ?? live),
-                threads: ProcessInfo.processInfo.activeProcessorCount),
+            identifier: birdNET,
+            // identify on hears what the player decodes, with the same model, loaded once for both.
+            listener: birdNET,
             quiz: Self.quizKit(
                 source: source, perPage: options.perPage, saveDirectory: saveDirectory,
                 cacheDirectory: cacheDirectory.path,

@@ -1,0 +1,138 @@
+import ChirperAudio
+import ChirperCore
+import ChirperSystem
+import Dispatch
+
+/// `identify on`: BirdNET hears what the player decodes, with the model `identify` loaded (loaded once for both),
+/// so what plays is fetched and decoded once.
+extension BirdNETIdentifier {
+    /// Hears `work` until it ends or the task is cancelled: `ready` once the model is loaded, then `heard` with
+    /// each 3 s segment on the recording's grid. The decoder runs ahead of playback; a segment that playback
+    /// passed before the model came to it is dropped rather than queued, so a slow machine stays with what plays.
+    /// Throws what stops it (no model, a damaged one) as its one line.
+    public func listen(
+        _ work: Channel<LiveWork, Never>, options: IdentifyOptions, ready: @escaping @Sendable () -> Void,
+        heard: @escaping @Sendable (LiveSegment) -> Void
+    ) async throws {
+        // Loading the model holds a thread for seconds, and each segment for tens of milliseconds, without
+        // awaiting: on the cooperative pool (a thread per core) that would starve the player while it plays.
+        try await withTaskExecutorPreference(ListenerExecutor()) {
+            try await hear(work, options: options, ready: ready, heard: heard)
+        }
+    }
+
+    private func hear(
+        _ work: Channel<LiveWork, Never>, options: IdentifyOptions, ready: @escaping @Sendable () -> Void,
+        heard: @escaping @Sendable (LiveSegment) -> Void
+    ) async throws {
+        let loaded = try await load()
+        ready()
+        var stream = LiveStream()
+        var played: (ticket: PlaybackTicket, index: Int)?
+        while !Task.isCancelled {
+            var items = work.pollAll()
+            if items.isEmpty && stream.pending.isEmpty {
+                guard let item = await work.next() else { return }
+                items = [item] + work.pollAll()
+            }
+            for item in items {
+                switch item {
+                case .heard(let piece):
+                    try stream.take(piece)
+                case .played(let ticket, let index, let last):
+                    played = (ticket, index)
+                    if last { try stream.endRun(of: ticket) }
+                }
+            }
+            if let played {
+                stream.pending.removeAll {
+                    $0.ticket < played.ticket || ($0.ticket == played.ticket && $0.cut.index < played.index)
+                }
+            }
+            guard !stream.pending.isEmpty else { continue }
+            let next = stream.pending.removeFirst()
+            let logits = try loaded.model.run(
+                FloatRows(rows: 1, columns: BirdNET.segmentLength, values: next.cut.samples))
+            let segment = BirdNETSegment(
+                index: next.cut.index, start: next.cut.index * BirdNET.segmentLength, length: next.cut.heard)
+            let found = BirdNET.detections(logits: logits[0], segment: segment, minimum: options.minConfidence)
+            heard(
+                LiveSegment(
+                    ticket: next.ticket, index: next.cut.index,
+                    heard: Double(next.cut.heard) / Double(BirdNET.sampleRate),
+                    detections: found.map { Detection(species: loaded.labels[$0.label], confidence: $0.confidence) }))
+        }
+    }
+}
+
+/// The player's pieces as runs of 48 kHz mono audio (a run ends where the pieces jump: a seek, a loop's turn,
+/// a new track), cut into segments on the recording's grid.
+private struct LiveStream {
+    struct Run {
+        var ticket: PlaybackTicket
+        var rate: Int
+        var channels: Int
+        /// The frame the next piece starts at if the run goes on.
+        var next: Int
+        var resampler: Resampler
+    }
+
+    private var run: Run?
+    private var segmenter = LiveSegmenter()
+    /// Segments cut and not yet heard, in order.
+    var pending: [(ticket: PlaybackTicket, cut: LiveSegmenter.Cut)] = []
+
+    mutating func take(_ piece: HeardAudio) throws {
+        guard piece.channels > 0, piece.sampleRate > 0 else { return }
+        let frames = piece.samples.count / piece.channels
+        let goesOn = run.map {
+            $0.ticket == piece.ticket && $0.rate == piece.sampleRate && $0.channels == piece.channels
+                && $0.next == piece.frame
+        }
+        if goesOn != true {
+            try endRun(of: run?.ticket)
+            // A new track: what is left of the one before is not heard any more.
+            pending.removeAll { $0.ticket != piece.ticket }
+            let start = (Double(piece.frame) * Double(BirdNET.sampleRate) / Double(piece.sampleRate)).rounded()
+            _ = segmenter.start(at: Int(start))
+            run = Run(
+                ticket: piece.ticket, rate: piece.sampleRate, channels: piece.channels, next: piece.frame,
+                resampler: try Resampler(inputRate: piece.sampleRate))
+        }
+        guard var current = run else { return }
+        // Mono as BirdNET's tools make it: the mean of the channels.
+        let scale = 1 / (32768 * Float(piece.channels))
+        var mono = [Float](repeating: 0, count: frames)
+        for frame in 0..<frames {
+            var sum: Float = 0
+            for channel in 0..<piece.channels { sum += Float(piece.samples[frame * piece.channels + channel]) }
+            mono[frame] = sum * scale
+        }
+        current.next = piece.frame + frames
+        run = current
+        add(segmenter.push(try current.resampler.process(mono)), of: current.ticket)
+    }
+
+    /// The run of `ticket` ends here (its last segment cut with what it has); the next piece starts another.
+    mutating func endRun(of ticket: PlaybackTicket?) throws {
+        guard let current = run, current.ticket == ticket else { return }
+        add(segmenter.push(try current.resampler.flush()), of: current.ticket)
+        add(segmenter.finish(), of: current.ticket)
+        run = nil
+    }
+
+    private mutating func add(_ cuts: [LiveSegmenter.Cut], of ticket: PlaybackTicket) {
+        pending += cuts.map { (ticket, $0) }
+    }
+}
+
+/// Runs the listener's tasks one at a time on a serial queue of its own, off Swift's cooperative pool.
+private final class ListenerExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "chirper.identify-live")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}

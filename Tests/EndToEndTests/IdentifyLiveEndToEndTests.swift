@@ -1,0 +1,111 @@
+import ChirperTestSupport
+import Foundation
+import Testing
+
+private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
+private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
+
+/// The real model on every core: `make test` runs these on their own, after the other suites.
+private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
+
+/// The `start=` of a pipe line, in seconds.
+private func start(_ line: String) -> Double? {
+    line.split(separator: " ").first { $0.hasPrefix("start=") }.flatMap { Double($0.dropFirst(6)) }
+}
+
+/// The row just above the status line when it is `identify on`'s (`♪ species 0.92 …`, `♪ listening…`).
+private func liveRow(_ screen: TerminalScreen) -> String? {
+    let lines = screen.lines
+    guard let status = lines.lastIndex(where: { $0.hasPrefix("▶ playing") || $0.hasPrefix("… buffering") }),
+        status > 0
+    else { return nil }
+    let row = lines[status - 1]
+    let live =
+        row.hasPrefix("♪ ")
+        && (row == "♪ listening…" || row == "♪ no species heard"
+            || row.range(of: #" [01]\.\d\d$"#, options: .regularExpression) != nil)
+    return live ? row : nil
+}
+
+@Suite(
+    "identify on, on the binary by name, with the real BirdNET model", .serialized,
+    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
+struct IdentifyLiveEndToEndTests {
+    @Test(
+        "identify on while a Dunnock recording plays and is seeked into: live lines on the 3 s grid, the Dunnock heard",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+    func liveWhilePlaying() async throws {
+        // Played at the pace of a sound server at its default latency, as heard.
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        // A seek to 0:46, inside the segment 45-48 s: from there the segments are those of the recording's grid.
+        let run = try await runChirper(
+            ["--output", "pulse", "--model-dir", Installed.model, dunnock],
+            input: ["identify on", "play 1", "seek 0:46", "wait", "identify off", "quit"],
+            environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, timeout: .seconds(120))
+        await pulse.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines("identify: listening on ").first?.contains("CC BY-NC-SA 4.0") == true, "\(run.stdout)")
+        let live = run.lines("identify: live XC34430-dunnock-44k-mono-cbr128.mp3 ")
+        #expect(live.contains { $0.contains(#"sci="Prunella modularis""#) }, "\(run.stdout)")
+        let starts = live.compactMap(start)
+        #expect(starts.count == live.count && starts.allSatisfy { $0.truncatingRemainder(dividingBy: 3) == 0 })
+        #expect(starts.contains(45), "the segment entered by the seek is heard: \(live)")
+        #expect(!starts.contains { $0 < 45 }, "what the decoder had before the seek was passed, not heard: \(live)")
+        #expect(run.lines("identify: listening off").count == 1)
+    }
+
+    @Test(
+        "identify on while a recording plays: the model loads and hears off the pool, and the sound never stalls",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+    func turnedOnWhilePlaying() async throws {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let run = try await runChirper(
+            ["--output", "pulse", "--model-dir", Installed.model, dunnock],
+            input: ["play 1", "seek 0:40", "identify on", "wait", "quit"],
+            environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, timeout: .seconds(120))
+        await pulse.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        let playback = run.lines("playback: ")
+        let playing = try #require(playback.firstIndex { $0.hasPrefix("playback: playing") }, "\(run.stdout)")
+        #expect(
+            !playback[playing...].contains { $0.hasPrefix("playback: buffering") || $0.hasPrefix("playback: failed") },
+            "the sound ran dry while the model loaded: \(playback)")
+        #expect(run.lines("identify: listening on ").count == 1, "\(run.stdout)")
+        #expect(!run.lines("identify: live ").isEmpty, "\(run.stdout)")
+    }
+
+    @Test(
+        "identify on at 80 columns: the row above the status line shows who sings in the segment playing",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+    func liveOnATerminal() async throws {
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let home = try TemporaryFolder()
+        defer { home.remove() }
+        let session = try startChirper(
+            ["--output", "pulse", "--model-dir", Installed.model, dunnock], home: home.path,
+            environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, columns: 80)
+        defer { session.stop() }
+        try await session.waitForPrompt()
+        session.type("identify on\r")
+        try await session.waitFor("the model's credit", timeout: .seconds(60)) {
+            $0.transcript.contains { $0.contains("CC BY-NC-SA 4.0") }
+        }
+        session.type("play 1\r")
+        try await session.waitFor("a live row naming the Dunnock", timeout: .seconds(60)) {
+            liveRow($0)?.hasPrefix("♪ Dunnock 0.") == true
+        }
+        let row = try #require(liveRow(session.current))
+        #expect(row.count <= 79, "fitted to the terminal: \(row)")
+        session.type("identify off\r")
+        try await session.waitFor("the live row gone") { liveRow($0) == nil }
+        session.type("quit\r")
+        #expect(try await session.waitForExit() == 0)
+        await pulse.stop()
+    }
+}
