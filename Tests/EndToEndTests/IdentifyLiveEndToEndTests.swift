@@ -109,3 +109,23 @@ struct IdentifyLiveEndToEndTests {
         await pulse.stop()
     }
 }
+
+@Suite("identify on without a model, on the binary by name")
+struct IdentifyLiveWithoutModelTests {
+    @Test("identify on says once what is missing and how to get it, stays off, and the session goes on")
+    func noModel() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-no-model-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try await runChirper(
+            ["--output", "null", "--model-dir", folder.path],
+            input: ["identify on", "identify off", "search cnt:demoland", "quit"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let errors = run.lines("error: ")
+        #expect(errors.count == 2, "\(run.stdout)")
+        #expect(errors.first?.contains("no BirdNET model in \(folder.path): run `make model`") == true, "\(errors)")
+        #expect(errors.first?.contains("CC BY-NC-SA 4.0") == true)
+        #expect(errors.last?.contains("identify is not on") == true, "\(errors)")
+        #expect(run.lines("identify: listening").isEmpty)
+        #expect(!run.lines("row: ").isEmpty, "the session went on")
+    }
+}
