@@ -278,7 +278,7 @@ public actor REPL {
         case .stopLive:
             live.stop()
         case .livePlayed(let played):
-            live.played(played.ticket, index: played.index, last: played.last)
+            live.played(played)
         case .buildQuizDeck(let id, let origin):
             start(.quizDeck) {
                 .quizDeck(id: id, $0)

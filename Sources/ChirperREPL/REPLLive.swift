@@ -56,9 +56,9 @@ struct LiveListenerWork {
         running = (work, heard, task)
     }
 
-    /// Playback of `ticket` is in segment `index`.
-    func played(_ ticket: PlaybackTicket, index: Int, last: Bool) {
-        _ = running?.work.post(.played(ticket, index: index, last: last))
+    /// Where playback is: the listener drops the segments it passed.
+    func played(_ played: LiveIdentify.Played) {
+        _ = running?.work.post(.played(played.ticket, index: played.index, last: played.last))
     }
 
     mutating func stop() {
