@@ -39,7 +39,7 @@ extension Presenter {
             return ["identify: listening on model=\(quote("BirdNET 2.4")) credit=\(quote(Self.birdNETCredit))"]
         }
         return wrapped(
-            "identify on: the status line shows who sings in each 3 s segment as it plays (identify off stops) · "
+            "identify on: a row above the status line shows who sings in each 3 s segment as it plays (identify off stops) · "
                 + Self.birdNETCredit
         ).map(dim)
     }

@@ -79,6 +79,12 @@ enum Help {
             "  measure detections fills it from the last identify: one row a species, measured over the segment",
             "  it was heard in most surely, 0-15 kHz, named by the species (an Annotation column in the file).",
         ],
+        "identify": [
+            "  identify on [--min-confidence C] shows, while a recording plays, who sings in the 3 s segment",
+            "  playing, in a row above the status line (Dunnock 0.92 · Eurasian Wren 0.41, most confident first;",
+            "  listening… until that segment is heard). BirdNET hears the audio the player already decoded, on",
+            "  the recording's 3 s grid (also after a seek); identify off stops it. In a pipe: identify: live lines.",
+        ],
         "compare": [
             "  compare a b [c d] stacks two to four sections: rows (3: the recording from its start, up to 30 s) or",
             "  measured selections (s1 is row 1 of measure list). One time scale (each from its own start), one",
