@@ -28,6 +28,12 @@ enum Help {
             "  or the file's last change), kHz, channels, place and device. A file that cannot be read is one line.",
             "  Quote a path with spaces: open \"~/field recordings\". chirper-play PATH... does the same at start.",
         ],
+        "identify": [
+            "  BirdNET 2.4 (make model; CC BY-NC-SA 4.0) hears 3 s segments. Species not expected where and when",
+            "  the recording was made (its row's place and date, or GUANO; BirdNET's location model) are dimmed and",
+            "  left out of the summary: --all keeps them, --species-list FILE judges by your list (one",
+            "  Scientific name_Common name a line). identify save FILE writes a Raven selection table.",
+        ],
         "filter": [
             "  filter narrows the files opened last (search stays xeno-canto): words match the path, and year:",
             "  month: len: smp: dvc: rec: rmk: loc: nr: as in search. Examples: filter 2025, filter len:>60 dvc:moth",

@@ -95,7 +95,9 @@ extension SessionMachine {
                 case .success(let identification):
                     state = .shown(Shown(task: task, identification: identification))
                     actions.append(
-                        .print(presenter.identification(identification, of: task.recording, span: task.span)))
+                        .print(
+                            presenter.identification(
+                                identification, of: task.recording, span: task.span, all: task.options.all)))
                 case .failure(.stopped):
                     actions.append(.refuse("identify stopped"))
                 case .failure(.failed(let message)):
@@ -136,6 +138,8 @@ extension SessionMachine {
     /// `identify …`: finds the stretch the request names, then hands it to the child.
     mutating func identify(_ request: IdentifyRequest) {
         let task: IdentifyTask
+        var request = request
+        request.options.speciesList = request.options.speciesList.map(expandingHome)
         switch request.target {
         case .save(let path):
             run(identify: .save(path: expandingHome(path)))

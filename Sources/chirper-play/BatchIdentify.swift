@@ -113,7 +113,7 @@ enum BatchIdentify {
         }
         let identification: Identification
         do {
-            identification = try await identifier.identify(playItem, span: nil, options: options)
+            identification = try await identifier.identify(playItem, span: nil, options: options, place: nil)
         } catch is CancellationError {
             return .stopped(item)
         } catch {
