@@ -104,7 +104,7 @@ enum BatchIdentify {
         _ item: BatchIdentifyPlan.Item, with identifier: BirdNETIdentifier, options: IdentifyOptions
     ) async -> BatchIdentifyMachine.Event {
         let recording: Recording
-        switch OwnFiles.readRow(item.source) {
+        switch OwnFileReading.row(item.source) {
         case .success(let read): recording = read
         case .failure(let problem): return .failed(item, reason: problem.reason)
         }
