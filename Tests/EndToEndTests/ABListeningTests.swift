@@ -70,7 +70,9 @@ struct ABListeningTests {
             ], "\(sides)")
     }
 
-    @Test("ab s1 s2 across one's own file and an archive row: the sink hears the own 1 kHz, then the archive's 2 kHz, in turn")
+    @Test(
+        "ab s1 s2 across one's own file and an archive row: the sink hears the own 1 kHz, then the archive's 2 kHz, in turn"
+    )
     func ownFileAgainstTheArchive() async throws {
         let pulse = try PulseHarness()
         try await pulse.start(sampleRate: toneRate, channels: 1)
