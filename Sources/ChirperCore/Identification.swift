@@ -14,10 +14,14 @@ public struct Species: Sendable, Hashable {
 public struct Detection: Sendable, Hashable {
     public var species: Species
     public var confidence: Double
+    /// Whether the species is expected where and when the recording was made, as the identification's place
+    /// check judged it: the views beside `identify` (a sonogram's marks) mark it as `identify` does.
+    public var expected: Bool
 
-    public init(species: Species, confidence: Double) {
+    public init(species: Species, confidence: Double, expected: Bool = true) {
         self.species = species
         self.confidence = confidence
+        self.expected = expected
     }
 }
 
