@@ -111,7 +111,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
             guard let size = FileIO.size(atPath: path) else {
                 throw SpeciesListError(path: path, line: nil, problem: "there is no such file")
             }
-            // BirdNET has 6,522 classes: a list of them all is 260 kB.
+            // A list of every one of BirdNET's classes is a small fraction of this.
             guard size <= 1 << 20 else {
                 throw SpeciesListError(path: path, line: nil, problem: "it is over 1 MiB, too big for a species list")
             }
