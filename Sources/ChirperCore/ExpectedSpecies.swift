@@ -46,15 +46,21 @@ public struct SpeciesListError: UserFacingError, Hashable {
     public var line: Int?
     public var problem: String
 
-    public init(path: String, line: Int?, problem: String) {
+    public init(path: String, line: Int?, problem: String, isAboutTheText: Bool = true) {
         self.path = path
         self.line = line
         self.problem = problem
+        self.isAboutTheText = isAboutTheText
     }
+
+    /// Whether the file was read and its text is what is wrong: then the line says what the format is.
+    public var isAboutTheText: Bool
 
     public var userMessage: String {
         "cannot use the species list \(TerminalText.sanitize(path))" + (line.map { " (line \($0))" } ?? "")
-            + ": \(problem); it takes one species a line, as BirdNET's labels write them (Prunella modularis_Dunnock)"
+            + ": \(problem)"
+            + (isAboutTheText
+                ? "; it takes one species a line, as BirdNET's labels write them (Prunella modularis_Dunnock)" : "")
     }
 }
 

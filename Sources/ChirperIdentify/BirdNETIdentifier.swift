@@ -109,11 +109,13 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     {
         if let path = options.speciesList {
             guard let size = FileIO.size(atPath: path) else {
-                throw SpeciesListError(path: path, line: nil, problem: "there is no such file")
+                throw SpeciesListError(path: path, line: nil, problem: "there is no such file", isAboutTheText: false)
             }
             // A list of every one of BirdNET's classes is a small fraction of this.
             guard size <= 1 << 20 else {
-                throw SpeciesListError(path: path, line: nil, problem: "it is over 1 MiB, too big for a species list")
+                throw SpeciesListError(
+                    path: path, line: nil, problem: "it is over 1 MiB, too big for a species list",
+                    isAboutTheText: false)
             }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw SpeciesListError(path: path, line: nil, problem: "it cannot be read as UTF-8 text")

@@ -84,6 +84,9 @@ struct WhereAndWhenTests {
         #expect(throws: SpeciesListError(path: "p.txt", line: nil, problem: "it names no species")) {
             try BirdNET.speciesList("\n\n", path: "p.txt", classes: classes)
         }
+        let missing = SpeciesListError(
+            path: "p.txt", line: nil, problem: "there is no such file", isAboutTheText: false)
+        #expect(missing.userMessage == "cannot use the species list p.txt: there is no such file")
         let control = SpeciesListError(path: "p\u{1B}[2J.txt", line: 1, problem: "a control character")
         #expect(!control.userMessage.contains("\u{1B}"))
         #expect(throws: control) {
