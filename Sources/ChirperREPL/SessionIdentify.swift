@@ -149,6 +149,10 @@ extension SessionMachine {
                 refuse("nothing plays: identify which row? e.g. identify 1 (or identify s1 for a selection)")
                 return
             }
+            guard !playing.masked else {
+                refuse("identify would give the quiz's answer away: answer first (or quiz stop), then identify")
+                return
+            }
             let loop = playback.progress?.loop.map { TimeSpan(start: $0.start, end: $0.end) }
             task = IdentifyTask(recording: playing.recording, item: item, span: loop, options: request.options)
         case .row(let row, let span):
