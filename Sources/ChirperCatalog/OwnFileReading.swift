@@ -4,7 +4,7 @@ import FoundationEssentials
 
 /// The rows of files of one's own, read from their headers: one file on the caller's thread, or a page of
 /// them on every core, in pieces of consecutive files, each piece on a thread of its own.
-enum OwnFileReading {
+public enum OwnFileReading {
     /// Bytes read at least at a time: a page of memory, which holds most files' header (`fmt `, and `LIST` or
     /// `guan` chunks before the audio), or the chunks after the audio, in one read.
     static let readBytes = 4096
@@ -30,7 +30,7 @@ enum OwnFileReading {
     }
 
     /// The row of the file at `path`, from its header, or why it cannot be listed.
-    static func row(_ path: String) -> Result<Recording, SkippedFile> {
+    public static func row(_ path: String) -> Result<Recording, SkippedFile> {
         let file: ReadableFile
         switch ReadableFile.open(path) {
         case .success(let opened): file = opened

@@ -142,11 +142,6 @@ public actor OwnFiles {
         return result
     }
 
-    /// The row of the file at `path`, from its header, or why it cannot be listed.
-    public static func readRow(_ path: String) -> Result<Recording, SkippedFile> {
-        OwnFileReading.row(path)
-    }
-
     /// `filter`: the files opened last that match `query` (every header is read, once).
     private func filtered(_ query: SearchQuery, page: Int, size: Int) throws(ListError) -> Page {
         guard !opened.paths.isEmpty else {

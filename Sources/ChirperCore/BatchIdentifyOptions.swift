@@ -32,40 +32,16 @@ public struct BatchIdentifyOptions: Sendable, Hashable {
     public static func parse(_ arguments: [String]) throws(LaunchError) -> BatchIdentifyOptions {
         var options = BatchIdentifyOptions()
         var out: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                options.paths += arguments[index...]
-                break
-            }
-            guard argument.hasPrefix("--") else {
-                guard !argument.hasPrefix("-") || argument == "-" else {
-                    throw LaunchError("identify: unexpected '\(argument)'; a path that starts with - goes after --")
-                }
-                options.paths.append(argument)
+        var words = ArgumentWords(arguments, context: "identify: ", dashIsPath: true, usage: usage)
+        while let word = try words.next() {
+            guard case .option(let name, let joined) = word else {
+                if case .path(let path) = word { options.paths.append(path) }
                 continue
-            }
-            var name = String(argument.dropFirst(2))
-            var joined: String?
-            if let equals = name.firstIndex(of: "=") {
-                joined = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
             }
             guard ["out", "model-dir", "min-confidence", "overlap", "shard", "jobs"].contains(name) else {
                 throw LaunchError("identify: unknown option '--\(name)'; usage: \(usage)")
             }
-            let value: String
-            if let joined {
-                value = joined
-            } else {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw LaunchError("identify: --\(name) needs a value; usage: \(usage)")
-                }
-                value = arguments[index]
-                index += 1
-            }
+            let value = try words.value(joined: joined, for: "--\(name)")
             switch name {
             case "out": out = value
             case "model-dir": options.modelDirectory = value
@@ -80,13 +56,11 @@ public struct BatchIdentifyOptions: Sendable, Hashable {
                 }
                 options.identify.overlap = number
             case "shard": options.shard = try shard(value)
-            case "jobs":
+            default:
                 guard let number = Int(value), (1...256).contains(number) else {
                     throw LaunchError("identify: --jobs takes a whole number of files at once, e.g. --jobs 2")
                 }
                 options.jobs = number
-            default:
-                throw LaunchError("identify: unknown option '--\(name)'; usage: \(usage)")
             }
         }
         guard !options.paths.isEmpty else {

@@ -14,10 +14,14 @@ public struct Species: Sendable, Hashable {
 public struct Detection: Sendable, Hashable {
     public var species: Species
     public var confidence: Double
+    /// Whether the species is expected where and when the recording was made, as the identification's place
+    /// check judged it: the views beside `identify` (a sonogram's marks) mark it as `identify` does.
+    public var expected: Bool
 
-    public init(species: Species, confidence: Double) {
+    public init(species: Species, confidence: Double, expected: Bool = true) {
         self.species = species
         self.confidence = confidence
+        self.expected = expected
     }
 }
 
@@ -40,10 +44,13 @@ public struct Identification: Sendable, Hashable {
     /// The model's name as lines show it (`BirdNET 2.4`).
     public var model: String
     public var segments: [SegmentDetections]
+    /// Whether the species heard are expected where and when the recording was made.
+    public var placeCheck: PlaceCheck
 
-    public init(model: String, segments: [SegmentDetections]) {
+    public init(model: String, segments: [SegmentDetections], placeCheck: PlaceCheck = .noPlace) {
         self.model = model
         self.segments = segments
+        self.placeCheck = placeCheck
     }
 
     /// Every detection, in every segment.
@@ -83,7 +90,8 @@ public struct Identification: Sendable, Hashable {
     }
 }
 
-/// How `identify` listens: the confidence a detection needs, and how far consecutive 3 s segments overlap.
+/// How `identify` listens and what it shows: the confidence a detection needs, how far consecutive 3 s segments
+/// overlap, which species list judges what is expected, and whether the summary keeps the unexpected.
 public struct IdentifyOptions: Sendable, Hashable {
     /// BirdNET-Analyzer's default minimum confidence.
     public static let defaultMinConfidence = 0.1
@@ -91,18 +99,30 @@ public struct IdentifyOptions: Sendable, Hashable {
     public var minConfidence: Double
     /// Seconds each segment shares with the one before (0 to under 3).
     public var overlap: Double
+    /// The summary lists species not expected where and when the recording was made too (`--all`).
+    public var all: Bool
+    /// A species list in BirdNET's format that says what is expected, in place of the meta-model
+    /// (`--species-list FILE`, `~` expanded).
+    public var speciesList: String?
 
-    public init(minConfidence: Double = IdentifyOptions.defaultMinConfidence, overlap: Double = 0) {
+    public init(
+        minConfidence: Double = IdentifyOptions.defaultMinConfidence, overlap: Double = 0, all: Bool = false,
+        speciesList: String? = nil
+    ) {
         self.minConfidence = minConfidence
         self.overlap = overlap
+        self.all = all
+        self.speciesList = speciesList
     }
 }
 
 /// Names the species singing in a stretch of a recording: the classifier behind `identify`.
 public protocol SpeciesIdentifying: Sendable {
-    /// What is heard in `item` over `span` (nil: the whole recording). Throws a `UserFacingError` that says in
-    /// one line what went wrong and what to do (no model, a damaged model, no runtime, too short to identify).
-    func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions) async throws -> Identification
+    /// What is heard in `item` over `span` (nil: the whole recording), judged against what is expected at
+    /// `place` (or on `options.speciesList`). Throws a `UserFacingError` that says in one line what went wrong
+    /// and what to do (no model, a damaged model, no runtime, too short to identify, a bad species list).
+    func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions, place: RecordingPlace?) async throws
+        -> Identification
 }
 
 /// A session without a classifier: `identify` says what is missing, and how to get it.
@@ -113,7 +133,9 @@ public struct NoSpeciesIdentifier: SpeciesIdentifying {
         self.reason = reason
     }
 
-    public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions) async throws -> Identification {
+    public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions, place: RecordingPlace?)
+        async throws -> Identification
+    {
         throw IdentifyUnavailable(reason: reason)
     }
 }

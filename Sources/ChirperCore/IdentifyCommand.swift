@@ -1,4 +1,4 @@
-/// `identify [n|sK] [a-b] [--min-confidence C] [--overlap S]`: who is singing in a row, a measured selection,
+/// `identify [n|sK] [a-b] [--min-confidence C] [--overlap S] [--species-list FILE] [--all]`: who is singing in a row, a measured selection,
 /// or what plays.
 public struct IdentifyRequest: Sendable, Hashable {
     public enum Target: Sendable, Hashable {
@@ -23,7 +23,8 @@ public struct IdentifyRequest: Sendable, Hashable {
     }
 
     public static let usage =
-        "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9] | identify save FILE | identify on|off"
+        "identify [n|sK] [a-b] [--min-confidence 0-1] [--overlap 0-2.9] [--species-list FILE] [--all]"
+        + " | identify save FILE | identify on|off"
 
     public static func parse(_ rest: String) throws(CommandError) -> IdentifyRequest {
         var words = rest.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -37,7 +38,23 @@ public struct IdentifyRequest: Sendable, Hashable {
         var options = IdentifyOptions()
         while let flag = words.firstIndex(where: { $0.hasPrefix("--") }) {
             let name = words[flag].lowercased()
+            if name == "--all" {
+                options.all = true
+                words.remove(at: flag)
+                continue
+            }
+            if name == "--species-list" {
+                guard flag + 1 < words.count, !words[flag + 1].hasPrefix("--") else {
+                    throw CommandError("--species-list needs a file, e.g. --species-list my-patch.txt")
+                }
+                options.speciesList = words[flag + 1]
+                words.removeSubrange(flag...(flag + 1))
+                continue
+            }
             guard flag + 1 < words.count, let value = Double(words[flag + 1]), value.isFinite else {
+                guard ["--min-confidence", "--overlap"].contains(name) else {
+                    throw CommandError("identify has no \(SonogramRequest.shown(name)); usage: \(usage)")
+                }
                 throw CommandError("\(SonogramRequest.shown(name)) needs a number; usage: \(usage)")
             }
             switch name {
@@ -89,6 +106,10 @@ public struct IdentifyRequest: Sendable, Hashable {
         guard options.overlap == 0 else {
             throw CommandError(
                 "identify on hears what plays in 3 s segments one after the other: --overlap is for identify n")
+        }
+        guard options == IdentifyOptions(minConfidence: options.minConfidence) else {
+            throw CommandError(
+                "identify on shows all it hears, not judged by place: --species-list and --all are for identify n")
         }
         return .live(first == "on")
     }

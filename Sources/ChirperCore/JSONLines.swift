@@ -41,6 +41,7 @@ public enum JSONLines {
         // `identify`'s summary per species, its check against the recordist's list, and its end.
         "identify species": ["event", "id"],
         "identify listed": ["event", "id"],
+        "identify place": ["event", "id"],
         "identify done": ["event", "id"],
         // `identify on`: a segment heard while playing, and listening turned on or off.
         "identify live": ["event", "id"],

@@ -180,31 +180,14 @@ extension LaunchOptions {
             return .identify(try BatchIdentifyOptions.parse(Array(arguments.dropFirst())))
         }
         var options = LaunchOptions()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                // Everything after `--` is a path, even one that starts with dashes.
-                options.paths += arguments[index...]
-                break
-            }
-            guard argument.hasPrefix("-") else {
-                options.paths.append(argument)
+        var words = ArgumentWords(arguments)
+        while let word = try words.next() {
+            guard case .option(let name, let joined) = word else {
+                if case .path(let path) = word { options.paths.append(path) }
                 continue
             }
-            guard argument.hasPrefix("--"), argument.count > 2 else {
-                throw LaunchError("Unexpected argument '\(argument)'; a path that starts with - goes after --")
-            }
-            var name = Substring(argument.dropFirst(2))
-            var joined: String?
-            if let equals = name.firstIndex(of: "=") {
-                joined = String(name[name.index(after: equals)...])
-                name = name[..<equals]
-            }
             if name == "generate-completion-script" {
-                var value = joined ?? ""
-                if joined == nil { value = try Self.value(after: &index, in: arguments, for: "--\(name) <shell>") }
+                let value = try words.value(joined: joined, for: "--\(name) <shell>")
                 guard let shell = CompletionShell(rawValue: value) else {
                     throw LaunchError("--generate-completion-script takes bash, zsh or fish, not '\(value)'")
                 }
@@ -221,22 +204,9 @@ extension LaunchOptions {
                 if joined != nil { throw LaunchError("\(option.label) takes no value") }
                 try option.apply(&options, "")
             } else {
-                var value = joined ?? ""
-                if joined == nil { value = try Self.value(after: &index, in: arguments, for: option.label) }
-                try option.apply(&options, value)
+                try option.apply(&options, try words.value(joined: joined, for: option.label))
             }
         }
         return .run(options)
-    }
-
-    /// The argument after an option, which is its value; one that is another option is not taken for it.
-    private static func value(after index: inout Int, in arguments: [String], for label: String)
-        throws(LaunchError) -> String
-    {
-        guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-            throw LaunchError("Missing value for '\(label)'")
-        }
-        index += 1
-        return arguments[index - 1]
     }
 }

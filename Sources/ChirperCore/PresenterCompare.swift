@@ -45,6 +45,9 @@ extension Presenter {
             + dim("\(preciseClock(span.start))-\(preciseClock(span.end))")
     }
 
+    /// `stop` between two sides of A/B.
+    public var abStopped: String { isScript ? "ab: stopped" : "A/B listening stopped" }
+
     public func comparison(_ sections: [ComparedSection]) -> [String] {
         let names = sections.indices.map(Self.abName)
         var lines: [String] = []

@@ -10,6 +10,7 @@ extension Presenter {
                         + " end=\(RavenSelectionTable.fixed(segment.end, 3))"
                         + " sci=\(quote(detection.species.scientific)) en=\(quote(detection.species.english))"
                         + " confidence=\(RavenSelectionTable.fixed(detection.confidence, 3))"
+                        + (detection.expected ? "" : " expected=no")
                 }
             }
         }

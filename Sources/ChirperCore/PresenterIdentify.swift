@@ -5,29 +5,34 @@ extension Presenter {
     public static let birdNETCredit =
         "BirdNET: Kahl, Wood, Eibl, Klinck 2021, Cornell Lab of Ornithology and TU Chemnitz; CC BY-NC-SA 4.0"
 
-    /// Everything `identify` says of `identification` of `recording` (whose row is named `label`).
-    public func identification(_ identification: Identification, of recording: Recording, span: TimeSpan?)
-        -> [String]
-    {
-        let summary = identification.summary
-        let heard = Set(summary.map { Self.binomial($0.species.scientific) })
+    /// Everything `identify` says of `identification` of `recording`. Species not expected where and when it was
+    /// recorded are marked in each segment and left out of the summary unless `all`, and how many is said.
+    public func identification(
+        _ identification: Identification, of recording: Recording, span: TimeSpan?, all: Bool = false
+    ) -> [String] {
+        let placeCheck = identification.placeCheck
+        let everything = identification.summary
+        let unexpected = everything.filter { !placeCheck.expects($0.species) }
+        let summary = all ? everything : everything.filter { placeCheck.expects($0.species) }
+        let heard = Set(everything.map { Self.binomial($0.species.scientific) })
         let own = Self.binomial("\(recording.genus) \(recording.species)")
         let also = recording.background.map(Self.binomial).filter { !$0.isEmpty }
         let listed = Set([own] + also)
-        let unlisted = summary.filter { !listed.contains(Self.binomial($0.species.scientific)) }
+        let unlisted = everything.filter { !listed.contains(Self.binomial($0.species.scientific)) }
         if isScript {
             let id = clean(recording.label)
+            let marked = { (species: Species) in placeCheck.expects(species) ? "" : " expected=no" }
             var lines = identification.segments.flatMap { segment in
                 segment.detections.map { detection in
                     "identify: \(id) start=\(tenths(segment.start)) end=\(tenths(segment.end))"
                         + " sci=\(quote(detection.species.scientific)) en=\(quote(detection.species.english))"
-                        + " confidence=\(fixed(detection.confidence, 3))"
+                        + " confidence=\(fixed(detection.confidence, 3))" + marked(detection.species)
                 }
             }
             lines += summary.map { entry in
                 "identify: species \(id) sci=\(quote(entry.species.scientific)) en=\(quote(entry.species.english))"
                     + " best=\(fixed(entry.best, 3)) segments=\(entry.segments) first=\(tenths(entry.first))"
-                    + " last=\(tenths(entry.last))"
+                    + " last=\(tenths(entry.last))" + marked(entry.species)
             }
             if !own.isEmpty {
                 lines.append(
@@ -36,9 +41,11 @@ extension Presenter {
                         + " also_not_heard=\(also.filter { !heard.contains($0) }.count)"
                         + " unlisted=\(unlisted.count)")
             }
+            lines.append("identify: place \(id) " + placeFields(placeCheck))
             lines.append(
                 "identify: done \(id) segments=\(identification.segments.count)"
-                    + " detections=\(identification.detectionCount) model=\(quote(identification.model))")
+                    + " detections=\(identification.detectionCount) unexpected=\(unexpected.count)"
+                    + " model=\(quote(identification.model))")
             return lines
         }
         let stretch = span.map { " \(clock($0.start))-\(clock($0.end))" } ?? ""
@@ -47,20 +54,27 @@ extension Presenter {
                 + dim(" · \(identification.model)")
         ]
         for segment in identification.segments where !segment.detections.isEmpty {
-            let names = segment.detections.map { "\(clean($0.species.english)) \(fixed($0.confidence, 2))" }
+            let names = segment.detections.map { detection in
+                let name = "\(clean(detection.species.english)) \(fixed(detection.confidence, 2))"
+                return placeCheck.expects(detection.species) ? name : dim(name)
+            }
             lines += wrapped(words: ["  \(clock(segment.start))-\(clock(segment.end))"] + names, indent: 14)
         }
+        let place = placeSaid(placeCheck, unexpected: unexpected.map(\.species), all: all)
         guard !summary.isEmpty else {
             lines.append(
-                "  nothing heard at or above the minimum confidence in \(identification.segments.count) segments"
-                    + " (try --min-confidence 0.05)")
-            return lines + wrapped("  " + Self.birdNETCredit).map(dim)
+                everything.isEmpty
+                    ? "  nothing heard at or above the minimum confidence in \(identification.segments.count) segments"
+                        + " (try --min-confidence 0.05)"
+                    : "  only species not expected there and then were heard (identify --all lists them)")
+            return lines + place + wrapped("  " + Self.birdNETCredit).map(dim)
         }
         lines.append(dim("  species, best confidence, segments heard, first-last:"))
         for entry in summary {
             let name = "\(clean(entry.species.english)) (\(clean(entry.species.scientific)))"
             let figures = "\(fixed(entry.best, 2)) ×\(entry.segments) \(clock(entry.first))-\(clock(entry.last))"
-            lines.append("  " + fitted(name, width - 4 - figures.count) + " " + figures)
+            let line = "  " + fitted(name, width - 4 - figures.count) + " " + figures
+            lines.append(placeCheck.expects(entry.species) ? line : dim(line))
         }
         if !own.isEmpty {
             var said =
@@ -74,7 +88,7 @@ extension Presenter {
             }
             lines += wrapped("  " + said)
         }
-        return lines + wrapped("  " + Self.birdNETCredit).map(dim)
+        return lines + place + wrapped("  " + Self.birdNETCredit).map(dim)
     }
 
     /// A scientific name as the classifier and the archive both write it: genus and species, lower case (a
@@ -90,8 +104,8 @@ extension Presenter {
         return text + String(repeating: " ", count: columns - text.count)
     }
 
-    private func tenths(_ value: Double) -> String { RavenSelectionTable.fixed(value, 1) }
-    private func fixed(_ value: Double, _ places: Int) -> String { RavenSelectionTable.fixed(value, places) }
+    func tenths(_ value: Double) -> String { RavenSelectionTable.fixed(value, 1) }
+    func fixed(_ value: Double, _ places: Int) -> String { RavenSelectionTable.fixed(value, places) }
 }
 
 extension Presenter {

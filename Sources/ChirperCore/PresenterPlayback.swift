@@ -130,7 +130,9 @@ extension Presenter {
             "\(String(format1: sonogram.minFrequency / 1000))-\(String(format1: sonogram.maxFrequency / 1000)) kHz"
         let span = "\(preciseClock(sonogram.startTime))-\(preciseClock(sonogram.endTime))"
         let fft = "FFT \(sonogram.fftSize), hop \(sonogram.hop)"
-        return bold("\(clean(label)) \(clean(title ?? ""))") + dim("  \(band), \(span), \(fft)")
+        // A file of one's own with no species named has its name for a title: said once.
+        let named = title.map { $0 == label ? "" : " \(clean($0))" } ?? ""
+        return bold("\(clean(label))\(named)") + dim("  \(band), \(span), \(fft)")
     }
 
     /// The answer to `graphics`: the mode, what it draws with here, and what the terminal said.

@@ -83,6 +83,7 @@ extension SonogramRenderer {
         let inWindow = heard.filter { $0.end > sonogram.startTime && $0.start < sonogram.endTime }
         let species = Identification(model: "", segments: inWindow).summary
         guard !species.isEmpty else { return ([], []) }
+        let unexpected = Set(inWindow.flatMap { $0.detections.filter { !$0.expected }.map(\.species) })
         let perColumn = sonogram.duration / Double(sonogram.columns)
         let shown = species.prefix(detectionLineLimit)
         var marks: [String] = []
@@ -100,7 +101,8 @@ extension SonogramRenderer {
             let gutter = String(repeating: " ", count: gutterWidth - 2) + letter + " "
             marks.append(gutter + String(line).trimmingTrailingSpaces())
             legend.append(
-                "\(letter) \(TerminalText.sanitize(entry.species.english)) \(RavenSelectionTable.fixed(entry.best, 2))")
+                "\(letter) \(TerminalText.sanitize(entry.species.english)) \(RavenSelectionTable.fixed(entry.best, 2))"
+                    + (unexpected.contains(entry.species) ? " (not expected there)" : ""))
         }
         if species.count > shown.count {
             legend.append("+\(species.count - shown.count) more (identify lists them)")

@@ -31,8 +31,11 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     private let threads: Int
     /// The model and its labels once loaded, or why they could not be.
     private let loaded = Mutex<Result<Loaded, IdentifyUnavailable>?>(nil)
+    /// The location/week meta-model once loaded (by the first `identify` of a recording with a place), or why not.
+    private let meta = Mutex<Result<OnnxModel, IdentifyUnavailable>?>(nil)
 
     struct Loaded: @unchecked Sendable {
+        let runtime: OnnxRuntime
         let model: OnnxModel
         let labels: [Species]
     }
@@ -52,8 +55,12 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
         return data + "/chirper-play/models/birdnet-2.4"
     }
 
-    public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions) async throws -> Identification {
+    public func identify(_ item: PlayItem, span: TimeSpan?, options: IdentifyOptions, place: RecordingPlace?)
+        async throws -> Identification
+    {
         let loaded = try await load()
+        // Before the audio: a species list that cannot be used is said at once, not after an hour's recording.
+        let placeCheck = try await self.placeCheck(at: place, options: options, loaded: loaded)
         let offset = span?.start ?? 0
         var cutter = SegmentCutter(overlap: options.overlap)
         var resampler: Resampler?
@@ -92,7 +99,55 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
                 reason:
                     "\(TerminalText.sanitize(item.label)): nothing to identify: BirdNET needs at least 1.5 s of audio")
         }
-        return Identification(model: Self.modelName, segments: segments)
+        return Identification(model: Self.modelName, segments: segments, placeCheck: placeCheck)
+    }
+
+    /// What judges the species heard: the species list the user gave, else the meta-model at `place`, else
+    /// nothing. A meta-model that cannot be run is said beside the species, not instead of them.
+    private func placeCheck(at place: RecordingPlace?, options: IdentifyOptions, loaded: Loaded) async throws
+        -> PlaceCheck
+    {
+        if let path = options.speciesList {
+            guard let size = FileIO.size(atPath: path) else {
+                throw SpeciesListError(path: path, line: nil, problem: "there is no such file", isAboutTheText: false)
+            }
+            // A list of every one of BirdNET's classes is a small fraction of this.
+            guard size <= 1 << 20 else {
+                throw SpeciesListError(
+                    path: path, line: nil, problem: "it is over 1 MiB, too big for a species list",
+                    isAboutTheText: false)
+            }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw SpeciesListError(path: path, line: nil, problem: "it cannot be read as UTF-8 text")
+            }
+            let list = try BirdNET.speciesList(text, path: path, classes: loaded.labels)
+            return .judged(
+                ExpectedSpecies(source: .list(path: path, unknown: list.unknown), scientificNames: list.names))
+        }
+        guard let place else { return .noPlace }
+        do {
+            let model = try await metaModel(loaded)
+            return .judged(try BirdNETMetaModel.expected(model, at: place, labels: loaded.labels))
+        } catch {
+            return .unavailable(userMessage(for: error))
+        }
+    }
+
+    /// The meta-model, loaded and checked once; the same answer (or the same reason) after.
+    private func metaModel(_ loaded: Loaded) async throws -> OnnxModel {
+        if let known = meta.withLock({ $0 }) { return try known.get() }
+        let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        let result: Result<OnnxModel, IdentifyUnavailable>
+        do {
+            result = .success(
+                try await BirdNETMetaModel.open(runtime: loaded.runtime, folder: folder, classes: loaded.labels.count))
+        } catch {
+            result = .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+        }
+        return try meta.withLock { kept in
+            if kept == nil { kept = result }
+            return kept!
+        }.get()
     }
 
     /// The model and labels, loaded and checked once; the same answer (or the same reason) after.
@@ -127,16 +182,17 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
             throw IdentifyUnavailable(reason: "cannot read BirdNET's labels in \(directory): run `make model` again")
         }
         let labels = try BirdNET.labels(text)
-        let opened = Result { () throws(OnnxRuntimeError) -> OnnxModel in
-            try OnnxModel(runtime: try OnnxRuntime(libraryPath: libraryPath), path: modelPath, threads: threads)
+        let opened = Result { () throws(OnnxRuntimeError) -> (OnnxRuntime, OnnxModel) in
+            let runtime = try OnnxRuntime(libraryPath: libraryPath)
+            return (runtime, try OnnxModel(runtime: runtime, path: modelPath, threads: threads))
         }
         try ModelFileCheck.check(modelPath, digest: await digest, expected: expected)
-        let model = try opened.get()
+        let (runtime, model) = try opened.get()
         guard model.input.shape.last == BirdNET.segmentLength, model.output.shape.last == labels.count else {
             throw IdentifyUnavailable(
                 reason: "the BirdNET model in \(directory) does not take 3 s at 48 kHz to \(labels.count) species; "
                     + "run `make model` to fetch it again")
         }
-        return Loaded(model: model, labels: labels)
+        return Loaded(runtime: runtime, model: model, labels: labels)
     }
 }

@@ -37,6 +37,8 @@ struct ABMachine: Sendable, Hashable {
         case section(Side)
         /// Wait `seconds`, then report the end of gap `round`.
         case wait(seconds: Double, round: Int)
+        /// Stopped in a gap: no side plays, so nothing is there for the player to stop.
+        case stoppedBetweenSides
     }
 
     private(set) var sides: [Side] = []
@@ -57,8 +59,9 @@ struct ABMachine: Sendable, Hashable {
         case .gapEnded(let round):
             return gapEnded(round: round)
         case .stop:
+            let between = if case .gap = state { true } else { false }
             stop()
-            return .nothing
+            return between ? .stoppedBetweenSides : .nothing
         }
     }
 

@@ -28,6 +28,16 @@ enum Help {
             "  or the file's last change), kHz, channels, place and device. A file that cannot be read is one line.",
             "  Quote a path with spaces: open \"~/field recordings\". chirper-play PATH... does the same at start.",
         ],
+        "identify": [
+            "  BirdNET 2.4 (make model; CC BY-NC-SA 4.0) hears 3 s segments. Species not expected where and when",
+            "  the recording was made (its row's place and date, or GUANO; BirdNET's location model) are dimmed and",
+            "  left out of the summary: --all keeps them, --species-list FILE judges by your list (one",
+            "  Scientific name_Common name a line). identify save FILE writes a Raven selection table.",
+            "  identify on [--min-confidence C] shows, while a recording plays, who sings in the 3 s segment",
+            "  playing, in a row above the status line (Dunnock 0.92 · Eurasian Wren 0.41, most confident first;",
+            "  listening… until that segment is heard). BirdNET hears the audio the player already decoded, on",
+            "  the recording's 3 s grid (also after a seek); identify off stops it. In a pipe: identify: live lines.",
+        ],
         "filter": [
             "  filter narrows the files opened last (search stays xeno-canto): words match the path, and year:",
             "  month: len: smp: dvc: rec: rmk: loc: nr: as in search. Examples: filter 2025, filter len:>60 dvc:moth",
@@ -78,12 +88,6 @@ enum Help {
             "  measure save FILE writes it as a Raven selection table (tab-separated, Raven's column names).",
             "  measure detections fills it from the last identify: one row a species, measured over the segment",
             "  it was heard in most surely, 0-15 kHz, named by the species (an Annotation column in the file).",
-        ],
-        "identify": [
-            "  identify on [--min-confidence C] shows, while a recording plays, who sings in the 3 s segment",
-            "  playing, in a row above the status line (Dunnock 0.92 · Eurasian Wren 0.41, most confident first;",
-            "  listening… until that segment is heard). BirdNET hears the audio the player already decoded, on",
-            "  the recording's 3 s grid (also after a seek); identify off stops it. In a pipe: identify: live lines.",
         ],
         "compare": [
             "  compare a b [c d] stacks two to four sections: rows (3: the recording from its start, up to 30 s) or",

@@ -269,7 +269,8 @@ public actor REPL {
             start(.identify) {
                 .identified(id: id, $0)
             } computing: { [identifier] in
-                try await identifier.identify(task.item, span: task.span, options: task.options)
+                try await identifier.identify(
+                    task.item, span: task.span, options: task.options, place: RecordingPlace(recording: task.recording))
             }
         case .cancelIdentify:
             cancel(.identify)

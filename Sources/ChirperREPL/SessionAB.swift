@@ -12,8 +12,10 @@ extension SessionMachine {
     }
 
     /// Hands `event` to A/B listening, and does what it decided.
-    mutating func run(ab event: ABMachine.Event) {
-        switch ab.handle(event) {
+    @discardableResult
+    mutating func run(ab event: ABMachine.Event) -> ABMachine.Action {
+        let action = ab.handle(event)
+        switch action {
         case .nothing:
             break
         case .play(let side, let index):
@@ -25,6 +27,9 @@ extension SessionMachine {
             ask(.control(.section(.absolute(side.span.start), .absolute(side.span.end), side.band)))
         case .wait(let seconds, let round):
             emit(.abWait(seconds: seconds, round: round))
+        case .stoppedBetweenSides:
+            say([presenter.abStopped])
         }
+        return action
     }
 }

@@ -45,7 +45,8 @@ extension SessionMachine {
         // `stop` right after `play` stops it) and says why when it refuses.
         case .stop:
             run(queue: .stop)
-            run(ab: .stop)
+            // Between two sides of A/B nothing plays: the stop was A/B's, and the player has nothing to refuse.
+            guard run(ab: .stop) != .stoppedBetweenSides else { break }
             ask(.stop(.command))
         case .playRows(let text):
             run(ab: .stop)

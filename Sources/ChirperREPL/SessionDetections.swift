@@ -8,10 +8,20 @@ extension SessionMachine.Identify {
         lastShown.map { ($0.identification, $0.task) }
     }
 
-    /// The segments of the last identification when it was of `recording` (none otherwise).
+    /// The segments of the last identification when it was of `recording` (none otherwise), each detection
+    /// marked as the identification's place check judged it.
     func heard(in recording: Recording) -> [SegmentDetections] {
         guard let last, last.task.recording.id == recording.id else { return [] }
-        return last.identification.segments.filter { !$0.detections.isEmpty }
+        let check = last.identification.placeCheck
+        return last.identification.segments.filter { !$0.detections.isEmpty }.map { segment in
+            var marked = segment
+            marked.detections = segment.detections.map { detection in
+                var judged = detection
+                judged.expected = check.expects(detection.species)
+                return judged
+            }
+            return marked
+        }
     }
 }
 

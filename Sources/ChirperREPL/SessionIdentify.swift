@@ -104,7 +104,9 @@ extension SessionMachine {
                 case .success(let identification):
                     state = .shown(Shown(task: task, identification: identification))
                     actions.append(
-                        .print(presenter.identification(identification, of: task.recording, span: task.span)))
+                        .print(
+                            presenter.identification(
+                                identification, of: task.recording, span: task.span, all: task.options.all)))
                 case .failure(.stopped):
                     actions.append(.refuse("identify stopped"))
                 case .failure(.failed(let message)):
@@ -147,6 +149,8 @@ extension SessionMachine {
     /// `identify …`: finds the stretch the request names, then hands it to the child.
     mutating func identify(_ request: IdentifyRequest) {
         let task: IdentifyTask
+        var request = request
+        request.options.speciesList = request.options.speciesList.map(expandingHome)
         switch request.target {
         case .save(let path):
             run(identify: .save(path: expandingHome(path)))
@@ -158,6 +162,10 @@ extension SessionMachine {
         case .playing:
             guard let playing, playback.ticket == playing.ticket, let item = playing.recording.playItem else {
                 refuse("nothing plays: identify which row? e.g. identify 1 (or identify s1 for a selection)")
+                return
+            }
+            guard !playing.masked else {
+                refuse("identify would give the quiz's answer away: answer first (or quiz stop), then identify")
                 return
             }
             let loop = playback.progress?.loop.map { TimeSpan(start: $0.start, end: $0.end) }

@@ -104,7 +104,7 @@ enum BatchIdentify {
         _ item: BatchIdentifyPlan.Item, with identifier: BirdNETIdentifier, options: IdentifyOptions
     ) async -> BatchIdentifyMachine.Event {
         let recording: Recording
-        switch OwnFiles.readRow(item.source) {
+        switch OwnFileReading.row(item.source) {
         case .success(let read): recording = read
         case .failure(let problem): return .failed(item, reason: problem.reason)
         }
@@ -113,7 +113,7 @@ enum BatchIdentify {
         }
         let identification: Identification
         do {
-            identification = try await identifier.identify(playItem, span: nil, options: options)
+            identification = try await identifier.identify(playItem, span: nil, options: options, place: nil)
         } catch is CancellationError {
             return .stopped(item)
         } catch {

@@ -60,7 +60,7 @@ struct ABMachineTests {
         #expect(machine.handle(.started(PlaybackTicket(1))) == .section(sideA))
         #expect(machine.handle(.ended(PlaybackTicket(1), finished: true, late: 0.2)) == .wait(seconds: 0.5, round: 1))
         #expect(machine.handle(.gapEnded(round: 1)) == .play(sideB, index: 1))
-        #expect(machine.handle(.stop) == .nothing)
+        #expect(machine.handle(.stop) == .nothing, "B was asked for: the player stops it")
         #expect(machine.handle(.started(PlaybackTicket(2))) == .nothing)
         #expect(!machine.isOn)
     }

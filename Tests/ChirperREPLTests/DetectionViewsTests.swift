@@ -113,6 +113,35 @@ struct SonoDetectionTests {
         #expect(json.contains(#""part":"detection""#) && json.contains(#""en":"European Robin""#))
     }
 
+    @Test("a species identify judged not expected there and then is marked in sono's legend and its pipe lines too")
+    func unexpectedMarked() throws {
+        var judged = detectionFixture
+        let place = RecordingPlace(latitude: 51.5, longitude: -0.1, week: 20)
+        judged.placeCheck = .judged(
+            ExpectedSpecies(source: .place(place), scientificNames: ["Troglodytes troglodytes"]))
+        var onTerminal = listedSession(terminal)
+        identified(&onTerminal, judged)
+        guard case .drawSonogram(let id, _, let shape) = onTerminal.handle(.typed("sono 1", columns: 80)).first else {
+            Issue.record("expected a sonogram to compute")
+            return
+        }
+        let lines = printed(onTerminal.handle(.sonogram(id: id, .success(silent(shape)))))
+        #expect(lines.last == "heard: A Eurasian Wren 0.97, B European Robin 0.42 (not expected there)", "\(lines)")
+
+        var inPipe = listedSession(script)
+        identified(&inPipe, judged)
+        guard case .drawSonogram(let later, _, let piped) = inPipe.handle(.typed("sono 1", columns: 100)).first else {
+            Issue.record("expected a sonogram to compute")
+            return
+        }
+        let detections = printed(inPipe.handle(.sonogram(id: later, .success(silent(piped))))).filter {
+            $0.hasPrefix("sono: detection")
+        }
+        #expect(detections.filter { $0.hasSuffix(" expected=no") }.count == 1, "\(detections)")
+        #expect(
+            detections.last?.contains("European Robin") == true && detections.last?.hasSuffix("expected=no") == true)
+    }
+
     @Test("on a sixel terminal the picture and its PNG carry the detection boxes")
     func pixels() throws {
         let sixel = TerminalGraphicsSupport(sixel: true, cellWidth: 10, cellHeight: 20, answered: true)

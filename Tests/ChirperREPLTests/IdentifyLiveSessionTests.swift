@@ -157,6 +157,7 @@ struct IdentifyLiveSessionTests {
         #expect(try IdentifyRequest.parse("on --min-confidence 0.5").options.minConfidence == 0.5)
         #expect(throws: CommandError.self) { try IdentifyRequest.parse("on --overlap 1") }
         #expect(throws: CommandError.self) { try IdentifyRequest.parse("on 3") }
+        #expect(throws: CommandError.self) { try IdentifyRequest.parse("on --all") }
         #expect(throws: CommandError.self) { try IdentifyRequest.parse("off --min-confidence 0.5") }
     }
 }

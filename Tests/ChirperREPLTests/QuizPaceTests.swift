@@ -99,6 +99,21 @@ struct QuizPaceTests {
         #expect(driver.machine.playing?.recording == truth)
     }
 
+    @Test("identify during a question is refused in one line: BirdNET would name the answer")
+    func identifyGivesNothingAway() throws {
+        var driver = try startedQuiz("quiz gen:sylvia --questions 1 --seed 5", presenter: script)
+        let item = try #require(driver.playingItem)
+        let progress = PlaybackProgress(
+            item: item, ticket: PlaybackTicket(1), position: 3, duration: 8, loop: nil, segment: 1)
+        _ = driver.send(.playback(.playing(progress)))
+        let asked = driver.send(.typed("identify", columns: 100))
+        #expect(!asked.contains { if case .identify = $0 { true } else { false } }, "\(asked)")
+        #expect(
+            lines(asked) == [
+                #"error: "identify would give the quiz's answer away: answer first (or quiz stop), then identify""#
+            ])
+    }
+
     @Test("sono during a question draws what is heard with its times from 0, not its place in the recording")
     func sonoOfTheQuestion() throws {
         var driver = try startedQuiz("quiz gen:sylvia --questions 1 --seed 5", presenter: script)

@@ -514,6 +514,20 @@ struct SessionMachineTests {
         #expect(!machine.ab.isOn)
     }
 
+    @Test("stop in the gap between two sides ends A/B in one line, and asks the player nothing (nothing plays)")
+    func abStoppedInTheGap() {
+        var machine = listedSession(script)
+        _ = machine.handle(typed("ab 1 2 0.25"))
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
+        _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))
+        #expect(machine.handle(.playback(ended(Fixture.wren, 1))).last == .abWait(seconds: 0.25, round: 1))
+        #expect(machine.handle(typed("stop")) == [.print(["ab: stopped"])])
+        #expect(!machine.ab.isOn)
+        #expect(machine.handle(.abGapEnded(round: 1)) == [], "the gap's end plays no B")
+    }
+
     @Test("ab where the player cannot play a section (no sound server) says why and stops")
     func abRefused() {
         var machine = listedSession(script)

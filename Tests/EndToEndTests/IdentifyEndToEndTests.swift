@@ -135,7 +135,7 @@ struct IdentifyEndToEndTests {
     }
 
     @Test(
-        "no model, a damaged model and too short a recording: one line each, and the session goes on",
+        "no model, a damaged model, no ONNX Runtime and too short a recording: one line each, and the session goes on",
         .enabled(if: Installed.present, Installed.absent))
     func badInput() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
@@ -165,6 +165,17 @@ struct IdentifyEndToEndTests {
             ["--output", "null", "--model-dir", damaged, folder.path + "/short.wav"], input: ["identify 1", "quit"],
             environment: Installed.environment, timeout: .seconds(300))
         #expect(broken.lines("error: ").first?.contains("is damaged") == true, "\(broken.stdout)")
+
+        // No ONNX Runtime where the environment says it is.
+        let noRuntime = try await runChirper(
+            ["--output", "null", "--model-dir", Installed.model, folder.path + "/short.wav"],
+            input: ["identify 1", "info 1", "quit"],
+            environment: ["CHIRPER_LIBONNXRUNTIME": folder.path + "/nowhere/libonnxruntime.so.1"])
+        let unloadable = noRuntime.lines("error: ")
+        #expect(unloadable.count == 1, "\(noRuntime.stdout)")
+        #expect(unloadable.first?.contains("cannot load ONNX Runtime") == true, "\(unloadable)")
+        #expect(unloadable.first?.contains("make model") == true, "\(unloadable)")
+        #expect(noRuntime.lines("info: ").first?.contains("short.wav") == true, "the session went on")
 
         let short = try await runChirper(
             ["--output", "null", "--model-dir", Installed.model, folder.path + "/short.wav"],

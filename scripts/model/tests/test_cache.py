@@ -17,7 +17,8 @@ class CacheTests(unittest.TestCase):
     def setUp(self):
         self.folder = Path(tempfile.mkdtemp())
         self.files = {"model.onnx": b"weights", "labels.txt": b"Prunella modularis_Dunnock"}
-        self.manifest = {"outputs": {name: {"sha256": digest(data)} for name, data in self.files.items()}}
+        self.manifest = {"conversion": 2,
+                         "outputs": {name: {"sha256": digest(data)} for name, data in self.files.items()}}
         for name, data in self.files.items():
             (self.folder / name).write_bytes(data)
         self.write_sources({name: digest(data) for name, data in self.files.items()})
@@ -27,9 +28,9 @@ class CacheTests(unittest.TestCase):
             path.unlink()
         self.folder.rmdir()
 
-    def write_sources(self, hashes):
+    def write_sources(self, hashes, conversion=2):
         files = {name: {"sha256": value} for name, value in hashes.items()}
-        (self.folder / make_model.SOURCES_FILE).write_text(json.dumps({"files": files}))
+        (self.folder / make_model.SOURCES_FILE).write_text(json.dumps({"conversion": conversion, "files": files}))
 
     def test_a_folder_with_the_expected_files_is_up_to_date(self):
         self.assertEqual(make_model.stale_outputs(self.manifest, self.folder), [])
@@ -52,6 +53,19 @@ class CacheTests(unittest.TestCase):
         (self.folder / "model.onnx").write_bytes(b"converted elsewhere")
         self.write_sources({"model.onnx": digest(b"converted elsewhere")})
         self.assertEqual(make_model.stale_outputs(self.manifest, self.folder), [])
+
+    def test_a_hash_recorded_by_an_older_conversion_is_made_again(self):
+        (self.folder / "model.onnx").write_bytes(b"converted the old way")
+        self.write_sources({"model.onnx": digest(b"converted the old way")}, conversion=1)
+        stale = make_model.stale_outputs(self.manifest, self.folder)
+        self.assertEqual(len(stale), 1)
+        self.assertTrue(stale[0].startswith("model.onnx (SHA-256"), stale)
+
+    def test_a_sources_file_without_a_conversion_number_is_an_older_one(self):
+        (self.folder / "model.onnx").write_bytes(b"converted the old way")
+        files = {"model.onnx": {"sha256": digest(b"converted the old way")}}
+        (self.folder / make_model.SOURCES_FILE).write_text(json.dumps({"files": files}))
+        self.assertEqual(len(make_model.stale_outputs(self.manifest, self.folder)), 1)
 
     def test_the_lock_gives_pip_only_the_packages_asked_for(self):
         lines = make_model.SOURCES_LOCK.read_text().split("\n")

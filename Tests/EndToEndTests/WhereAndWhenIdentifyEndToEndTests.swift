@@ -1,0 +1,149 @@
+import ChirperTestSupport
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+private let dunnockPath =
+    ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
+private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
+
+/// The real model runs for seconds on every core: `make test` runs these with the other model scenarios.
+private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
+
+/// Where and when, as a birder meets it: two archive rows streamed from a loopback server of xeno-canto's shape,
+/// with the default cache, in a pipe; BirdNET's meta-model judges each against its row's place and date.
+@Suite(
+    "identify's where and when, on the binary by name, over the network, with BirdNET's real models", .serialized,
+    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
+struct WhereAndWhenIdentifyEndToEndTests {
+    @Test(
+        "a Dunnock in Asturias in April is expected there; the same song said to be from Ithaca is marked, left out of the summary unless --all, and counted",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockPath), noDunnock))
+    func theMetaModelJudgesEachRowsPlace() async throws {
+        let server = try await Self.archive()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let run = try await Self.run(
+            server, home: home, model: Installed.model,
+            input: ["search dunnock", "identify 1", "identify 2", "identify 2 --all", "quit"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines("error: ").isEmpty, "\(run.stdout)")
+
+        // Asturias, 12 April: BirdNET's week 14; the Dunnock is expected, and summed up.
+        let asturias = try #require(run.lines("identify: place XC34430 ").first, "\(run.stdout)")
+        #expect(asturias.hasPrefix("identify: place XC34430 source=meta-model lat=43.3600 lon=-5.8500 week=14"))
+        #expect(run.lines("identify: species XC34430 ").first?.contains(#"sci="Prunella modularis""#) == true)
+        #expect(
+            !run.lines("identify: XC34430 ").contains {
+                $0.contains(#"sci="Prunella modularis""#) && $0.contains("expected=no")
+            })
+
+        // Ithaca: the Dunnock's segments are marked, the summary leaves it out, and the done line counts it.
+        let ithaca = run.lines("identify: XC990001 ").filter { $0.contains(#"sci="Prunella modularis""#) }
+        #expect(ithaca.count >= 10 && ithaca.allSatisfy { $0.hasSuffix(" expected=no") }, "\(ithaca)")
+        let species = run.lines("identify: species XC990001 ")
+        let marked = species.filter { $0.contains(#"sci="Prunella modularis""#) }
+        #expect(marked.count == 1 && marked.first?.hasSuffix(" expected=no") == true, "only --all sums it: \(species)")
+        let done = run.lines("identify: done XC990001 ")
+        #expect(done.count == 2 && done.allSatisfy { !$0.contains("unexpected=0 ") }, "\(done)")
+
+        // The count of species expected there is BirdNET's own, from the meta-model run by its own runtime.
+        let places = run.lines("identify: place XC990001 ")
+        let count = try #require(places.first?.split(separator: " ").first { $0.hasPrefix("expected=") }?.dropFirst(9))
+        guard Installed.reference else { return }
+        let json = try await Tool.run(
+            "/usr/bin/env",
+            [
+                "python3", ChirperBinary.packageRoot.path + "/scripts/model/reference.py", "--model-dir",
+                Installed.model, "--runtime", "both", "species", "--lat", "42.48", "--lon", "-76.45", "--week", "14",
+            ], captureOutput: true)
+        struct Reference: Decodable {
+            struct Expected: Decodable { var sci: String }
+            var onnx: [Expected]
+            var tflite: [Expected]
+        }
+        let reference = try JSONDecoder().decode(Reference.self, from: json.output)
+        #expect(Int(count) == reference.onnx.count, "ours \(count), BirdNET's list \(reference.onnx.count)")
+        #expect(abs(reference.tflite.count - reference.onnx.count) <= 1)
+        #expect(!reference.tflite.contains { $0.sci == "Prunella modularis" })
+    }
+
+    @Test(
+        "a damaged location model is said on the place line and the species are still heard; a species list judges in its place",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockPath), noDunnock))
+    func damagedMetaModelAndSpeciesList() async throws {
+        let server = try await Self.archive()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
+        let damaged = home + "/model"
+        try FileManager.default.createDirectory(atPath: damaged, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        for name in ["BirdNET_GLOBAL_6K_V2.4.onnx", "BirdNET_GLOBAL_6K_V2.4_Labels.txt", "SOURCES.json", "LICENSE"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: damaged + "/" + name, withDestinationPath: Installed.model + "/" + name)
+        }
+        let meta = "/BirdNET_GLOBAL_6K_V2.4_MData_Model_V2.onnx"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Installed.model + meta))
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: damaged + meta))
+        try "Prunella modularis_Dunnock\nPasser imaginarius_Dreamt Sparrow\n".write(
+            toFile: home + "/patch.txt", atomically: true, encoding: .utf8)
+        let run = try await Self.run(
+            server, home: home, model: damaged,
+            input: [
+                "search dunnock", "identify 2", "identify 2 --species-list ~/patch.txt",
+                "identify 2 --species-list ~/none.txt",
+                "info 1", "quit",
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let places = run.lines("identify: place XC990001 ")
+        #expect(places.count == 2, "\(run.stdout)")
+        #expect(places.first?.contains("source=unavailable") == true && places.first?.contains("is damaged") == true)
+        #expect(
+            places.last == #"identify: place XC990001 source=list file="\#(home)/patch.txt" expected=1 not_birdnet=1"#)
+        let species = run.lines("identify: species XC990001 ")
+        #expect(species.first?.contains(#"sci="Prunella modularis""#) == true, "\(species)")
+        #expect(species.filter { $0.contains(#"sci="Prunella modularis""#) }.count == 2, "heard both times: \(species)")
+        let errors = run.lines("error: ")
+        #expect(errors.count == 1 && errors.first?.contains("none.txt") == true, "\(errors)")
+        #expect(run.lines("info: ").first?.contains("XC34430") == true, "the session went on: \(run.stdout)")
+    }
+
+    /// A loopback archive of two rows of the Dunnock's song: XC34430 at its own place and date, and XC990001,
+    /// made up, said to be from Ithaca, NY.
+    static func archive() async throws -> LoopbackServer {
+        let audio = try #require(FileManager.default.contents(atPath: dunnockPath))
+        let base = NIOLockedValueBox("")
+        let server = try await LoopbackServer.start { request in
+            if request.path.hasSuffix("/download") {
+                return .file(Array(audio), contentType: "audio/mpeg", for: request)
+            }
+            let root = base.withLockedValue { $0 }
+            // XC34430's own place and date, and a made-up row of the same song said to be from Ithaca, NY.
+            func row(_ id: String, _ lat: String, _ lon: String, _ country: String) -> String {
+                #"{"id": "\#(id)", "en": "Dunnock", "gen": "Prunella", "sp": "modularis", "cnt": "\#(country)", "lat": "\#(lat)", "lon": "\#(lon)", "date": "2009-04-12", "file": "\#(root)/\#(id)/download", "length": "1:09", "lic": "//creativecommons.org/licenses/by-nc-nd/2.5/"}"#
+            }
+            return .json(
+                #"{"numRecordings": "2", "numSpecies": "1", "page": 1, "numPages": 1, "recordings": ["#
+                    + row("34430", "43.36", "-5.85", "Spain") + ", " + row("990001", "42.48", "-76.45", "United States")
+                    + "]}")
+        }
+        base.withLockedValue { $0 = server.baseURL }
+        return server
+    }
+
+    static func run(_ server: LoopbackServer, home: String, model: String, input: [String]) async throws
+        -> ChirperRun
+    {
+        try await runChirper(
+            ["--api-url", server.baseURL + "/api/3/recordings", "--output", "null", "--model-dir", model],
+            input: input,
+            environment: Installed.environment.merging([
+                "XENO_CANTO_API_KEY": "where-test-key", "HOME": home, "XDG_CACHE_HOME": home + "/cache",
+                "XDG_STATE_HOME": home + "/state",
+            ]) { _, new in new },
+            timeout: .seconds(300))
+    }
+}
