@@ -42,7 +42,7 @@ run: deps-run ort-header static-cxx
 test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	@# The real model's scenarios, on their own: they use every core (IdentifyEndToEndTests).
+	@# The real model's scenarios, on their own: they use every core (every suite named …IdentifyEndToEndTests).
 	CHIRPER_MODEL_TESTS=1 $(SWIFT) test --skip-build --filter IdentifyEndToEndTests
 
 build: deps-run ort-header

@@ -30,7 +30,7 @@ private func liveRow(_ screen: TerminalScreen) -> String? {
 @Suite(
     "identify on, on the binary by name, with the real BirdNET model", .serialized,
     .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
-struct IdentifyLiveEndToEndTests {
+struct LiveIdentifyEndToEndTests {
     @Test(
         "identify on while a Dunnock recording plays and is seeked into: live lines on the 3 s grid, the Dunnock heard",
         .enabled(if: Installed.present, Installed.absent),
