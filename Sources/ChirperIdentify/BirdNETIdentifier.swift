@@ -2,7 +2,6 @@ import ChirperAudio
 import ChirperCore
 import ChirperSystem
 import FoundationEssentials
-import Synchronization
 
 /// `identify`'s classifier: BirdNET 2.4 (CC BY-NC-SA 4.0), converted to ONNX by `make model` and run on the CPU
 /// through ONNX Runtime. A stretch of a recording is decoded piece by piece, resampled to 48 kHz, cut into 3 s
@@ -30,9 +29,9 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
     private let reader: MonoAudioReader
     private let threads: Int
     /// The model and its labels once loaded, or why they could not be.
-    private let loaded = Mutex<Result<Loaded, IdentifyUnavailable>?>(nil)
+    private let loaded = LoadOnce<Loaded>()
     /// The location/week meta-model once loaded (by the first `identify` of a recording with a place), or why not.
-    private let meta = Mutex<Result<OnnxModel, IdentifyUnavailable>?>(nil)
+    private let meta = LoadOnce<OnnxModel>()
 
     struct Loaded: @unchecked Sendable {
         let runtime: OnnxRuntime
@@ -135,37 +134,30 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
 
     /// The meta-model, loaded and checked once; the same answer (or the same reason) after.
     private func metaModel(_ loaded: Loaded) async throws -> OnnxModel {
-        if let known = meta.withLock({ $0 }) { return try known.get() }
         let folder = directory.hasSuffix("/") ? directory : directory + "/"
-        let result: Result<OnnxModel, IdentifyUnavailable>
-        do {
-            result = .success(
-                try await BirdNETMetaModel.open(runtime: loaded.runtime, folder: folder, classes: loaded.labels.count))
-        } catch {
-            result = .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+        return try await meta.value {
+            do {
+                return .success(
+                    try await BirdNETMetaModel.open(
+                        runtime: loaded.runtime, folder: folder, classes: loaded.labels.count))
+            } catch {
+                return .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+            }
         }
-        return try meta.withLock { kept in
-            if kept == nil { kept = result }
-            return kept!
-        }.get()
     }
 
-    /// The model and labels, loaded and checked once; the same answer (or the same reason) after.
+    /// The model and labels, loaded and checked once (by whichever asks first, the others waiting for it); the
+    /// same answer (or the same reason) after.
     func load() async throws -> Loaded {
-        if let known = loaded.withLock({ $0 }) { return try known.get() }
-        let result: Result<Loaded, IdentifyUnavailable>
-        do {
-            result = .success(try await open())
-        } catch let error as IdentifyUnavailable {
-            result = .failure(error)
-        } catch {
-            result = .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+        try await loaded.value {
+            do {
+                return .success(try await open())
+            } catch let error as IdentifyUnavailable {
+                return .failure(error)
+            } catch {
+                return .failure(IdentifyUnavailable(reason: userMessage(for: error)))
+            }
         }
-        // Two first identifies may both load: the first answer kept wins, and both are the same.
-        return try loaded.withLock { kept in
-            if kept == nil { kept = result }
-            return kept!
-        }.get()
     }
 
     private func open() async throws -> Loaded {
