@@ -7,6 +7,8 @@ extension SonogramRaster {
 
     /// Detections are drawn in their own colour, apart from the annotation boxes' blue.
     static let detectionColour: (UInt8, UInt8, UInt8) = (215, 95, 0)
+    /// The label of a species `identify` judged not expected there and then: grey, as the terminal dims it.
+    static let unexpectedColour: (UInt8, UInt8, UInt8) = (128, 128, 128)
 
     /// Draws each segment of `heard` that has a detection as a box over its time and the classifier's band
     /// (clipped to the picture), its species stacked inside its top, one label a line as far as they fit. A
@@ -56,7 +58,8 @@ extension SonogramRaster {
                 for dy in -1...PixelFont.height {
                     for dx in -1...PixelFont.width(text) { image.set(x: x + dx, y: y + dy, (250, 250, 250)) }
                 }
-                PixelFont.draw(text, left: x, top: y, into: &image, colour: colour)
+                let ink = segment.detections[line].expected ? colour : unexpectedColour
+                PixelFont.draw(text, left: x, top: y, into: &image, colour: ink)
                 free[line] = x + PixelFont.width(text) + 6
             }
         }

@@ -240,3 +240,21 @@ struct MeasureDetectionTests {
         #expect(measureActions(stopped).isEmpty)
     }
 }
+
+@Suite("Unexpected species in sono's pixels")
+struct SonoPixelExpectationTests {
+    @Test("the label of a species judged not expected is grey, where an expected one's is orange")
+    func greyLabel() {
+        let shape = SonogramShape(columns: 300, rows: 120)
+        let picture = silent(shape)
+        var unexpected = detectionFixture.segments
+        unexpected[0].detections[0].expected = false
+        let colours = { (image: RasterImage) -> Set<[UInt8]> in
+            Set(stride(from: 0, to: image.rgba.count, by: 4).map { Array(image.rgba[$0..<$0 + 3]) })
+        }
+        let expectedOnly = colours(SonogramRaster.image(picture, heard: detectionFixture.segments))
+        let marked = colours(SonogramRaster.image(picture, heard: unexpected))
+        #expect(!expectedOnly.contains([128, 128, 128]))
+        #expect(marked.contains([128, 128, 128]), "the first segment's wren label is drawn grey")
+    }
+}
