@@ -70,12 +70,9 @@ struct BatchIdentifyUsageTests {
     }
 }
 
-/// These run the real model: `make test` runs them on their own (CHIRPER_MODEL_TESTS=1), as IdentifyEndToEndTests.
-private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
-
 @Suite(
     "chirper-play identify PATH… --out DIR, on the binary by name, with the real BirdNET model", .serialized,
-    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"),
+    .enabled(if: modelScenariosOnTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"),
     .enabled(if: Installed.present, Installed.absent))
 struct BatchIdentifyEndToEndTests {
     @Test(

@@ -14,9 +14,6 @@ private let peakScript = """
     print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if done else -1)
     """
 
-private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
-private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
-
 /// Runs `tool` on a thread of its own (`Tool`) and returns its standard output, failing the test when it fails.
 private func output(_ tool: String, _ arguments: [String]) async throws -> Data {
     let result = try await Tool.run("/usr/bin/env", [tool] + arguments, captureOutput: true)
@@ -24,21 +21,17 @@ private func output(_ tool: String, _ arguments: [String]) async throws -> Data 
     return result.output
 }
 
-/// These run the real model for tens of seconds on every core: `make test` runs them on their own, after the
-/// other suites, so that they do not starve the suites that time sound and network.
-private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
-
 @Suite(
     "identify, on the binary by name, with the real BirdNET model", .serialized,
-    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
+    .enabled(if: modelScenariosOnTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
 struct IdentifyEndToEndTests {
     @Test(
         "a Dunnock recording of one's own: BirdNET hears the Dunnock, with BirdNET's own runtime's top species on the loud segments",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func dunnockAgainstTheReference() async throws {
         let run = try await runChirper(
-            ["--output", "null", "--model-dir", Installed.model, dunnock], input: ["identify 1", "quit"],
+            ["--output", "null", "--model-dir", Installed.model, dunnockRecording], input: ["identify 1", "quit"],
             environment: Installed.environment, timeout: .seconds(300))
         #expect(run.status == 0, "\(run.stderr)")
         let species = run.lines("identify: species ")
@@ -58,7 +51,7 @@ struct IdentifyEndToEndTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-identify-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try await output("mpg123", ["-q", "-w", folder.path + "/d.wav", dunnock])
+        _ = try await output("mpg123", ["-q", "-w", folder.path + "/d.wav", dunnockRecording])
         _ = try await output(
             "sox", ["-G", folder.path + "/d.wav", "-r", "48000", "-c", "1", "-t", "f32", folder.path + "/d.f32"])
         let json = try await output(

@@ -1,3 +1,4 @@
+import ChirperTestSupport
 import Foundation
 import Testing
 
@@ -26,3 +27,13 @@ enum Installed {
     static let noReference: Comment =
         "skipped: BirdNET's own runtime is absent (make model-reference; make test runs it)"
 }
+
+/// The real model's scenarios use every core: `make test` runs them on their own, after the other suites
+/// (`CHIRPER_MODEL_TESTS=1`).
+let modelScenariosOnTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
+
+/// XC34430, the Dunnock: the real recording the model's scenarios identify.
+let dunnockRecording =
+    ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
+let noDunnockRecording: Comment =
+    "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"

@@ -2,12 +2,6 @@ import ChirperTestSupport
 import Foundation
 import Testing
 
-private let dunnock = ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
-private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
-
-/// The real model on every core: `make test` runs these on their own, after the other suites.
-private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
-
 /// The `start=` of a pipe line, in seconds.
 private func start(_ line: String) -> Double? {
     line.split(separator: " ").first { $0.hasPrefix("start=") }.flatMap { Double($0.dropFirst(6)) }
@@ -29,25 +23,25 @@ private func liveRow(_ screen: TerminalScreen) -> String? {
 
 @Suite(
     "identify on, on the binary by name, with the real BirdNET model", .serialized,
-    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
+    .enabled(if: modelScenariosOnTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
 struct LiveIdentifyEndToEndTests {
     @Test(
         "identify on while a Dunnock recording plays and is seeked into: live lines on the 3 s grid, the Dunnock heard",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func liveWhilePlaying() async throws {
         // Played at the pace of a sound server at its default latency, as heard.
         let pulse = try PulseHarness()
         try await pulse.start()
         // A seek to 0:46, inside the segment 45-48 s: from there the segments are those of the recording's grid.
         let run = try await runChirper(
-            ["--output", "pulse", "--model-dir", Installed.model, dunnock],
+            ["--output", "pulse", "--model-dir", Installed.model, dunnockRecording],
             input: ["identify on", "play 1", "seek 0:46", "wait", "identify off", "quit"],
             environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, timeout: .seconds(120))
         await pulse.stop()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines("identify: listening on ").first?.contains("CC BY-NC-SA 4.0") == true, "\(run.stdout)")
-        let live = run.lines("identify: live XC34430-dunnock-44k-mono-cbr128.mp3 ")
+        let live = run.lines("identify: live XC34430-dunnockRecording-44k-mono-cbr128.mp3 ")
         #expect(live.contains { $0.contains(#"sci="Prunella modularis""#) }, "\(run.stdout)")
         let starts = live.compactMap(start)
         #expect(starts.count == live.count && starts.allSatisfy { $0.truncatingRemainder(dividingBy: 3) == 0 })
@@ -59,12 +53,12 @@ struct LiveIdentifyEndToEndTests {
     @Test(
         "identify on while a recording plays: the model loads and hears off the pool, and the sound never stalls",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func turnedOnWhilePlaying() async throws {
         let pulse = try PulseHarness()
         try await pulse.start()
         let run = try await runChirper(
-            ["--output", "pulse", "--model-dir", Installed.model, dunnock],
+            ["--output", "pulse", "--model-dir", Installed.model, dunnockRecording],
             input: ["play 1", "seek 0:40", "identify on", "wait", "quit"],
             environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, timeout: .seconds(120))
         await pulse.stop()
@@ -81,14 +75,14 @@ struct LiveIdentifyEndToEndTests {
     @Test(
         "identify on at 80 columns: the row above the status line shows who sings in the segment playing",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnock), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func liveOnATerminal() async throws {
         let pulse = try PulseHarness()
         try await pulse.start()
         let home = try TemporaryFolder()
         defer { home.remove() }
         let session = try startChirper(
-            ["--output", "pulse", "--model-dir", Installed.model, dunnock], home: home.path,
+            ["--output", "pulse", "--model-dir", Installed.model, dunnockRecording], home: home.path,
             environment: Installed.environment.merging(pulseEnvironment(pulse)) { $1 }, columns: 80)
         defer { session.stop() }
         try await session.waitForPrompt()

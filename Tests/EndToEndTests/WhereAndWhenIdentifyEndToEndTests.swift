@@ -3,23 +3,16 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-private let dunnockPath =
-    ChirperBinary.packageRoot.path + "/../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3"
-private let noDunnock: Comment = "skipped: ../shared/xeno-canto/audio/XC34430-dunnock-44k-mono-cbr128.mp3 is absent"
-
-/// The real model runs for seconds on every core: `make test` runs these with the other model scenarios.
-private let onTheirOwn = ProcessInfo.processInfo.environment["CHIRPER_MODEL_TESTS"] == "1"
-
 /// Where and when, as a birder meets it: two archive rows streamed from a loopback server of xeno-canto's shape,
 /// with the default cache, in a pipe; BirdNET's meta-model judges each against its row's place and date.
 @Suite(
     "identify's where and when, on the binary by name, over the network, with BirdNET's real models", .serialized,
-    .enabled(if: onTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
+    .enabled(if: modelScenariosOnTheirOwn, "skipped here: make test runs these on their own (CHIRPER_MODEL_TESTS=1)"))
 struct WhereAndWhenIdentifyEndToEndTests {
     @Test(
         "a Dunnock in Asturias in April is expected there; the same song said to be from Ithaca is marked, left out of the summary unless --all, and counted",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnockPath), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func theMetaModelJudgesEachRowsPlace() async throws {
         let server = try await Self.archive()
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
@@ -73,7 +66,7 @@ struct WhereAndWhenIdentifyEndToEndTests {
     @Test(
         "a damaged location model is said on the place line and the species are still heard; a species list judges in its place",
         .enabled(if: Installed.present, Installed.absent),
-        .enabled(if: FileManager.default.fileExists(atPath: dunnockPath), noDunnock))
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func damagedMetaModelAndSpeciesList() async throws {
         let server = try await Self.archive()
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
@@ -114,7 +107,7 @@ struct WhereAndWhenIdentifyEndToEndTests {
     /// A loopback archive of two rows of the Dunnock's song: XC34430 at its own place and date, and XC990001,
     /// made up, said to be from Ithaca, NY.
     static func archive() async throws -> LoopbackServer {
-        let audio = try #require(FileManager.default.contents(atPath: dunnockPath))
+        let audio = try #require(FileManager.default.contents(atPath: dunnockRecording))
         let base = NIOLockedValueBox("")
         let server = try await LoopbackServer.start { request in
             if request.path.hasSuffix("/download") {
