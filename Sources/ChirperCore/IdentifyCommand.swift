@@ -1,5 +1,5 @@
-/// `identify [n|sK] [a-b] [--min-confidence C] [--overlap S] [--species-list FILE] [--all]`: who is singing in a row, a measured selection,
-/// or what plays.
+/// `identify [n|sK] [a-b] [--min-confidence C] [--overlap S] [--species-list FILE] [--all]`: who is singing in a
+/// row, a measured selection, or what plays; `identify on|off`: in the segment that plays, while it plays.
 public struct IdentifyRequest: Sendable, Hashable {
     public enum Target: Sendable, Hashable {
         /// What plays: its loop's section when one is set, else the whole recording.

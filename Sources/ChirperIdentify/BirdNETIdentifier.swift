@@ -37,6 +37,13 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
         let runtime: OnnxRuntime
         let model: OnnxModel
         let labels: [Species]
+
+        /// The species heard in `segment` from its `logits`: above `minimum`, the most confident first.
+        func detections(logits: ArraySlice<Float>, segment: BirdNETSegment, minimum: Double) -> [Detection] {
+            BirdNET.detections(logits: logits, segment: segment, minimum: minimum).map {
+                Detection(species: labels[$0.label], confidence: $0.confidence)
+            }
+        }
     }
 
     public init(modelDirectory: String, libraryPath: String, reader: MonoAudioReader, threads: Int) {
@@ -72,13 +79,11 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
                 rows: waiting.count, columns: BirdNET.segmentLength, values: waiting.flatMap(\.samples))
             let logits = try loaded.model.run(rows)
             for (row, cut) in waiting.enumerated() {
-                let heard = BirdNET.detections(
-                    logits: logits[row], segment: cut.segment, minimum: options.minConfidence)
                 segments.append(
                     SegmentDetections(
                         start: offset + cut.segment.startSeconds, end: offset + cut.segment.endSeconds,
-                        detections: heard.map { Detection(species: loaded.labels[$0.label], confidence: $0.confidence) }
-                    ))
+                        detections: loaded.detections(
+                            logits: logits[row], segment: cut.segment, minimum: options.minConfidence)))
             }
             waiting = []
         }

@@ -55,12 +55,12 @@ extension BirdNETIdentifier {
                 FloatRows(rows: 1, columns: BirdNET.segmentLength, values: next.cut.samples))
             let segment = BirdNETSegment(
                 index: next.cut.index, start: next.cut.index * BirdNET.segmentLength, length: next.cut.heard)
-            let found = BirdNET.detections(logits: logits[0], segment: segment, minimum: options.minConfidence)
             heard(
                 LiveSegment(
                     ticket: next.ticket, index: next.cut.index,
                     heard: Double(next.cut.heard) / Double(BirdNET.sampleRate),
-                    detections: found.map { Detection(species: loaded.labels[$0.label], confidence: $0.confidence) }))
+                    detections: loaded.detections(
+                        logits: logits[0], segment: segment, minimum: options.minConfidence)))
         }
     }
 }
