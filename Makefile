@@ -38,10 +38,16 @@ run: deps-run ort-header static-cxx
 	-@python3 scripts/link/check-order.py --warn --binary .build/release/chirper-play --order $(ORDER) >/dev/null
 	.build/release/chirper-play $(ARGS)
 
+## Suites that play to a real sound server or hold a deadline, run in a phase of their own by `make test`.
+REALTIME_SUITES := \.(StudyEndToEndTests|PulseEndToEndTests|ABGapTests|ABListeningTests|DesktopTests|ProxyTests)/
+
 ## Install what the tests need, check formatting, build and run every test.
 test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip '$(REALTIME_SUITES)'
+	@# The scenarios that listen in real time, on their own: a loop's seam, the A/B gap and a proxy's
+	@# deadline are measured against the clock, which the rest of the suite would share on a small machine.
+	$(SWIFT) test --skip-build --filter '$(REALTIME_SUITES)'
 	@# The real model's scenarios, on their own: they use every core (every suite named …IdentifyEndToEndTests).
 	CHIRPER_MODEL_TESTS=1 $(SWIFT) test --skip-build --filter IdentifyEndToEndTests
 
