@@ -177,9 +177,9 @@ enum HeaderBytes {
 
     /// Four bytes as a chunk id, with anything but printable ASCII shown as `?`.
     static func fourCC(_ bytes: [UInt8], _ at: Int = 0) -> String {
-        String(
-            bytes[min(at, bytes.count)..<min(bytes.count, at + 4)].map {
-                (0x20...0x7E).contains($0) ? Character(Unicode.Scalar($0)) : "?"
-            })
+        let id = bytes[min(at, bytes.count)..<min(bytes.count, at + 4)]
+        // Every chunk of every file is named: the common case, all printable, is decoded without a Character each.
+        if id.allSatisfy({ (0x20...0x7E).contains($0) }) { return String(decoding: id, as: UTF8.self) }
+        return String(id.map { (0x20...0x7E).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
     }
 }

@@ -34,7 +34,9 @@ public struct GUANOMetadata: Sendable, Hashable {
 
     public init(text: String) {
         fields = []
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        // Read by Unicode scalar, as guano-py reads code points: a line ends at LF (a CRLF's CR is trimmed with
+        // the value), and the key at the first `:`, whatever follows it.
+        for line in text.unicodeScalars.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let fullKey = line[..<colon]
             let value = Self.trimmed(line[line.index(after: colon)...])
@@ -54,7 +56,12 @@ public struct GUANOMetadata: Sendable, Hashable {
 
     /// The raw value of `key` (`Make`, or a namespaced `PET|Gain`); nil where absent.
     public subscript(_ key: String) -> String? {
-        fields.last { $0.fullKey == key }?.value
+        // Compared part by part, without making each field's full key.
+        guard let bar = key.firstIndex(of: "|") else {
+            return fields.last { $0.namespace.isEmpty && $0.key == key }?.value
+        }
+        let (namespace, name) = (key[..<bar], key[key.index(after: bar)...])
+        return fields.last { $0.namespace == namespace && $0.key == name }?.value
     }
 
     /// `GUANO|Version`, e.g. `1.0`.
@@ -128,11 +135,16 @@ public struct GUANOMetadata: Sendable, Hashable {
     }
 
     /// GUANO trims "whitespace, including NUL, CR, LF, space, tab".
-    private static func trimmed(_ text: Substring) -> String {
-        let isBlank: (Character) -> Bool = { $0.isWhitespace || $0 == "\0" }
+    private static func trimmed(_ text: Substring.UnicodeScalarView) -> String {
         guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
         else { return "" }
-        return String(text[first...last])
+        return String(Substring(text[first...last]))
+    }
+
+    /// Unicode's white space, or NUL; ASCII is told without the property tables.
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return scalar.properties.isWhitespace }
+        return scalar == " " || scalar.value == 0 || (0x09...0x0D).contains(scalar.value)
     }
 
     /// A finite decimal number (no `nan`, `inf` or hex).

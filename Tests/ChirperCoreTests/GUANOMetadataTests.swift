@@ -84,6 +84,19 @@ struct GUANOMetadataTests {
         #expect(guano.model == "X")
     }
 
+    @Test("keys and values trimmed of Unicode white space and NULs; a namespaced key found by its parts")
+    func trimmingAndNamespaces() {
+        let guano = GUANOMetadata(
+            text: "\u{00A0}Make\t:\u{2003}Pettersson\0\r\n PET | Gain : 12 \nPET|Gain|Mode: high\nNote: a\rb")
+        #expect(guano.make == "Pettersson")
+        #expect(guano["PET|Gain"] == "12")
+        #expect(guano["PET|Gain|Mode"] == "high")
+        #expect(guano["Gain"] == nil)
+        // A CR inside a line is the value's, not a line's end (guano-py splits on LF and CRLF).
+        #expect(guano.note == "a\rb")
+        #expect(guano.fields.map(\.fullKey) == ["Make", "PET|Gain", "PET|Gain|Mode", "Note"])
+    }
+
     @Test("positions out of range, numbers that are not, and Latin-1 text")
     func badValues() {
         let guano = GUANOMetadata(text: "Loc Position: 95.0 10.0\nLoc Elevation: nan\nLength: -3\nSamplerate: 0x10")
