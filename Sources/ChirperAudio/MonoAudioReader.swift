@@ -74,15 +74,10 @@ public struct MonoAudioReader: Sendable {
                         let from = max(first, position)
                         let to = min(last, end)
                         if from < to {
-                            let scale = 1 / (32768 * Float(channels))
-                            var piece = [Float](repeating: 0, count: to - from)
-                            for frame in from..<to {
-                                let base = (frame - position) * channels
-                                var sum: Int32 = 0
-                                for channel in 0..<channels { sum += Int32(block[base + channel]) }
-                                piece[frame - from] = Float(sum) * scale
-                            }
-                            try take(piece, rate)
+                            try take(
+                                MonoMix.mean(
+                                    of: block, channels: channels, frames: (from - position)..<(to - position)),
+                                rate)
                         }
                         position = end
                     }

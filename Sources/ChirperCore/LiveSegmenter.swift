@@ -47,11 +47,16 @@ public struct LiveSegmenter: Sendable {
         public var samples: [Float]
     }
 
-    /// The segment being filled, and how many of its first samples are silence (the run started after them).
-    private var index = 0
-    private var offset = 0
-    private var buffer: [Float] = []
-    private var running = false
+    /// A run being cut: the segment being filled, how many of its first samples are silence (the run started
+    /// after them), and the audio taken since.
+    private struct Run: Sendable {
+        var index: Int
+        var offset: Int
+        var buffer: [Float] = []
+    }
+
+    /// None between runs: samples pushed then are not the recording's at any known time.
+    private var run: Run?
 
     public init() {}
 
@@ -60,41 +65,41 @@ public struct LiveSegmenter: Sendable {
     public mutating func start(at sample: Int) -> [Cut] {
         let cuts = finish()
         let sample = max(0, sample)
-        index = sample / BirdNET.segmentLength
-        offset = sample - index * BirdNET.segmentLength
-        buffer = []
-        running = true
+        let index = sample / BirdNET.segmentLength
+        run = Run(index: index, offset: sample - index * BirdNET.segmentLength)
         return cuts
     }
 
     /// Takes the run's next samples; returns the segments they complete.
     public mutating func push(_ samples: [Float]) -> [Cut] {
-        guard running else { return [] }
-        buffer += samples
+        guard var current = run else { return [] }
+        // Taken out while it grows, so that its buffer is not copied.
+        run = nil
+        current.buffer += samples
         var cuts: [Cut] = []
-        while offset + buffer.count >= BirdNET.segmentLength {
-            let taken = BirdNET.segmentLength - offset
-            if let cut = cut(taken) { cuts.append(cut) }
-            buffer.removeFirst(taken)
-            offset = 0
-            index += 1
+        while current.offset + current.buffer.count >= BirdNET.segmentLength {
+            let taken = BirdNET.segmentLength - current.offset
+            if let cut = Self.cut(current, taken) { cuts.append(cut) }
+            current.buffer.removeFirst(taken)
+            current.offset = 0
+            current.index += 1
         }
+        run = current
         return cuts
     }
 
     /// The run ends here: its segment, padded with silence, if it holds at least 1.5 s of audio.
     public mutating func finish() -> [Cut] {
-        guard running else { return [] }
-        running = false
-        defer { buffer = [] }
-        return cut(buffer.count).map { [$0] } ?? []
+        guard let current = run else { return [] }
+        run = nil
+        return Self.cut(current, current.buffer.count).map { [$0] } ?? []
     }
 
-    private func cut(_ taken: Int) -> Cut? {
+    private static func cut(_ run: Run, _ taken: Int) -> Cut? {
         guard Double(taken) >= BirdNET.minimumSeconds * Double(BirdNET.sampleRate) else { return nil }
         let samples =
-            [Float](repeating: 0, count: offset) + buffer.prefix(taken)
-            + [Float](repeating: 0, count: BirdNET.segmentLength - offset - taken)
-        return Cut(index: index, heard: taken, samples: samples)
+            [Float](repeating: 0, count: run.offset) + run.buffer.prefix(taken)
+            + [Float](repeating: 0, count: BirdNET.segmentLength - run.offset - taken)
+        return Cut(index: run.index, heard: taken, samples: samples)
     }
 }

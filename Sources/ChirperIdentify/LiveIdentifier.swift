@@ -100,14 +100,7 @@ private struct LiveStream {
                 resampler: try Resampler(inputRate: piece.sampleRate))
         }
         guard var current = run else { return }
-        // Mono as BirdNET's tools make it: the mean of the channels.
-        let scale = 1 / (32768 * Float(piece.channels))
-        var mono = [Float](repeating: 0, count: frames)
-        for frame in 0..<frames {
-            var sum: Float = 0
-            for channel in 0..<piece.channels { sum += Float(piece.samples[frame * piece.channels + channel]) }
-            mono[frame] = sum * scale
-        }
+        let mono = MonoMix.mean(of: piece.samples, channels: piece.channels, frames: 0..<frames)
         current.next = piece.frame + frames
         run = current
         add(segmenter.push(try current.resampler.process(mono)), of: current.ticket)
