@@ -9,12 +9,17 @@ public struct LiveSegment: Sendable, Hashable {
     public var heard: Double
     /// Most confident first, at or above the minimum confidence.
     public var detections: [Detection]
+    /// Whether its species are expected where and when the recording was made, as `identify` judges them.
+    public var placeCheck: PlaceCheck
 
-    public init(ticket: PlaybackTicket, index: Int, heard: Double, detections: [Detection]) {
+    public init(
+        ticket: PlaybackTicket, index: Int, heard: Double, detections: [Detection], placeCheck: PlaceCheck = .noPlace
+    ) {
         self.ticket = ticket
         self.index = index
         self.heard = heard
         self.detections = detections
+        self.placeCheck = placeCheck
     }
 
     public var start: Double { Double(index) * BirdNET.segmentSeconds }
@@ -31,8 +36,9 @@ public enum LiveWork: Sendable {
     /// Audio the player decoded.
     case heard(HeardAudio)
     /// Playback of `ticket` is in segment `index` (`last`: the recording's last): segments before it are not
-    /// worth hearing any more, and the last is heard with what there is of it.
-    case played(PlaybackTicket, index: Int, last: Bool)
+    /// worth hearing any more, and the last is heard with what there is of it. `place`: where and when the
+    /// recording was made, which judges the species heard in it (none: not judged).
+    case played(PlaybackTicket, index: Int, last: Bool, place: RecordingPlace?)
 }
 
 /// Cuts 48 kHz mono audio that arrives in runs (a run ends at a seek, a loop's turn or a new track) into 3 s

@@ -15,17 +15,21 @@ extension Presenter {
         // As many species as fit the row, most confident first; a first too long for it is cut.
         let room = width - 1
         var line = "♪"
+        // Columns taken: the line holds escape codes where a species is dimmed.
+        var used = 1
         for (n, detection) in segment.detections.enumerated() {
             let figure = " " + RavenSelectionTable.fixed(detection.confidence, 2)
             let name = clean(detection.species.english)
             let separator = n == 0 ? " " : " · "
-            let whole = separator + name + figure
-            if line.count + whole.count <= room {
-                line += whole
+            // A species not expected where and when the recording was made is dimmed, as `identify` shows it.
+            let shown = { (text: String) in segment.placeCheck.expects(detection.species) ? text : self.dim(text) }
+            if used + separator.count + name.count + figure.count <= room {
+                line += separator + shown(name + figure)
+                used += separator.count + name.count + figure.count
             } else {
                 if n == 0 {
-                    let fits = max(1, room - line.count - separator.count - figure.count - 1)
-                    line += separator + String(name.prefix(fits)) + "…" + figure
+                    let fits = max(1, room - used - separator.count - figure.count - 1)
+                    line += separator + shown(String(name.prefix(fits)) + "…" + figure)
                 }
                 break
             }
@@ -57,6 +61,7 @@ extension Presenter {
                 + " end=\(RavenSelectionTable.fixed(segment.end, 1))"
                 + " sci=\(quote(detection.species.scientific)) en=\(quote(detection.species.english))"
                 + " confidence=\(RavenSelectionTable.fixed(detection.confidence, 3))"
+                + (segment.placeCheck.expects(detection.species) ? "" : " expected=no")
         }
     }
 }

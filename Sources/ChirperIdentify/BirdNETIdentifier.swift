@@ -108,7 +108,7 @@ public final class BirdNETIdentifier: SpeciesIdentifying {
 
     /// What judges the species heard: the species list the user gave, else the meta-model at `place`, else
     /// nothing. A meta-model that cannot be run is said beside the species, not instead of them.
-    private func placeCheck(at place: RecordingPlace?, options: IdentifyOptions, loaded: Loaded) async throws
+    func placeCheck(at place: RecordingPlace?, options: IdentifyOptions, loaded: Loaded) async throws
         -> PlaceCheck
     {
         if let path = options.speciesList {

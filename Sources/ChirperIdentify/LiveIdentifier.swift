@@ -29,9 +29,12 @@ extension BirdNETIdentifier {
         ready()
         var stream = LiveStream()
         var played: (ticket: PlaybackTicket, index: Int)?
+        // Each play request's species are judged by where and when it was made, once, as `identify` judges them:
+        // when playback first says where it is, which it does as it starts.
+        var judged: [PlaybackTicket: PlaceCheck] = [:]
         while !Task.isCancelled {
             var items = work.pollAll()
-            if items.isEmpty && stream.pending.isEmpty {
+            if items.isEmpty && !stream.pending.contains(where: { judged[$0.ticket] != nil }) {
                 guard let item = await work.next() else { return }
                 items = [item] + work.pollAll()
             }
@@ -39,8 +42,12 @@ extension BirdNETIdentifier {
                 switch item {
                 case .heard(let piece):
                     try stream.take(piece)
-                case .played(let ticket, let index, let last):
+                case .played(let ticket, let index, let last, let place):
                     played = (ticket, index)
+                    if judged[ticket] == nil {
+                        judged = judged.filter { $0.key > ticket }
+                        judged[ticket] = try await placeCheck(at: place, options: options, loaded: loaded)
+                    }
                     if last { try stream.endRun(of: ticket) }
                 }
             }
@@ -49,8 +56,9 @@ extension BirdNETIdentifier {
                     $0.ticket < played.ticket || ($0.ticket == played.ticket && $0.cut.index < played.index)
                 }
             }
-            guard !stream.pending.isEmpty else { continue }
-            let next = stream.pending.removeFirst()
+            // A segment waits for its play request's judgement (the player decodes ahead of what it plays).
+            guard let first = stream.pending.firstIndex(where: { judged[$0.ticket] != nil }) else { continue }
+            let next = stream.pending.remove(at: first)
             let logits = try loaded.model.run(
                 FloatRows(rows: 1, columns: BirdNET.segmentLength, values: next.cut.samples))
             let segment = BirdNETSegment(
@@ -60,7 +68,8 @@ extension BirdNETIdentifier {
                     ticket: next.ticket, index: next.cut.index,
                     heard: Double(next.cut.heard) / Double(BirdNET.sampleRate),
                     detections: loaded.detections(
-                        logits: logits[0], segment: segment, minimum: options.minConfidence)))
+                        logits: logits[0], segment: segment, minimum: options.minConfidence),
+                    placeCheck: judged[next.ticket] ?? .noPlace))
         }
     }
 }

@@ -58,7 +58,7 @@ struct LiveListenerWork {
 
     /// Where playback is: the listener drops the segments it passed.
     func played(_ played: LiveIdentify.Played) {
-        _ = running?.work.post(.played(played.ticket, index: played.index, last: played.last))
+        _ = running?.work.post(.played(played.ticket, index: played.index, last: played.last, place: played.place))
     }
 
     mutating func stop() {

@@ -11,6 +11,8 @@ struct LiveIdentify: Sendable {
         var index: Int
         /// The recording's last segment.
         var last: Bool
+        /// Where and when the recording was made, for the place check.
+        var place: RecordingPlace?
     }
 
     struct Listening: Sendable, Hashable {
@@ -42,7 +44,8 @@ struct LiveIdentify: Sendable {
         /// What the listener reported; `label` names the recording of a segment's play request, nil when it is
         /// not to be named (not what plays, or a quiz question).
         case report(Report, label: String?)
-        case playback(PlaybackState)
+        /// Playback changed; `place` is where the recording that plays was made, when it says.
+        case playback(PlaybackState, place: RecordingPlace?)
     }
 
     enum Action: Sendable, Hashable {
@@ -103,11 +106,11 @@ struct LiveIdentify: Sendable {
             listening.heard[segment.ticket] = track
             state = .listening(listening)
             if !interactive, let label { actions.append(.print(presenter.liveHeard(segment, id: label))) }
-        case (.playback(let playback), .loading(var listening)):
-            follow(playback, &listening)
+        case (.playback(let playback, let place), .loading(var listening)):
+            follow(playback, place: place, &listening)
             state = .loading(listening)
-        case (.playback(let playback), .listening(var listening)):
-            follow(playback, &listening)
+        case (.playback(let playback, let place), .listening(var listening)):
+            follow(playback, place: place, &listening)
             state = .listening(listening)
         case (.report, _), (.playback, .off):
             break
@@ -117,7 +120,7 @@ struct LiveIdentify: Sendable {
     }
 
     /// Tells the listener where playback went, when it entered another segment; forgets the play requests over.
-    private mutating func follow(_ playback: PlaybackState, _ listening: inout Listening) {
+    private mutating func follow(_ playback: PlaybackState, place: RecordingPlace?, _ listening: inout Listening) {
         guard let progress = playback.progress else { return }
         listening.heard = listening.heard.filter { $0.key >= progress.ticket }
         let index = LiveSegment.index(at: progress.position)
@@ -125,7 +128,7 @@ struct LiveIdentify: Sendable {
             progress.duration.map {
                 LiveSegment(ticket: progress.ticket, index: index, heard: 0, detections: []).end >= $0
             } ?? false
-        let played = Played(ticket: progress.ticket, index: index, last: last)
+        let played = Played(ticket: progress.ticket, index: index, last: last, place: place)
         guard played != listening.played else { return }
         listening.played = played
         actions.append(.played(played))

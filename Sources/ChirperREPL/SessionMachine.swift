@@ -262,7 +262,7 @@ struct SessionMachine: Sendable {
             say([line])
         }
         run(sonograms: .playback(new))
-        run(identify: .live(.playback(new)))
+        run(identify: .live(.playback(new, place: recording.flatMap(RecordingPlace.init(recording:)))))
         // A quiz question's picture could answer it; a state not of the last play request shows nothing.
         run(desktop: .playback(new, masked: playing.map { $0.ticket != new.ticket || $0.masked } ?? true))
         refreshStatus()

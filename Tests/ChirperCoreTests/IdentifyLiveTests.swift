@@ -65,6 +65,26 @@ struct IdentifyLiveTests {
         #expect(script.liveStatus(.listening) == nil)
     }
 
+    @Test("a species not expected where and when the recording was made: dimmed in the row, expected=no in a pipe")
+    func placeChecked() {
+        let wren = Detection(species: Species(scientific: "Troglodytes troglodytes", english: "Wren"), confidence: 0.9)
+        let stray = Detection(
+            species: Species(scientific: "Vireo olivaceus", english: "Red-eyed Vireo"), confidence: 0.4)
+        let expected = ExpectedSpecies(
+            source: .place(RecordingPlace(latitude: 51.5, longitude: -0.1, week: 20)),
+            scientificNames: ["Troglodytes troglodytes"])
+        let judged = LiveSegment(
+            ticket: PlaybackTicket(1), index: 1, heard: 3, detections: [wren, stray], placeCheck: .judged(expected))
+        let colour = Presenter(style: .terminal(color: true), width: 80, sourceName: "the test catalog")
+        #expect(colour.liveStatus(.heard(judged)) == "♪ Wren 0.90 · \u{1B}[2mRed-eyed Vireo 0.40\u{1B}[0m")
+        #expect(
+            script.liveHeard(judged, id: "XC1").map { $0.hasSuffix(" expected=no") } == [false, true],
+            "the unexpected species is kept and marked, never dropped")
+        let unjudged = LiveSegment(
+            ticket: PlaybackTicket(1), index: 1, heard: 3, detections: [stray], placeCheck: .unavailable("no model"))
+        #expect(script.liveHeard(unjudged, id: "XC1").allSatisfy { !$0.contains("expected=") })
+    }
+
     @Test("a segment heard is a line per species in a pipe, and a JSON object with --json")
     func pipeLine() {
         let lines = script.liveHeard(segment([detection("Dunnock", 0.9124)]), id: "XC34430")

@@ -75,6 +75,23 @@ struct IdentifyLiveSessionTests {
         #expect(liveRow(off) == .some(nil), "the row is gone")
     }
 
+    @Test("the listener is told where and when the recording that plays was made, so it judges its species")
+    func tellsThePlace() {
+        var machine = listedSession(script)
+        _ = machine.handle(.typed("identify on", columns: 100))
+        _ = machine.handle(.listened(.ready))
+        var placed = Fixture.wren
+        (placed.latitude, placed.longitude, placed.date) = ("51.5", "-0.12", "2024-05-10")
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), placed, forQueue: false)))
+        #expect(
+            liveActions(machine.handle(.playback(playing(1, at: 0.5)))) == [
+                .livePlayed(
+                    .init(
+                        ticket: PlaybackTicket(1), index: 0, last: false,
+                        place: RecordingPlace(latitude: 51.5, longitude: -0.12, week: 18)))
+            ])
+    }
+
     @Test("after a seek the row shows the segment holding the new position: heard before if it was, else listening…")
     func seekRealigns() {
         var machine = listedSession(terminal)
