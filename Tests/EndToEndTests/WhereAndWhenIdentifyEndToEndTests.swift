@@ -104,6 +104,29 @@ struct WhereAndWhenIdentifyEndToEndTests {
         #expect(run.lines("info: ").first?.contains("XC34430") == true, "the session went on: \(run.stdout)")
     }
 
+    @Test(
+        "identify on over the network: the row said to be from Ithaca plays, and the Dunnock heard live is marked as not expected there",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
+    func liveRowsAreJudgedByTheirPlace() async throws {
+        let server = try await Self.archive()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        // Played at the pace of a sound server at its default latency, as heard; the last 20 s of the song.
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let run = try await Self.run(
+            server, home: home, model: Installed.model, output: "pulse",
+            input: ["search dunnock", "identify on", "play 2", "seek 0:48", "wait", "quit"],
+            environment: pulseEnvironment(pulse))
+        await pulse.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        let live = run.lines("identify: live XC990001 ")
+        let dunnock = live.filter { $0.contains(#"sci="Prunella modularis""#) }
+        #expect(!dunnock.isEmpty && dunnock.allSatisfy { $0.hasSuffix(" expected=no") }, "\(run.stdout)")
+    }
+
     /// A loopback archive of two rows of the Dunnock's song: XC34430 at its own place and date, and XC990001,
     /// made up, said to be from Ithaca, NY.
     static func archive() async throws -> LoopbackServer {
@@ -127,16 +150,17 @@ struct WhereAndWhenIdentifyEndToEndTests {
         return server
     }
 
-    static func run(_ server: LoopbackServer, home: String, model: String, input: [String]) async throws
-        -> ChirperRun
-    {
+    static func run(
+        _ server: LoopbackServer, home: String, model: String, output: String = "null", input: [String],
+        environment: [String: String] = [:]
+    ) async throws -> ChirperRun {
         try await runChirper(
-            ["--api-url", server.baseURL + "/api/3/recordings", "--output", "null", "--model-dir", model],
+            ["--api-url", server.baseURL + "/api/3/recordings", "--output", output, "--model-dir", model],
             input: input,
             environment: Installed.environment.merging([
                 "XENO_CANTO_API_KEY": "where-test-key", "HOME": home, "XDG_CACHE_HOME": home + "/cache",
                 "XDG_STATE_HOME": home + "/state",
-            ]) { _, new in new },
+            ]) { _, new in new }.merging(environment) { _, new in new },
             timeout: .seconds(300))
     }
 }
