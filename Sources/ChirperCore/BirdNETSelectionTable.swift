@@ -6,6 +6,10 @@
 /// spans the whole band BirdNET listens to (0 Hz to its bandpass top, or the file's Nyquist frequency when
 /// lower). A file where nothing is heard gets BirdNET-Analyzer's one `nocall` row, which says the file was
 /// analysed when tables are merged by file.
+///
+/// Where the species were judged by where and when the recording was made (`PlaceCheck.judged`), a last column,
+/// `Expected`, says `yes` or `no` for each: BirdNET-Analyzer leaves the unexpected out of its table, chirper-play
+/// keeps and marks them, after the columns that tools read by name.
 public enum BirdNETSelectionTable {
     public static let columns = [
         "Selection", "View", "Channel", "Begin Time (s)", "End Time (s)", "Low Freq (Hz)", "High Freq (Hz)",
@@ -28,25 +32,28 @@ public enum BirdNETSelectionTable {
     /// The table's text: its header and a line per selection, each ending in a newline. `path` is what Raven
     /// opens (the file's path); `sampleRate` is the file's own (nil: taken to be above 30 kHz).
     public static func text(_ identification: Identification, path: String, sampleRate: Int?) -> String {
-        var lines = [columns.joined(separator: "\t")]
+        let judged: Bool
+        if case .judged = identification.placeCheck { judged = true } else { judged = false }
+        var lines = [(columns + (judged ? ["Expected"] : [])).joined(separator: "\t")]
         let high = highFrequency(sampleRate: sampleRate)
         let begin = field(path)
         for segment in identification.segments.sorted(by: { $0.start < $1.start }) {
             let start = seconds(segment.start)
             for detection in segment.detections {
+                let expected = judged ? [identification.placeCheck.expects(detection.species) ? "yes" : "no"] : []
                 lines.append(
-                    [
+                    ([
                         String(lines.count), "Spectrogram 1", "1", start, seconds(segment.end), "0", high,
                         field(detection.species.english),
                         field("\(detection.species.scientific)_\(detection.species.english)"),
                         RavenSelectionTable.fixed(detection.confidence, 4), begin, start,
-                    ].joined(separator: "\t"))
+                    ] + expected).joined(separator: "\t"))
             }
         }
         if lines.count == 1 {
             lines.append(
-                ["1", "Spectrogram 1", "1", "0", "3", "0", high, "nocall", "nocall", "1.0", begin, "0"].joined(
-                    separator: "\t"))
+                (["1", "Spectrogram 1", "1", "0", "3", "0", high, "nocall", "nocall", "1.0", begin, "0"]
+                    + (judged ? [""] : [])).joined(separator: "\t"))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -51,6 +51,26 @@ struct BirdNETSelectionTableTests {
         #expect(BirdNETSelectionTable.text(heard, path: "a.wav", sampleRate: nil).contains("\t0\t15000\t"))
     }
 
+    @Test("species judged by where and when: BirdNET-Analyzer's columns, then Expected, yes or no for each row")
+    func judgedByPlace() {
+        var judged = heard
+        judged.placeCheck = .judged(
+            ExpectedSpecies(
+                source: .place(RecordingPlace(latitude: 43.36, longitude: -5.85, week: 14)),
+                scientificNames: ["Prunella modularis"]))
+        let lines = BirdNETSelectionTable.text(judged, path: "a.wav", sampleRate: 48_000).split(separator: "\n")
+        #expect(lines[0] == analyzerHeader.dropLast() + "\tExpected")
+        #expect(
+            lines.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).last } == [
+                "yes", "no", "no",
+            ])
+        #expect(
+            lines.dropFirst().allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 13 })
+        var unavailable = heard
+        unavailable.placeCheck = .unavailable("the location model is damaged")
+        #expect(!BirdNETSelectionTable.text(unavailable, path: "a.wav", sampleRate: 48_000).contains("Expected"))
+    }
+
     @Test("nothing heard: BirdNET-Analyzer's one nocall row, so the file counts as analysed when tables merge")
     func nothingHeard() {
         let silent = Identification(
