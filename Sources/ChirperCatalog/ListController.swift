@@ -36,6 +36,11 @@ public actor ListController {
         send(.nextPageRequested).first
     }
 
+    /// Stops the page being fetched (Ctrl-C); the rows listed before it stay.
+    public func stop() {
+        _ = send(.stopRequested)
+    }
+
     /// Waits until no fetch is running (for scripts that read the list after a search).
     public func settled() async {
         while let task = tasks.values.first {

@@ -45,12 +45,15 @@ public actor OwnFiles {
         case .open(let paths):
             guard page == 1 || opened.paths != paths else {
                 await readAhead(page: page, size: size)
+                try Self.checkStopped()
                 return try openedPage(page, size: size)
             }
             let found = FileTree.walk(paths, from: directory, keep: Self.isAudioName)
             // The first page's headers, read before anything open is replaced.
             let first = Array(found.files.prefix(size))
             let rows = await OwnFileReading.rows(first)
+            // Stopped (Ctrl-C): what was open before stays, and the headers left are not read here one by one.
+            try Self.checkStopped()
             // An `open` that finds nothing playable leaves the files opened before (still listed) to `filter`.
             let before = (opened, pageStarts, read)
             open(paths, found: found, read: Dictionary(zip(first, rows)) { kept, _ in kept })
@@ -62,6 +65,7 @@ public actor OwnFiles {
             }
         case .files:
             if !opened.paths.isEmpty { await readAhead(opened.files) }
+            try Self.checkStopped()
             return try filtered(query, page: page, size: size)
         }
     }
@@ -156,6 +160,11 @@ public actor OwnFiles {
         let start = (page - 1) * size
         let slice = start >= 0 && start < matches.count ? Array(matches[start..<min(start + size, matches.count)]) : []
         return Page(totalRecordings: matches.count, totalSpecies: 0, page: page, numPages: pages, recordings: slice)
+    }
+
+    /// A page whose fetch was cancelled (Ctrl-C) ends here, instead of reading the headers its wait left unread.
+    private static func checkStopped() throws(ListError) {
+        if Task.isCancelled { throw ListError(.stopped, "stopped before it came") }
     }
 
     /// The one line when nothing opened can be played.

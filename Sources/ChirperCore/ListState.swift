@@ -17,6 +17,8 @@ public struct ListError: Error, Sendable, Hashable, CustomStringConvertible {
         case badReply
         /// The local catalogue could not be read.
         case catalog
+        /// The user stopped it (Ctrl-C) before it came.
+        case stopped
     }
 
     public var kind: Kind
@@ -191,6 +193,8 @@ public enum ListEvent: Sendable {
     /// A fetch is waiting to retry.
     case retryScheduled(FetchID, RetryNotice)
     case pageLoaded(FetchID, Result<Page, ListError>)
+    /// Ctrl-C while a page loads: its fetch is cancelled, and the rows listed before stay.
+    case stopRequested
 }
 
 /// Identifies one fetch, so late replies of a superseded search can be recognised and dropped.
@@ -244,7 +248,24 @@ public struct ListStore: Sendable {
             return []
         case .pageLoaded(let id, let result):
             return pageLoaded(id, result)
+        case .stopRequested:
+            return stopRequested()
         }
+    }
+
+    private mutating func stopRequested() -> [ListEffect] {
+        guard let fetch = inFlight else { return [] }
+        switch state {
+        case .loading(let query, let previous, _):
+            let stopped = ListError(.stopped, "stopped before it came; search again to list it")
+            state = .error(query: query, stopped, previous: previous)
+        case .paging(let listing, .loading(let page, _)):
+            state = .paging(listing, next: .available(page: page))
+        default:
+            return []
+        }
+        inFlight = nil
+        return [.cancel(fetch)]
     }
 
     private mutating func searchSubmitted(_ query: SearchQuery) -> [ListEffect] {

@@ -73,8 +73,11 @@ extension Presenter {
             return nil
         case (.terminal, .empty(let query)):
             return block(emptyLine(query), { $0 })
-        case (.terminal, .error(_, let error, let previous)):
+        case (.terminal, .error(let query, let error, let previous)):
             let kept = previous.map { " The list for \(clean($0.query.text)) is still shown." } ?? ""
+            guard error.kind != .stopped else {
+                return block("Search for \(clean(query.text)) stopped.\(kept)", dim)
+            }
             return block("Search failed: \(clean(error.message)).\(kept)", bad)
         }
     }

@@ -18,7 +18,8 @@ struct RequestAnswerer: Sendable {
         switch request {
         case .play(let item, let recording, let forQueue): return play(item, recording, forQueue: forQueue)
         case .control(let control): return self.control(control)
-        case .search, .nextPage, .stop, .writePNG, .writeText, .writeSelections, .loadQuiz, .keepQuizAnswer, .quizStats,
+        case .search, .nextPage, .stopList, .stop, .writePNG, .writeText, .writeSelections, .loadQuiz, .keepQuizAnswer,
+            .quizStats,
             .exportQuiz:
             return nil
         }
@@ -59,6 +60,9 @@ struct RequestAnswerer: Sendable {
             return .searched(refusal: await list.search(query))
         case .nextPage:
             return .nextPage(refusal: await list.nextPage())
+        case .stopList:
+            await list.stop()
+            return .listStopped
         case .stop(let cause):
             return .stopped(refusal: await player.stop(), cause)
         case .writeText(let text, let path):

@@ -175,6 +175,8 @@ struct SessionMachine: Sendable {
                 // Accepted: a page is on its way, and a script waits for it to settle.
                 gate.handle(.hold(.listSettles))
             }
+        case .listStopped:
+            break
         case .started(let ticket, let recording, let forQueue):
             playing = Playing(ticket: ticket, recording: recording)
             run(quiz: .started)
@@ -219,7 +221,8 @@ struct SessionMachine: Sendable {
         }
     }
 
-    /// Ctrl-C stops, in turn: a sonogram being drawn, a save, then playback (and the queue with it).
+    /// Ctrl-C stops, in turn: a sonogram being drawn, a measurement, a comparison, an identification, a page
+    /// being loaded, the quiz, a save, then playback (and the queue with it).
     private mutating func interrupt() {
         emit(.markInterrupted)
         if sonograms.isDrawing {
@@ -236,6 +239,12 @@ struct SessionMachine: Sendable {
         }
         if identification.isIdentifying {
             run(identify: .interrupt)
+            return
+        }
+        // A search or a next page that is slow to come (a slow network, a folder of thousands of files) is
+        // stopped before what plays is.
+        if list.isBusy {
+            ask(.stopList)
             return
         }
         if quiz.machine.isOn {

@@ -84,6 +84,8 @@ extension SessionMachine {
     enum Request: Sendable, Hashable {
         case search(SearchQuery)
         case nextPage
+        /// Ctrl-C while a page loads: stop it.
+        case stopList
         /// Start `item`, the audio of `recording` (and tell the play cache what it is); `forQueue`: the queue's
         /// item.
         case play(PlayItem, Recording, forQueue: Bool)
@@ -138,6 +140,8 @@ extension SessionMachine {
     enum Answer: Sendable, Hashable {
         case searched(refusal: String?)
         case nextPage(refusal: String?)
+        /// The page being fetched was stopped (its state comes as a list event).
+        case listStopped
         case started(PlaybackTicket, Recording, forQueue: Bool)
         case stopped(refusal: String?, StopCause)
         case control(PlayerControl, refusal: String?, settings: PlaybackSettings)

@@ -30,6 +30,39 @@ struct ListStoreTests {
         #expect(effects == [.fetch(FetchID(generation: 1, page: 1), query: wren, page: 1)])
     }
 
+    @Test("Ctrl-C while a new search loads: its fetch is cancelled, the list before stays, and a late page is dropped")
+    func stopWhileLoading() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...5))))
+        _ = store.handle(.searchSubmitted(robin))
+        #expect(store.handle(.stopRequested) == [.cancel(FetchID(generation: 2, page: 1))])
+        guard case .error(robin, let stopped, let previous?) = store.state else {
+            Issue.record("expected the stopped search with the wren list kept, got \(store.state)")
+            return
+        }
+        #expect(stopped.kind == .stopped)
+        #expect(previous.rows.map(\.id) == ["1", "2", "3", "4", "5"])
+        _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 1, ids: 20...22))))
+        #expect(store.state.rows.map(\.id) == ["1", "2", "3", "4", "5"], "the stopped search's reply comes too late")
+        #expect(store.handle(.stopRequested) == [], "nothing loads: nothing to stop")
+    }
+
+    @Test("Ctrl-C while the next page loads: the rows stay, and next-page asks for the same page again")
+    func stopWhilePaging() {
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        _ = store.handle(.nextPageRequested)
+        #expect(store.handle(.stopRequested) == [.cancel(FetchID(generation: 1, page: 2))])
+        guard case .paging(let listing, .available(page: 2)) = store.state else {
+            Issue.record("expected paging with page 2 available again, got \(store.state)")
+            return
+        }
+        #expect(listing.rows.count == 10)
+        #expect(store.handle(.nextPageRequested) == [.fetch(FetchID(generation: 1, page: 2), query: wren, page: 2)])
+    }
+
     @Test("a first page that is the only page gives populated")
     func singlePagePopulated() {
         var store = ListStore()

@@ -167,6 +167,25 @@ struct SessionMachineTests {
         #expect(machine.handle(.interrupt) == [.markInterrupted, .request(.stop(.interrupt))])
     }
 
+    @Test(
+        "Ctrl-C while a search loads stops the search, not what plays; the list before stays, and the next stops playback"
+    )
+    func interruptStopsASlowSearch() {
+        var machine = listedSession(terminal)
+        _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
+        _ = machine.handle(typed("search robin"))
+        _ = machine.handle(.answered(.searched(refusal: nil)))
+        let robin = try! SearchQuery.parse("robin")
+        _ = machine.handle(.list(.loading(query: robin, previous: listed.listing, retry: nil)))
+        #expect(machine.handle(.interrupt) == [.markInterrupted, .request(.stopList)])
+        _ = machine.handle(.answered(.listStopped))
+        let stopped = ListError(.stopped, "stopped before it came; search again to list it")
+        let shown = machine.handle(.list(.error(query: robin, stopped, previous: listed.listing)))
+        #expect(
+            shown.contains(.print(["Search for en:robin stopped. The list for en:wren is still shown."])), "\(shown)")
+        #expect(machine.handle(.interrupt) == [.markInterrupted, .request(.stop(.interrupt))])
+    }
+
     @Test("Ctrl-C in a script with nothing playing ends it; on a terminal it says how to leave")
     func interruptWithNothingPlaying() {
         var piped = listedSession(script)

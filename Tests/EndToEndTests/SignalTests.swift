@@ -65,6 +65,37 @@ struct SignalTests {
         #expect(status == 128 + signal)
         #expect(index.contains("4242"), "the index written before leaving names the cached recording: '\(index)'")
     }
+
+    @Test("Ctrl-C while a search waits on a server that does not answer stops the search; the session goes on")
+    func interruptStopsASearch() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-signal-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let api = try await LoopbackServer.start { request in
+            guard request.query["query"]?.contains("silent") == true else { return oneRecording(request, base: "") }
+            // Its head would come after the client's own timeout: only Ctrl-C ends the wait sooner.
+            var never = LoopbackResponse.json("{}")
+            never.delayBeforeHead = .seconds(600)
+            return never
+        }
+        defer { Task { await api.shutdown() } }
+        let chirper = try LiveChirper(
+            ["--api-url", api.baseURL + "/api/3/recordings", "--output", "null"],
+            environment: [
+                "XENO_CANTO_API_KEY": "k", "XDG_CACHE_HOME": scratch.path + "/cache",
+                "XDG_DATA_HOME": scratch.path + "/data",
+            ])
+        try chirper.type("search dunnock")
+        try chirper.type("search silent")
+        try await chirper.waitForLine(#"list: loading query="en:silent""#, deadline: .seconds(20))
+        chirper.signal(SIGINT)
+        try await chirper.waitForLine(#"list: error query="en:silent" message="stopped"#, deadline: .seconds(20))
+        try chirper.type("list")
+        try chirper.type("quit")
+        let status = await chirper.waitForExit()
+        #expect(status == 0)
+        let rows = chirper.output.split(separator: "\n").filter { $0.hasPrefix("row: ") }
+        #expect(rows.count == 2 && rows.allSatisfy { $0.contains("Dunnock") }, "the list before is kept: \(rows)")
+    }
 }
 
 /// Reads a named pipe to its end on a thread of its own (opening it waits for a writer).
