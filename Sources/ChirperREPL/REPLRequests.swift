@@ -7,6 +7,9 @@ import ChirperSystem
 /// turn; the rest (the list's pages, a stop that waits for the sound to end, files written, the quiz's store)
 /// run in a task of their own, off the runner, and come back as an event.
 struct RequestAnswerer: Sendable {
+    typealias Outcome = SessionMachine.Outcome
+    typealias Refusal = SessionMachine.Refusal
+
     let list: ListController
     let player: any PlaybackControl
     let fieldKit: FieldKit
@@ -46,7 +49,7 @@ struct RequestAnswerer: Sendable {
         case .section(let a, let b, let band): refusal = player.playSection(from: a, to: b, band: band)
         case .settings: refusal = nil
         }
-        return .control(control, refusal: refusal, settings: player.settings)
+        return .control(control, Outcome(refusal: refusal), settings: player.settings)
     }
 
     /// The answer of any request; called off the runner for those that wait or write.
@@ -57,72 +60,71 @@ struct RequestAnswerer: Sendable {
         case .control(let control):
             return self.control(control)
         case .search(let query):
-            return .searched(refusal: await list.search(query))
+            return .searched(Outcome(refusal: await list.search(query)))
         case .nextPage:
-            return .nextPage(refusal: await list.nextPage())
+            return .nextPage(Outcome(refusal: await list.nextPage()))
         case .stopList:
             await list.stop()
             return .listStopped
         case .stop(let cause):
-            return .stopped(refusal: await player.stop(), cause)
+            return .stopped(Outcome(refusal: await player.stop()), cause)
         case .writeText(let text, let path):
             do {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
-                return .textWritten(path: path, refusal: nil)
+                return .textWritten(path: path, .accepted)
             } catch {
                 let reason = FileErrorText.reason(error)
-                return .textWritten(path: path, refusal: "cannot write \(path): \(reason)")
+                return .textWritten(path: path, .refused("cannot write \(path): \(reason)"))
             }
         case .writeSelections(let text, let path, let selections):
             switch FileIO.writeNew(text, to: path) {
             case nil:
-                return .selectionsWritten(path: path, selections: selections, refusal: nil)
+                return .selectionsWritten(path: path, .success(selections))
             case .exists:
                 return .selectionsWritten(
-                    path: path, selections: selections,
-                    refusal: "\(path) already exists; left as it is (delete it, or save under another name)")
+                    path: path,
+                    .failure(Refusal("\(path) already exists; left as it is (delete it, or save under another name)")))
             case .failed(let reason):
-                return .selectionsWritten(
-                    path: path, selections: selections, refusal: "cannot write \(path): \(reason)")
+                return .selectionsWritten(path: path, .failure(Refusal("cannot write \(path): \(reason)")))
             }
         case .writePNG(let image, let path):
             do {
                 try pictures.writePNG(image, to: path)
-                return .pngWritten(path: path, refusal: nil)
+                return .pngWritten(path: path, .accepted)
             } catch {
-                return .pngWritten(path: path, refusal: userMessage(for: error))
+                return .pngWritten(path: path, .refused(userMessage(for: error)))
             }
         case .loadQuiz(let deck):
             let now = quiz.now()
             do {
-                return .quiz(.loaded(try quiz.store.load(deck, at: now), now: now, refusal: nil))
+                return .quiz(.loaded(.success(try quiz.store.load(deck, at: now)), now: now))
             } catch {
-                return .quiz(.loaded(QuizProgress(), now: now, refusal: userMessage(for: error)))
+                return .quiz(.loaded(.failure(Refusal(userMessage(for: error))), now: now))
             }
         case .keepQuizAnswer(let record):
             let now = quiz.now()
             do {
-                return .quiz(.kept(try quiz.store.keep(record, at: now), now: now, refusal: nil))
+                return .quiz(.kept(try quiz.store.keep(record, at: now), now: now, .accepted))
             } catch {
-                return .quiz(.kept(record.memory(at: now), now: now, refusal: userMessage(for: error)))
+                return .quiz(.kept(record.memory(at: now), now: now, .refused(userMessage(for: error))))
             }
         case .quizStats:
             do {
-                return .quiz(.stats(try quiz.store.stats(at: quiz.now()), refusal: nil))
+                return .quiz(.stats(.success(try quiz.store.stats(at: quiz.now()))))
             } catch {
-                return .quiz(.stats(nil, refusal: userMessage(for: error)))
+                return .quiz(.stats(.failure(Refusal(userMessage(for: error)))))
             }
         case .exportQuiz(let path):
             do {
                 let rows = try quiz.store.exportRows()
                 try QuizExport.csv(rows).write(toFile: path, atomically: true, encoding: .utf8)
-                return .quiz(.exported(path: path, rows: rows.count, refusal: nil))
+                return .quiz(.exported(path: path, .success(rows.count)))
             } catch {
                 let reason =
                     error is any UserFacingError
                     ? userMessage(for: error)
                     : "cannot write \(path): \(FileErrorText.reason(error))"
-                return .quiz(.exported(path: path, rows: 0, refusal: reason))
+                return .quiz(.exported(path: path, .failure(Refusal(reason))))
             }
         }
     }

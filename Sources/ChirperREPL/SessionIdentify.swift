@@ -38,7 +38,7 @@ extension SessionMachine {
             /// `identify save <path>` (`~` expanded).
             case save(path: String)
             /// The table of `selections` detections was written (or why not).
-            case written(path: String, selections: Int, refusal: String?)
+            case written(path: String, Result<Int, SessionMachine.Refusal>)
             /// `identify on`'s own events.
             case live(LiveIdentify.Event)
         }
@@ -132,12 +132,10 @@ extension SessionMachine {
                 actions.append(
                     .request(
                         .writeSelections(table, path: path, selections: shown.identification.detectionCount)))
-            case .written(let path, let selections, let refusal):
-                if let refusal {
-                    actions.append(.refuse(refusal))
-                } else {
-                    actions.append(.print([presenter.selectionsWritten(path, selections: selections)]))
-                }
+            case .written(let path, .success(let selections)):
+                actions.append(.print([presenter.selectionsWritten(path, selections: selections)]))
+            case .written(_, .failure(let refusal)):
+                actions.append(.refuse(refusal.line))
             case .live(let event):
                 actions += live.handle(event).map(Self.action)
             }

@@ -168,9 +168,9 @@ struct SessionMachine: Sendable {
 
     private mutating func take(_ answer: Answer) {
         switch answer {
-        case .searched(let refusal), .nextPage(let refusal):
-            if let refusal {
-                refuse(refusal)
+        case .searched(let outcome), .nextPage(let outcome):
+            if case .failure(let refusal) = outcome {
+                refuse(refusal.line)
             } else if !setup.interactive {
                 // Accepted: a page is on its way, and a script waits for it to settle.
                 gate.handle(.hold(.listSettles))
@@ -182,33 +182,33 @@ struct SessionMachine: Sendable {
             run(quiz: .started)
             if forQueue { run(queue: .started(ticket)) }
             run(ab: .started(ticket))
-        case .stopped(let refusal, .command):
-            if let refusal { refuse(refusal) }
+        case .stopped(let outcome, .command):
+            if case .failure(let refusal) = outcome { refuse(refusal.line) }
         case .stopped(_, .quiet):
             break
         case .quiz(let event):
             run(quiz: .store(event))
-        case .stopped(let refusal, .interrupt):
-            if refusal == nil {
+        case .stopped(let outcome, .interrupt):
+            if case .success = outcome {
                 gate.handle(.playbackStopped)
             } else if !setup.interactive && !list.isBusy {
                 leave(0)
             } else if setup.interactive {
                 refuse("(Ctrl-D or quit leaves chirper-play)")
             }
-        case .textWritten(let path, let refusal):
-            run(measure: .written(path: path, refusal: refusal))
-        case .selectionsWritten(let path, let selections, let refusal):
-            run(identify: .written(path: path, selections: selections, refusal: refusal))
-        case .pngWritten(let path, let refusal):
-            if let refusal {
-                refuse(refusal)
+        case .textWritten(let path, let outcome):
+            run(measure: .written(path: path, outcome))
+        case .selectionsWritten(let path, let written):
+            run(identify: .written(path: path, written))
+        case .pngWritten(let path, let outcome):
+            if case .failure(let refusal) = outcome {
+                refuse(refusal.line)
             } else {
                 say([presenter.pngWritten(path)])
             }
-        case .control(let control, let refusal, let settings):
-            if let refusal {
-                refuse(refusal)
+        case .control(let control, let outcome, let settings):
+            if case .failure(let refusal) = outcome {
+                refuse(refusal.line)
                 if case .section = control, ab.isOn {
                     // The side cannot be played as a section (no sound server): A/B listening ends here.
                     run(ab: .stop)

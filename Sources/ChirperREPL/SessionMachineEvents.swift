@@ -137,18 +137,45 @@ extension SessionMachine {
         }
     }
 
+    /// What a request came to: each answer carries a `Result`, refused with the one line that says why.
     enum Answer: Sendable, Hashable {
-        case searched(refusal: String?)
-        case nextPage(refusal: String?)
+        case searched(Outcome)
+        case nextPage(Outcome)
         /// The page being fetched was stopped (its state comes as a list event).
         case listStopped
         case started(PlaybackTicket, Recording, forQueue: Bool)
-        case stopped(refusal: String?, StopCause)
-        case control(PlayerControl, refusal: String?, settings: PlaybackSettings)
-        case pngWritten(path: String, refusal: String?)
-        case textWritten(path: String, refusal: String?)
-        /// `identify save`'s table was written (or why not).
-        case selectionsWritten(path: String, selections: Int, refusal: String?)
+        case stopped(Outcome, StopCause)
+        case control(PlayerControl, Outcome, settings: PlaybackSettings)
+        case pngWritten(path: String, Outcome)
+        case textWritten(path: String, Outcome)
+        /// `identify save`'s table was written, with so many selections (or why not).
+        case selectionsWritten(path: String, Result<Int, Refusal>)
         case quiz(QuizAnswerEvent)
+    }
+
+    /// Why the list, the player or the disk refused a request: the line to show.
+    struct Refusal: Error, Sendable, Hashable {
+        var line: String
+
+        init(_ line: String) {
+            self.line = line
+        }
+    }
+
+    /// A request that gives nothing back was done.
+    struct Accepted: Sendable, Hashable {}
+
+    /// What a request that gives nothing back came to.
+    typealias Outcome = Result<Accepted, Refusal>
+}
+
+extension Result where Success == SessionMachine.Accepted, Failure == SessionMachine.Refusal {
+    static var accepted: Self { .success(SessionMachine.Accepted()) }
+
+    static func refused(_ line: String) -> Self { .failure(SessionMachine.Refusal(line)) }
+
+    /// The outcome of a call that answers with the line of its refusal, or nil when it did what was asked.
+    init(refusal: String?) {
+        self = refusal.map { .refused($0) } ?? .accepted
     }
 }

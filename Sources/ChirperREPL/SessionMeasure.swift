@@ -31,7 +31,7 @@ extension SessionMachine {
             case measured(id: Int, Result<SelectionMeasurement, WorkFailure>)
             case interrupt
             /// The table was written (or why not).
-            case written(path: String, refusal: String?)
+            case written(path: String, SessionMachine.Outcome)
         }
 
         enum Action: Sendable, Hashable {
@@ -105,9 +105,9 @@ extension SessionMachine {
                 measured(id: id, result, ids: &ids)
             case .interrupt:
                 if isMeasuring { actions.append(.cancel) }
-            case .written(let path, let refusal):
-                if let refusal {
-                    actions.append(.refuse(refusal))
+            case .written(let path, let outcome):
+                if case .failure(let refusal) = outcome {
+                    actions.append(.refuse(refusal.line))
                 } else {
                     actions.append(.print([presenter.tableWritten(path, rows: table.count)]))
                 }

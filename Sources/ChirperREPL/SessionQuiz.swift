@@ -314,24 +314,28 @@ extension SessionMachine {
 
         private mutating func take(_ answer: QuizAnswerEvent, ids: inout WorkIDs) {
             switch answer {
-            case .loaded(let progress, let now, let refusal):
-                if let refusal { warnStore(refusal) }
+            case .loaded(let loaded, let now):
+                // A store that cannot be read: the quiz goes on from nothing known.
+                var progress = QuizProgress()
+                switch loaded {
+                case .success(let known): progress = known
+                case .failure(let refusal): warnStore(refusal.line)
+                }
                 run(machine.progressLoaded(progress.memories, confusions: progress.confusions, now: now), ids: &ids)
-            case .kept(let memory, let now, let refusal):
-                if let refusal { warnStore(refusal) }
+            case .kept(let memory, let now, let outcome):
+                if case .failure(let refusal) = outcome { warnStore(refusal.line) }
                 run(machine.kept(memory, now: now), ids: &ids)
                 // Once a question is answered nothing is left to give away: what its request still plays is
                 // named, with its length and position, while the quiz waits for `next`.
                 if let outcome = machine.answeredOutcome { actions.append(.unmask(outcome.question.recording)) }
-            case .stats(let stats, let refusal):
-                if let stats { actions.append(.print(presenter.quizStats(stats))) }
-                if let refusal { actions.append(.refuse(refusal)) }
-            case .exported(let path, let rows, let refusal):
-                if let refusal {
-                    actions.append(.refuse(refusal))
-                } else {
-                    actions.append(.print([presenter.quizExported(path, rows: rows)]))
-                }
+            case .stats(.success(let stats)):
+                actions.append(.print(presenter.quizStats(stats)))
+            case .stats(.failure(let refusal)):
+                actions.append(.refuse(refusal.line))
+            case .exported(let path, .success(let rows)):
+                actions.append(.print([presenter.quizExported(path, rows: rows)]))
+            case .exported(_, .failure(let refusal)):
+                actions.append(.refuse(refusal.line))
             }
         }
 
@@ -345,10 +349,11 @@ extension SessionMachine {
 
 /// The store's answers to the quiz's requests.
 enum QuizAnswerEvent: Sendable, Hashable {
-    /// The deck's progress (empty, with the reason, when the store cannot be read), at the runner's `now`.
-    case loaded(QuizProgress, now: Date, refusal: String?)
-    /// The answered card's new memory (computed even when it cannot be kept), at `now`.
-    case kept(CardMemory, now: Date, refusal: String?)
-    case stats(QuizStats?, refusal: String?)
-    case exported(path: String, rows: Int, refusal: String?)
+    /// The deck's progress, or why the store cannot be read, at the runner's `now`.
+    case loaded(Result<QuizProgress, SessionMachine.Refusal>, now: Date)
+    /// The answered card's new memory at `now`, computed whether or not the store could keep it (`outcome`).
+    case kept(CardMemory, now: Date, SessionMachine.Outcome)
+    case stats(Result<QuizStats, SessionMachine.Refusal>)
+    /// The rows written to `path`, or why not.
+    case exported(path: String, Result<Int, SessionMachine.Refusal>)
 }

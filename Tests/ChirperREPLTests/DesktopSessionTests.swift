@@ -45,7 +45,7 @@ struct DesktopSessionTests {
         let query = SearchQuery(terms: [.init(tag: "nr", value: "254462")])
         #expect(
             requests(machine.handle(.desktop(.openURI("https://xeno-canto.org/254462/download")))) == [.search(query)])
-        _ = machine.handle(.answered(.searched(refusal: nil)))
+        _ = machine.handle(.answered(.searched(.accepted)))
         #expect(requests(machine.handle(.list(.loading(query: query, previous: nil, retry: nil)))).isEmpty)
         let found = ListState.populated(
             Listing(
@@ -60,7 +60,7 @@ struct DesktopSessionTests {
         let query = SearchQuery.open(["/home/me/field recordings/20250612_053000.WAV"])
         let uri = "file:///home/me/field%20recordings/20250612_053000.WAV"
         #expect(requests(machine.handle(.desktop(.openURI(uri)))) == [.search(query)])
-        _ = machine.handle(.answered(.searched(refusal: nil)))
+        _ = machine.handle(.answered(.searched(.accepted)))
         let header = try #require(
             {
                 if case .header(let header) = AudioFileHeaderReader.read(
@@ -92,7 +92,7 @@ struct DesktopSessionTests {
         _ = machine.handle(.list(.populated(listing)))
         let query = SearchQuery.open(["/etc/passwd"])
         #expect(requests(machine.handle(.desktop(.openURI("file:///etc/passwd")))) == [.search(query)])
-        _ = machine.handle(.answered(.searched(refusal: nil)))
+        _ = machine.handle(.answered(.searched(.accepted)))
         _ = machine.handle(.list(.loading(query: query, previous: listing, retry: nil)))
         let failed = ListState.error(query: query, ListError(.catalog, "/etc/passwd: not audio"), previous: listing)
         #expect(requests(machine.handle(.list(failed))).isEmpty)
@@ -121,10 +121,10 @@ struct DesktopSessionTests {
             first.count == 1 && first[0].0.status == .playing && first[0].0.track?.title == "Eurasian Wren"
                 && !first[0].1)
         #expect(requests(machine.handle(.desktop(.playPause))) == [.control(.pause)])
-        _ = machine.handle(.answered(.control(.pause, refusal: nil, settings: PlaybackSettings())))
+        _ = machine.handle(.answered(.control(.pause, .accepted, settings: PlaybackSettings())))
         #expect(published(machine.handle(.playback(playing(1.1, paused: true)))).first?.0.status == .paused)
         #expect(requests(machine.handle(.desktop(.playPause))) == [.control(.resume)])
-        _ = machine.handle(.answered(.control(.resume, refusal: nil, settings: PlaybackSettings())))
+        _ = machine.handle(.answered(.control(.resume, .accepted, settings: PlaybackSettings())))
         // Played on: no Seeked. Moved by a seek (a new segment): Seeked.
         #expect(published(machine.handle(.playback(playing(1.3)))).first?.1 == false)
         #expect(published(machine.handle(.playback(playing(8, segment: 1)))).first?.1 == true)

@@ -57,14 +57,14 @@ struct IdentifySaveSessionTests {
                 .request(.writeSelections(table, path: "/home/birder/wren.txt", selections: 3))
             ])
         #expect(
-            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", selections: 3, refusal: nil)))
+            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", .success(3))))
                 == [
                     .print([#"identify: saved="/home/birder/wren.txt" selections=3"#])
                 ])
         let exists = "/home/birder/wren.txt already exists; left as it is (delete it, or save under another name)"
         _ = machine.handle(typed("identify save ~/wren.txt"))
         #expect(
-            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", selections: 3, refusal: exists)))
+            machine.handle(.answered(.selectionsWritten(path: "/home/birder/wren.txt", .failure(.init(exists)))))
                 == [
                     .print([script.refusal(exists)])
                 ])

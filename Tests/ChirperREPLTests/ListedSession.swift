@@ -25,7 +25,7 @@ func listedSession(
             interactive: presenter.style != .script, presenter: presenter, saveDirectory: "/saves",
             homeDirectory: "/home/birder", terminal: terminal))
     _ = machine.handle(.typed("search wren", columns: presenter.width))
-    _ = machine.handle(.answered(.searched(refusal: nil)))
+    _ = machine.handle(.answered(.searched(.accepted)))
     _ = machine.handle(.list(listed))
     return machine
 }

@@ -74,7 +74,7 @@ struct QuizDriver {
     mutating func answer(_ request: SessionMachine.Request) -> SessionMachine.Answer {
         switch request {
         case .loadQuiz:
-            return .quiz(.loaded(QuizProgress(), now: now, refusal: nil))
+            return .quiz(.loaded(.success(QuizProgress()), now: now))
         case .play(let item, let recording, let forQueue):
             if machine.quizMachine.openQuestion != nil {
                 #expect(item.label.hasPrefix("quiz-"), "a question plays under a name that gives nothing away")
@@ -86,12 +86,12 @@ struct QuizDriver {
         case .keepQuizAnswer(let record):
             kept.append(record)
             now += 5
-            return .quiz(.kept(record.memory(at: now), now: now, refusal: nil))
+            return .quiz(.kept(record.memory(at: now), now: now, .accepted))
         case .stop(let cause):
-            return .stopped(refusal: nil, cause)
+            return .stopped(.accepted, cause)
         default:
             Issue.record("the quiz made a request it should not: \(request)")
-            return .searched(refusal: nil)
+            return .searched(.accepted)
         }
     }
 }
@@ -310,13 +310,13 @@ struct QuizSessionTests {
         _ = machine.handle(.quizDeck(id: id, .success(deckRecordings)))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let reason = "the quiz store /x/quiz.sqlite cannot open: it is damaged (file is not a database)"
-        let loaded = printed(machine.handle(.answered(.quiz(.loaded(QuizProgress(), now: now, refusal: reason)))))
+        let loaded = printed(machine.handle(.answered(.quiz(.loaded(.failure(.init(reason)), now: now)))))
         #expect(loaded.first == "error: \"\(reason); the quiz goes on without keeping answers\"")
         #expect(loaded.contains { $0.hasPrefix("quiz: question n=1 of=2") })
         let memory = SpacedRepetition.review(nil, grade: .good, at: now)
         _ = machine.handle(.answered(.started(PlaybackTicket(1), deckRecordings[0], forQueue: false)))
         _ = machine.handle(typed("skip"))
-        let kept = printed(machine.handle(.answered(.quiz(.kept(memory, now: now, refusal: reason)))))
+        let kept = printed(machine.handle(.answered(.quiz(.kept(memory, now: now, .refused(reason))))))
         #expect(kept == ["quiz: waiting answered=1 of=2"], "said once: \(kept)")
         #expect(printed(machine.handle(typed(""))).contains { $0.hasPrefix("quiz: question n=2 of=2") })
     }

@@ -75,7 +75,7 @@ struct SessionMachineTests {
         #expect(machine.handle(typed("search wren")) == [.request(.search(wrenQuery))])
         #expect(machine.handle(typed("play 1")) == [])
         // Answered: the search is under way, and the script now waits for the rows.
-        #expect(machine.handle(.answered(.searched(refusal: nil))) == [])
+        #expect(machine.handle(.answered(.searched(.accepted))) == [])
         let loading = ListState.loading(query: wrenQuery, previous: nil, retry: nil)
         #expect(machine.handle(.list(loading)) == [.print(script.lines(list: loading, from: .idle))])
         #expect(
@@ -98,7 +98,7 @@ struct SessionMachineTests {
         #expect(machine.handle(typed("next-page")) == [.request(.nextPage)])
         #expect(machine.handle(typed("list")) == [])
         #expect(
-            machine.handle(.answered(.nextPage(refusal: "every page is loaded"))) == [
+            machine.handle(.answered(.nextPage(.refused("every page is loaded")))) == [
                 .print([script.refusal("every page is loaded")]),
                 .print(script.listing(listed)),
             ])
@@ -109,7 +109,7 @@ struct SessionMachineTests {
         var machine = listedSession(script)
         #expect(machine.handle(typed("search wren")) == [.request(.search(try SearchQuery.parse("wren")))])
         #expect(
-            machine.handle(.answered(.searched(refusal: "the archive is closed"))) == [
+            machine.handle(.answered(.searched(.refused("the archive is closed")))) == [
                 .print([script.refusal("the archive is closed")])
             ])
     }
@@ -174,7 +174,7 @@ struct SessionMachineTests {
         var machine = listedSession(terminal)
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
         _ = machine.handle(typed("search robin"))
-        _ = machine.handle(.answered(.searched(refusal: nil)))
+        _ = machine.handle(.answered(.searched(.accepted)))
         let robin = try! SearchQuery.parse("robin")
         _ = machine.handle(.list(.loading(query: robin, previous: listed.listing, retry: nil)))
         #expect(machine.handle(.interrupt) == [.markInterrupted, .request(.stopList)])
@@ -190,13 +190,13 @@ struct SessionMachineTests {
     func interruptWithNothingPlaying() {
         var piped = listedSession(script)
         _ = piped.handle(.interrupt)
-        #expect(piped.handle(.answered(.stopped(refusal: "nothing is playing", .interrupt))) == [.quit(status: 0)])
+        #expect(piped.handle(.answered(.stopped(.refused("nothing is playing"), .interrupt))) == [.quit(status: 0)])
         #expect(piped.handle(typed("list")) == [])
 
         var typedAt = listedSession(terminal)
         _ = typedAt.handle(.interrupt)
         #expect(
-            typedAt.handle(.answered(.stopped(refusal: "nothing is playing", .interrupt))) == [
+            typedAt.handle(.answered(.stopped(.refused("nothing is playing"), .interrupt))) == [
                 .print([terminal.refusal("(Ctrl-D or quit leaves chirper-play)")])
             ])
     }
@@ -227,13 +227,13 @@ struct SessionMachineTests {
         #expect(machine.handle(typed("volume 40")) == [.request(.control(.volume(40)))])
         let settings = PlaybackSettings(volume: 40)
         #expect(
-            machine.handle(.answered(.control(.volume(40), refusal: nil, settings: settings))) == [
+            machine.handle(.answered(.control(.volume(40), .accepted, settings: settings))) == [
                 .print([script.settings(settings)])
             ])
         _ = machine.handle(typed("seek 9:00"))
         #expect(
             machine.handle(
-                .answered(.control(.seek(.absolute(540)), refusal: "nothing is playing", settings: settings)))
+                .answered(.control(.seek(.absolute(540)), .refused("nothing is playing"), settings: settings)))
                 == [.print([script.refusal("nothing is playing")])])
         #expect(machine.handle(.terminate(status: 143)) == [.quit(status: 143)])
         #expect(machine.handle(typed("list")) == [])
@@ -266,7 +266,7 @@ struct SessionMachineTests {
                 .request(.writePNG(image, path: "/home/birder/wren.png")),
             ])
         #expect(
-            machine.handle(.answered(.pngWritten(path: "/home/birder/wren.png", refusal: nil))) == [
+            machine.handle(.answered(.pngWritten(path: "/home/birder/wren.png", .accepted))) == [
                 .print([terminal.pngWritten("/home/birder/wren.png")])
             ])
     }
@@ -504,7 +504,7 @@ struct SessionMachineTests {
                 .request(.control(.section(.absolute(0), .absolute(12), nil)))
             ])
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), .accepted, settings: PlaybackSettings())))
         _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))
         let endOfA = machine.handle(.playback(ended(Fixture.wren, 1)))
         #expect(endOfA.last == .abWait(seconds: 0.25, round: 1))
@@ -515,7 +515,7 @@ struct SessionMachineTests {
             ])
         _ = machine.handle(.answered(.started(PlaybackTicket(2), Fixture.robin, forQueue: false)))
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(30), nil), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(30), nil), .accepted, settings: PlaybackSettings())))
         // B's end was reported 0.1 s after its sound stopped: the gap counts from the sound.
         #expect(
             machine.handle(.playback(ended(Fixture.robin, 2, late: 0.1))).last == .abWait(seconds: 0.15, round: 2))
@@ -524,9 +524,9 @@ struct SessionMachineTests {
         #expect(again.last == .request(.play(.of(Fixture.wren), Fixture.wren, forQueue: false)), "A again")
         _ = machine.handle(.answered(.started(PlaybackTicket(3), Fixture.wren, forQueue: false)))
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), .accepted, settings: PlaybackSettings())))
         #expect(machine.handle(typed("stop")) == [.request(.stop(.command))])
-        _ = machine.handle(.answered(.stopped(refusal: nil, .command)))
+        _ = machine.handle(.answered(.stopped(.accepted, .command)))
         let stopped = PlaybackState.idle(
             PlaybackEnding(item: .of(Fixture.wren), ticket: PlaybackTicket(3), position: 4, reason: .stopped))
         #expect(!machine.handle(.playback(stopped)).contains { if case .abWait = $0 { true } else { false } })
@@ -539,7 +539,7 @@ struct SessionMachineTests {
         _ = machine.handle(typed("ab 1 2 0.25"))
         _ = machine.handle(.answered(.started(PlaybackTicket(1), Fixture.wren, forQueue: false)))
         _ = machine.handle(
-            .answered(.control(.section(.absolute(0), .absolute(12), nil), refusal: nil, settings: PlaybackSettings())))
+            .answered(.control(.section(.absolute(0), .absolute(12), nil), .accepted, settings: PlaybackSettings())))
         _ = machine.handle(.playback(.playing(progress(Fixture.wren, 1, at: 2))))
         #expect(machine.handle(.playback(ended(Fixture.wren, 1))).last == .abWait(seconds: 0.25, round: 1))
         #expect(machine.handle(typed("stop")) == [.print(["ab: stopped"])])
@@ -556,7 +556,9 @@ struct SessionMachineTests {
         #expect(
             machine.handle(
                 .answered(
-                    .control(.section(.absolute(0), .absolute(12), nil), refusal: refusal, settings: PlaybackSettings())
+                    .control(
+                        .section(.absolute(0), .absolute(12), nil), SessionMachine.Outcome(refusal: refusal),
+                        settings: PlaybackSettings())
                 ))
                 == [.print([script.refusal(refusal)]), .request(.stop(.command))])
         #expect(!machine.ab.isOn)
