@@ -18,6 +18,9 @@ public actor OwnFiles {
     private var read: [String: Result<Recording, SkippedFile>] = [:]
     /// Counts the `open`s: headers read for one are not kept after another.
     private var openings = 0
+    /// The headers of the page after the last one listed, read while that one is shown, so that `next-page`
+    /// finds them read; the page it is for, and the `open` it belongs to.
+    private var ahead: (page: Int, opening: Int, reading: Task<Void, Never>)?
     private let directory: String
 
     /// `directory`: where relative paths start (the working directory).
@@ -44,9 +47,10 @@ public actor OwnFiles {
             throw ListError(.catalog, "not a search of one's own files")
         case .open(let paths):
             guard page == 1 || opened.paths != paths else {
+                if let ahead, ahead.page == page, ahead.opening == openings { await ahead.reading.value }
                 await readAhead(page: page, size: size)
                 try Self.checkStopped()
-                return try openedPage(page, size: size)
+                return readingAhead(try openedPage(page, size: size), size: size)
             }
             let found = FileTree.walk(paths, from: directory, keep: Self.isAudioName)
             // The first page's headers, read before anything open is replaced.
@@ -58,7 +62,7 @@ public actor OwnFiles {
             let before = (opened, pageStarts, read)
             open(paths, found: found, read: Dictionary(zip(first, rows)) { kept, _ in kept })
             do {
-                return try openedPage(page, size: size)
+                return readingAhead(try openedPage(page, size: size), size: size)
             } catch {
                 (opened, pageStarts, read) = before
                 throw error
@@ -75,6 +79,16 @@ public actor OwnFiles {
         pageStarts = [0]
         self.read = read
         openings += 1
+    }
+
+    /// Starts reading the headers of the page after `page` (when there is one) while `page` is shown.
+    private func readingAhead(_ page: Page, size: Int) -> Page {
+        ahead?.reading.cancel()
+        ahead = nil
+        guard page.page < page.numPages else { return page }
+        let next = page.page + 1
+        ahead = (next, openings, Task { await self.readAhead(page: next, size: size) })
+        return page
     }
 
     /// Reads the headers page `page` starts with, all at once, where it is known where it starts (the pages before
