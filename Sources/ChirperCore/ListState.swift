@@ -125,11 +125,12 @@ public struct Listing: Sendable, Hashable {
     /// Adds a page's recordings after the rows already shown, skipping any the previous page listed (pages
     /// shift by a row or two while recordings are uploaded). Costs the size of the page, not of the list.
     mutating func append(_ page: Page) {
+        let keys = page.recordings.map(Self.key)
         var seen = lastPageIDs
-        let fresh = page.recordings.filter { seen.insert(Self.key($0)).inserted }
+        let fresh = zip(page.recordings, keys).compactMap { row, key in seen.insert(key).inserted ? row : nil }
         rows.append(page: fresh)
         skipped = page.skipped
-        lastPageIDs = Set(page.recordings.map(Self.key))
+        lastPageIDs = Set(keys)
         pagesLoaded = page.page
         numPages = max(page.numPages, page.page)
         totalRecordings = page.totalRecordings

@@ -32,10 +32,17 @@ struct PackedRows: Sendable, Hashable {
         var index: [String: UInt16] = [:]
         slots.reserveCapacity(rows.count * Slot.count)
         audioKinds.reserveCapacity(rows.count)
+        // Text 0 is the empty one, which most rows have in most slots (a file of one's own in two of three):
+        // told without hashing it.
+        ends.append(0)
         for (row, recording) in rows.enumerated() {
             let (kind, audioText) = AudioKind.split(recording.audio)
             for slot in Slot.allCases {
                 let text = slot.text(of: recording, audio: audioText)
+                if text.isEmpty {
+                    slots.append(0)
+                    continue
+                }
                 if let known = index[text] {
                     slots.append(known)
                     continue
