@@ -178,7 +178,7 @@ public actor OwnFiles {
 
     /// A page whose fetch was cancelled (Ctrl-C) ends here, instead of reading the headers its wait left unread.
     private static func checkStopped() throws(ListError) {
-        if Task.isCancelled { throw ListError(.stopped, "stopped before it came") }
+        if Task.isCancelled { throw .stopped }
     }
 
     /// The one line when nothing opened can be played.

@@ -32,15 +32,15 @@ public enum BirdNETSelectionTable {
     /// The table's text: its header and a line per selection, each ending in a newline. `path` is what Raven
     /// opens (the file's path); `sampleRate` is the file's own (nil: taken to be above 30 kHz).
     public static func text(_ identification: Identification, path: String, sampleRate: Int?) -> String {
-        let judged: Bool
-        if case .judged = identification.placeCheck { judged = true } else { judged = false }
-        var lines = [(columns + (judged ? ["Expected"] : [])).joined(separator: "\t")]
+        var judged: ExpectedSpecies?
+        if case .judged(let expected) = identification.placeCheck { judged = expected }
+        var lines = [(columns + (judged == nil ? [] : ["Expected"])).joined(separator: "\t")]
         let high = highFrequency(sampleRate: sampleRate)
         let begin = field(path)
         for segment in identification.segments.sorted(by: { $0.start < $1.start }) {
             let start = seconds(segment.start)
             for detection in segment.detections {
-                let expected = judged ? [identification.placeCheck.expects(detection.species) ? "yes" : "no"] : []
+                let expected = judged.map { [$0.expects(detection.species) ? "yes" : "no"] } ?? []
                 lines.append(
                     ([
                         String(lines.count), "Spectrogram 1", "1", start, seconds(segment.end), "0", high,
@@ -53,7 +53,7 @@ public enum BirdNETSelectionTable {
         if lines.count == 1 {
             lines.append(
                 (["1", "Spectrogram 1", "1", "0", "3", "0", high, "nocall", "nocall", "1.0", begin, "0"]
-                    + (judged ? [""] : [])).joined(separator: "\t"))
+                    + (judged == nil ? [] : [""])).joined(separator: "\t"))
         }
         return lines.joined(separator: "\n") + "\n"
     }

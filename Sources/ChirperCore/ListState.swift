@@ -31,6 +31,9 @@ public struct ListError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// A page the user stopped (Ctrl-C) before it came.
+    public static let stopped = ListError(.stopped, "stopped before it came; search again to list it")
 }
 
 /// Shown while a request waits to be retried (after a 429 or 503).
@@ -258,8 +261,7 @@ public struct ListStore: Sendable {
         guard let fetch = inFlight else { return [] }
         switch state {
         case .loading(let query, let previous, _):
-            let stopped = ListError(.stopped, "stopped before it came; search again to list it")
-            state = .error(query: query, stopped, previous: previous)
+            state = .error(query: query, .stopped, previous: previous)
         case .paging(let listing, .loading(let page, _)):
             state = .paging(listing, next: .available(page: page))
         default:

@@ -23,6 +23,16 @@ private func oneRecording(_ request: LoopbackRequest, base: String) -> LoopbackR
     return .file(wav, contentType: "audio/wav", for: request)
 }
 
+/// chirper-play by name on `api`'s archive, to null output, its cache and data in `scratch`.
+private func chirperPlay(api: LoopbackServer, scratch: URL) throws -> LiveChirper {
+    try LiveChirper(
+        ["--api-url", api.baseURL + "/api/3/recordings", "--output", "null"],
+        environment: [
+            "XENO_CANTO_API_KEY": "k", "XDG_CACHE_HOME": scratch.path + "/cache",
+            "XDG_DATA_HOME": scratch.path + "/data",
+        ])
+}
+
 private func le(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
 
 @Suite(
@@ -46,12 +56,7 @@ struct SignalTests {
         let base = server.baseURL
         let api = try await LoopbackServer.start { request in oneRecording(request, base: base) }
         defer { Task { await api.shutdown() } }
-        let chirper = try LiveChirper(
-            ["--api-url", api.baseURL + "/api/3/recordings", "--output", "null"],
-            environment: [
-                "XENO_CANTO_API_KEY": "k", "XDG_CACHE_HOME": scratch.path + "/cache",
-                "XDG_DATA_HOME": scratch.path + "/data",
-            ])
+        let chirper = try chirperPlay(api: api, scratch: scratch)
         try chirper.type("search dunnock")
         try chirper.type("play 1")
         try chirper.type("wait")
@@ -78,12 +83,7 @@ struct SignalTests {
             return never
         }
         defer { Task { await api.shutdown() } }
-        let chirper = try LiveChirper(
-            ["--api-url", api.baseURL + "/api/3/recordings", "--output", "null"],
-            environment: [
-                "XENO_CANTO_API_KEY": "k", "XDG_CACHE_HOME": scratch.path + "/cache",
-                "XDG_DATA_HOME": scratch.path + "/data",
-            ])
+        let chirper = try chirperPlay(api: api, scratch: scratch)
         try chirper.type("search dunnock")
         try chirper.type("search silent")
         try await chirper.waitForLine(#"list: loading query="en:silent""#, deadline: .seconds(20))
