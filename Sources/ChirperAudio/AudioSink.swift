@@ -45,19 +45,18 @@ extension AudioSink {
 
 /// One track's output stream.
 ///
-/// `stop()` may be called from any task at any time: it silences at once and wakes a waiting `write` or
-/// `drain` with `CancellationError`.
+/// `stop()` may be called from any task at any time: it silences at once, and a waiting `write` or `drain`
+/// returns `.stopped`, as does one whose task is cancelled. Only a failure of the output is thrown.
 public protocol AudioOutput: AnyObject, Sendable {
     var format: PCMFormat { get }
     /// Queues interleaved samples, waiting while the output holds `bufferSeconds` already.
-    func write(_ samples: [Int16]) async throws
+    @discardableResult func write(_ samples: [Int16]) async throws -> OutputWrite
     /// Lets the output play.
     func start() throws
     /// Silences the output, keeping what is queued.
     func pause() throws
-    /// Waits until everything queued has been played; returns how many seconds ago the last sample was heard
-    /// (a sound server reports the drain late), 0 when the output cannot tell.
-    @discardableResult func drain() async throws -> Double
+    /// Waits until everything queued has been played.
+    @discardableResult func drain() async throws -> OutputDrain
     /// Drops what is queued, silences at once and closes. Idempotent.
     func stop()
     /// Seconds this output has played, if it can tell; `nil` to count what was written.
@@ -65,6 +64,24 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Sets the volume (0…100, linear in amplitude: 50 halves it) of what is heard from now on, at once
     /// where the sound server can (a stream volume), else on what is written next.
     func setVolume(percent: Int)
+}
+
+/// How a write to an output ended, when the output did not fail.
+public enum OutputWrite: Sendable, Equatable {
+    /// Every sample given is queued.
+    case queued
+    /// The output was stopped under the write (a seek, a stop, a new track), or its task was cancelled: what
+    /// was not queued is dropped.
+    case stopped
+}
+
+/// How a drain of an output ended, when the output did not fail.
+public enum OutputDrain: Sendable, Equatable {
+    /// Everything queued was played, the last sample heard `secondsAgo` (a sound server reports the drain
+    /// late; 0 when the output cannot tell).
+    case played(secondsAgo: Double)
+    /// The output was stopped under the drain, or its task was cancelled.
+    case stopped
 }
 
 /// Why the sound could not be played.

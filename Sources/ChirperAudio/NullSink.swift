@@ -38,14 +38,14 @@ final class NullOutput: AudioOutput {
         self.counters = counters
     }
 
-    func write(_ samples: [Int16]) async throws {
-        try Task.checkCancellation()
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
         let stopped = written.withLockedValue { state in
-            if !state.stopped { state.samples += samples.count }
-            return state.stopped
+            if !state.stopped, !Task.isCancelled { state.samples += samples.count }
+            return state.stopped || Task.isCancelled
         }
-        if stopped { throw CancellationError() }
+        if stopped { return .stopped }
         counters.withLockedValue { $0.samples += samples.count }
+        return .queued
     }
 
     func start() throws {}
@@ -53,9 +53,8 @@ final class NullOutput: AudioOutput {
     // Nothing is heard: the volume changes nothing.
     func setVolume(percent: Int) {}
 
-    func drain() async throws -> Double {
-        try Task.checkCancellation()
-        return 0
+    func drain() async throws -> OutputDrain {
+        written.withLockedValue { $0.stopped } || Task.isCancelled ? .stopped : .played(secondsAgo: 0)
     }
 
     func stop() {

@@ -107,7 +107,9 @@ final class OutputControl: Sendable {
         return (segment, before + played)
     }
 
-    func install(_ output: any AudioOutput, segment: Int, playedBefore: Double) throws {
+    /// Makes `output` the current one, for `segment`; false when the control was closed (a stop) first: the
+    /// output is stopped, and the command that closed it is in the pipeline's channel.
+    func install(_ output: any AudioOutput, segment: Int, playedBefore: Double) throws -> Bool {
         let (old, closed, running, volume) = state.withLockedValue { state in
             let old = state.output
             if !state.closed {
@@ -120,10 +122,11 @@ final class OutputControl: Sendable {
         old?.stop()
         if closed {
             output.stop()
-            throw CancellationError()
+            return false
         }
         output.setVolume(percent: volume)
         if running { try output.start() }
+        return true
     }
 
     func setRunning(_ running: Bool) {
@@ -144,27 +147,18 @@ final class OutputControl: Sendable {
         output?.setVolume(percent: percent)
     }
 
-    /// Writes to the current output, waiting while it is full. False when there is none, or when it was
+    /// Writes to the current output, waiting while it is full. `.stopped` when there is none, or when it was
     /// retired (a seek) or closed (a stop) under the write: the command that did it is in the pipeline's channel.
-    func write(_ samples: [Int16]) async throws -> Bool {
-        guard let output = current else { return false }
-        do {
-            try await output.write(samples)
-        } catch is CancellationError where current !== output {
-            return false
-        }
-        return true
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
+        guard let output = current else { return .stopped }
+        return try await output.write(samples)
     }
 
-    /// Waits until the current output has played everything; the seconds since its last sample was heard, or
-    /// nil when there is no output, or it was retired or closed under the wait.
-    func drain() async throws -> Double? {
-        guard let output = current else { return nil }
-        do {
-            return try await output.drain()
-        } catch is CancellationError where current !== output {
-            return nil
-        }
+    /// Waits until the current output has played everything; `.stopped` when there is none, or when it was
+    /// retired or closed under the wait.
+    func drain() async throws -> OutputDrain {
+        guard let output = current else { return .stopped }
+        return try await output.drain()
     }
 
     /// Silences and drops the current output at once (a seek): a waiting write or drain returns (see `write`);

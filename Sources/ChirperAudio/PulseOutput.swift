@@ -27,44 +27,54 @@ final class PulseOutput: AudioOutput, Sendable {
 
     var format: PCMFormat { state.format }
 
+    /// Waits until the server has the stream ready. Ended (by its task's cancellation, or the connection
+    /// closing) is `CancellationError`: the open was given up, and there is no output to answer with.
     func waitUntilReady() async throws {
-        try await wait(for: .ready) { state in
-            if case .ready = state.phase { return .success(()) }
+        let answer = try await wait(for: .ready) { state in
+            if case .ready = state.phase { return .success(.came) }
             return nil
         }
+        guard answer == .came else { throw CancellationError() }
     }
 
-    func write(_ samples: [Int16]) async throws {
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
         let total = samples.count * 2
         var offset = 0
         while offset < total {
             let needed = min(state.wakeRoom, total - offset)
-            try await wait(for: .space) { state in
-                state.pending + needed <= state.capacity ? .success(()) : nil
+            let room = try await wait(for: .space) { state in
+                state.pending + needed <= state.capacity ? .success(.came) : nil
             }
+            guard room == .came else { return .stopped }
             var resumptions = PulseResumptions()
             defer { resumptions.run() }
-            try connection.locked {
-                if let error = state.error(forLease: lease) { throw error }
+            let queued = try connection.locked {
+                if let ending = state.ending(forLease: lease) { return try ending.get() }
                 let room = (state.capacity - state.pending) / state.frameBytes * state.frameBytes
                 let count = min(room, total - offset)
-                guard count > 0 else { return }
+                guard count > 0 else { return .came }
                 samples.withUnsafeBytes { raw in
                     _ = state.queue.append(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
                 }
                 offset += count
                 state.pump(into: &resumptions)
+                return .came
             }
+            guard queued == .came else { return .stopped }
         }
+        return .queued
     }
 
     /// Lets the stream play: a held one gets its audio now (the server, uncorked, plays it at once), a corked
-    /// one is uncorked.
+    /// one is uncorked. A stopped output stays silent.
     func start() throws {
         var resumptions = PulseResumptions()
         defer { resumptions.run() }
         try connection.locked {
-            if let error = state.error(forLease: lease) { throw error }
+            if let ending = state.ending(forLease: lease) {
+                _ = try ending.get()
+                return
+            }
             guard let stream = state.stream, !state.handle(.start(lease: lease), into: &resumptions).isEmpty else {
                 return
             }
@@ -85,15 +95,18 @@ final class PulseOutput: AudioOutput, Sendable {
         var resumptions = PulseResumptions()
         defer { resumptions.run() }
         try connection.locked {
-            if let error = state.error(forLease: lease) { throw error }
+            if let ending = state.ending(forLease: lease) {
+                _ = try ending.get()
+                return
+            }
             state.handle(.pause(lease: lease), into: &resumptions)
         }
     }
 
-    func drain() async throws -> Double {
-        try await wait(for: .drain) { state in
+    func drain() async throws -> OutputDrain {
+        let drained = try await wait(for: .drain) { state in
             // One drain at a time, on a live stream.
-            state.stream == nil || state.waiters.isWaiting(.drain) ? .failure(CancellationError()) : nil
+            state.stream == nil || state.waiters.isWaiting(.drain) ? .success(.ended) : nil
         } whenWaiting: { state, resumptions in
             state.drainIssued = false
             state.pump(into: &resumptions)
@@ -102,9 +115,10 @@ final class PulseOutput: AudioOutput, Sendable {
                 state.issueDrain(stream, into: &resumptions)
             }
         }
+        guard drained == .came else { return .stopped }
         // Timed as the drain's waiter wakes: the acknowledgment came a period or two of the sink after the stream
         // ran dry, and what runs after the drain counts from that.
-        return connection.locked { state.lease == lease ? state.sinceRanDry : 0 }
+        return .played(secondsAgo: connection.locked { state.lease == lease ? state.sinceRanDry : 0 })
     }
 
     /// Silences at once: the server drops what it holds. A ready stream is parked (emptied, held) for the next
@@ -143,24 +157,25 @@ final class PulseOutput: AudioOutput, Sendable {
         return Double(min(sinceBase, handed)) / 1_000_000
     }
 
-    /// Suspends until the stream gives `kind` (a stopped or failed stream, or task cancellation, ends the wait
-    /// with an error). `decide`, called with the lock held, returns the outcome if it is known now, or `nil`
-    /// to wait; then the waiter is registered and `whenWaiting` runs, still under the lock.
+    /// Suspends until the stream gives `kind` (`.came`), or this output's use of it ends (`.ended`: stopped,
+    /// parked, taken by a later track, closed, or the task cancelled); a failed stream throws its error.
+    /// `decide`, called with the lock held, returns the answer if it is known now, or `nil` to wait; then the
+    /// waiter is registered and `whenWaiting` runs, still under the lock.
     private func wait(
         for kind: PulseWaiters.Kind,
-        decide: @escaping (PulseStreamState) -> Result<Void, any Error>?,
+        decide: @escaping (PulseStreamState) -> Result<PulseWaiters.Answer, AudioSinkError>?,
         whenWaiting: @escaping (PulseStreamState, inout PulseResumptions) -> Void = { _, _ in }
-    ) async throws {
+    ) async throws -> PulseWaiters.Answer {
         let state = self.state
         let lease = self.lease
         let waiter = PulseWaiters.Waiter()
         // Decided under the lock, answered outside it.
         var resumptions = PulseResumptions()
-        let decided: Result<Void, any Error>? = connection.locked {
-            if let error = state.error(forLease: lease) { return .failure(error) }
-            if Task.isCancelled { return .failure(CancellationError()) }
+        let decided: Result<PulseWaiters.Answer, AudioSinkError>? = connection.locked {
+            if let ending = state.ending(forLease: lease) { return ending }
+            if Task.isCancelled { return .success(.ended) }
             if let now = decide(state) { return now }
-            guard state.waiters.register(kind, waiter, into: &resumptions) else { return .failure(CancellationError()) }
+            guard state.waiters.register(kind, waiter, into: &resumptions) else { return .success(.ended) }
             whenWaiting(state, &resumptions)
             return nil
         }
@@ -171,13 +186,13 @@ final class PulseOutput: AudioOutput, Sendable {
         } onCancel: {
             // The handler runs with this task's status lock held, which waking this task also takes; libpulse
             // callbacks answer waiters with the main loop lock held. So the handler must not wait for the main
-            // loop lock (that cycle was a deadlock): it fails the waiters from their own lock, which `register`
-            // also takes, so a waiter registered just before is still failed.
+            // loop lock (that cycle was a deadlock): it ends the waiters from their own lock, which `register`
+            // also takes, so a waiter registered just before is still ended.
             var resumptions = PulseResumptions()
-            resumptions.fail(state.waiters.takeAll(), with: CancellationError())
+            resumptions.resume(state.waiters.takeAll(), with: .success(.ended))
             resumptions.run()
         }
         // nil: the waiter's channel was cancelled with this task.
-        try (answer ?? .failure(CancellationError())).get()
+        return try (answer ?? .success(.ended)).get()
     }
 }

@@ -55,18 +55,19 @@ final class PulseStreamState: @unchecked Sendable {
         self.onUnderrun = onUnderrun
     }
 
-    /// The error a waiting operation should get now, if any.
-    var blockingError: (any Error)? {
+    /// What a waiting operation gets now instead of waiting, if anything: the stream's failure, or `.ended`
+    /// once it is closed.
+    var ending: Result<PulseWaiters.Answer, AudioSinkError>? {
         switch phase {
-        case .failed(let error): error
-        case .closed: CancellationError()
+        case .failed(let error): .failure(error)
+        case .closed: .success(.ended)
         case .connecting, .ready: nil
         }
     }
 
-    /// The error for an output of lease `lease`: a later track has the stream now, or the stream's own error.
-    func error(forLease lease: Int) -> (any Error)? {
-        self.lease == lease ? blockingError : CancellationError()
+    /// The same for an output of lease `lease`, whose use of the stream has ended once a later track has it.
+    func ending(forLease lease: Int) -> Result<PulseWaiters.Answer, AudioSinkError>? {
+        self.lease == lease ? ending : .success(.ended)
     }
 
     /// The stream's current time (main loop locked), or nil before the server has told it.
@@ -105,7 +106,7 @@ final class PulseStreamState: @unchecked Sendable {
         case .park:
             onUnderrun = {}
             drainIssued = false
-            failAll(CancellationError(), into: &resumptions)
+            endAll(.success(.ended), into: &resumptions)
             queue.removeAll()
         case .tearDown:
             tearDown(into: &resumptions)
@@ -118,12 +119,12 @@ final class PulseStreamState: @unchecked Sendable {
     }
 
     /// The stream's one teardown (main loop locked): disconnected if it was connecting or ready, its waiters
-    /// failed (with the stream's error, or cancelled), its queue dropped and its handle released. The state
+    /// answered (with the stream's failure, or `.ended`), its queue dropped and its handle released. The state
     /// stays registered with the connection until libpulse reports the stream terminated, so no callback sees
     /// freed memory. Nothing happens to a stream already torn down.
     func tearDown(into resumptions: inout PulseResumptions) {
         guard let handle = stream else { return }
-        let error = blockingError ?? CancellationError()
+        let answer = ending ?? .success(.ended)
         switch phase {
         case .connecting, .ready:
             phase = .closed
@@ -131,15 +132,15 @@ final class PulseStreamState: @unchecked Sendable {
         case .failed, .closed:
             break
         }
-        failAll(error, into: &resumptions)
+        endAll(answer, into: &resumptions)
         queue.removeAll()
         stream = nil
         pa_stream_unref(handle)
     }
 
-    /// Takes every waiter out, to be failed with `error`.
-    func failAll(_ error: any Error, into resumptions: inout PulseResumptions) {
-        resumptions.fail(waiters.takeAll(), with: error)
+    /// Takes every waiter out, to be answered with `answer`.
+    func endAll(_ answer: Result<PulseWaiters.Answer, AudioSinkError>, into resumptions: inout PulseResumptions) {
+        resumptions.resume(waiters.takeAll(), with: answer)
     }
 
     /// Hands queued audio to the server as far as it asks for it (main loop locked), unless the gate holds
@@ -157,15 +158,16 @@ final class PulseStreamState: @unchecked Sendable {
                 return handed
             }
             if status < 0 {
-                phase = .failed(.soundServerLost(detail: PulseError.message(status)))
-                failAll(blockingError ?? CancellationError(), into: &resumptions)
+                let error = AudioSinkError.soundServerLost(detail: PulseError.message(status))
+                phase = .failed(error)
+                endAll(.failure(error), into: &resumptions)
                 return
             }
             handedBytes += handed
             writable -= handed
         }
         if pending + wakeRoom <= capacity {
-            resumptions.resume(waiters.take(.space), with: .success(()))
+            resumptions.resume(waiters.take(.space), with: .success(.came))
         }
     }
 
@@ -205,18 +207,18 @@ final class PulseStreamState: @unchecked Sendable {
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
             if case .connecting = state.phase { state.phase = .ready }
-            resumptions.resume(state.waiters.take(.ready), with: .success(()))
+            resumptions.resume(state.waiters.take(.ready), with: .success(.came))
         case PA_STREAM_FAILED:
             let detail = PulseError.message(of: pa_stream_get_context(stream))
             if case .closed = state.phase {
             } else {
                 state.phase = .failed(.soundServerLost(detail: detail))
             }
-            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
+            state.endAll(state.ending ?? .success(.ended), into: &resumptions)
             state.onGone?()
         case PA_STREAM_TERMINATED:
             if case .failed = state.phase {} else { state.phase = .closed }
-            state.failAll(state.blockingError ?? CancellationError(), into: &resumptions)
+            state.endAll(state.ending ?? .success(.ended), into: &resumptions)
             state.onGone?()
         default:
             break
@@ -248,9 +250,8 @@ final class PulseStreamState: @unchecked Sendable {
     static let drainCallback: pa_stream_success_cb_t = { _, success, userdata in
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
-        let result: Result<Void, any Error> =
-            success != 0
-            ? .success(()) : .failure(state.blockingError ?? AudioSinkError.soundServer(detail: "drain failed"))
+        let result: Result<PulseWaiters.Answer, AudioSinkError> =
+            success != 0 ? .success(.came) : state.ending ?? .failure(.soundServer(detail: "drain failed"))
         var resumptions = PulseResumptions()
         resumptions.resume(state.waiters.take(.drain), with: result)
         resumptions.run()

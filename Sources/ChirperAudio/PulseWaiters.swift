@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 
 /// The operations suspended on one playback stream, each waiting on a one-shot channel (`Waiter`), kept apart
 /// from the main-loop-guarded `PulseStreamState` behind their own lock, so that a task's cancellation handler
-/// can fail them without the main loop lock (see `PulseOutput.wait`). Their lock is a leaf: nothing is posted
+/// can end them without the main loop lock (see `PulseOutput.wait`). Their lock is a leaf: nothing is posted
 /// or locked while it is held.
 final class PulseWaiters: Sendable {
     /// What a suspended operation waits for.
@@ -16,8 +16,17 @@ final class PulseWaiters: Sendable {
         case drain
     }
 
-    /// One suspended operation's answer, posted once (as its last element); cancelled with its task.
-    typealias Waiter = Channel<Result<Void, any Error>, Never>
+    /// How a suspended operation ends when the stream did not fail: what it waited for came, or its use of the
+    /// stream ended under it (its output was stopped or parked, a later track took the stream, the stream was
+    /// closed, another operation of its kind replaced it, or its task was cancelled).
+    enum Answer: Sendable, Equatable {
+        case came
+        case ended
+    }
+
+    /// One suspended operation's answer, or the stream's failure, posted once (as its last element); cancelled
+    /// with its task.
+    typealias Waiter = Channel<Result<Answer, AudioSinkError>, Never>
 
     private struct Waiting {
         var ready: Waiter?
@@ -47,14 +56,14 @@ final class PulseWaiters: Sendable {
     /// Registers `waiter` for `kind`, unless the current task is already cancelled (then `false`). Checked
     /// under the lock the cancellation handler takes, so a cancellation is never missed: either the handler
     /// finds the waiter, or the task was cancelled before and the check sees it. A waiter it replaces (one
-    /// operation of a kind at a time) is failed rather than left waiting forever.
+    /// operation of a kind at a time) is ended rather than left waiting forever.
     func register(_ kind: Kind, _ waiter: Waiter, into resumptions: inout PulseResumptions) -> Bool {
         let (registered, replaced) = waiting.withLockedValue { waiting -> (Bool, Waiter?) in
             if Task.isCancelled { return (false, nil) }
             defer { waiting[kind] = waiter }
             return (true, waiting[kind])
         }
-        resumptions.resume(replaced, with: .failure(CancellationError()))
+        resumptions.resume(replaced, with: .success(.ended))
         return registered
     }
 
@@ -89,9 +98,9 @@ final class PulseWaiters: Sendable {
 /// enqueues the task on its executor, briefly taking the task's status lock (the Swift runtime updates the
 /// task's dependency record). The one deadlock possible is with a thread that holds that status lock and
 /// waits for the main loop lock: a cancellation handler runs with it held, so cancellation handlers never
-/// take the main loop lock (`PulseOutput.wait` fails its waiters through `PulseWaiters`).
+/// take the main loop lock (`PulseOutput.wait` ends its waiters through `PulseWaiters`).
 struct PulseResumptions {
-    private var decided: [(PulseWaiters.Waiter, Result<Void, any Error>)] = []
+    private var decided: [(PulseWaiters.Waiter, Result<PulseWaiters.Answer, AudioSinkError>)] = []
     private var latches: [Channel<Never, Never>] = []
 
     /// Decides that `latch` opens; `run()` opens it.
@@ -100,14 +109,14 @@ struct PulseResumptions {
     }
 
     /// Decides that `waiter` (if there is one) gets `result`; `run()` answers it.
-    mutating func resume(_ waiter: PulseWaiters.Waiter?, with result: Result<Void, any Error>) {
+    mutating func resume(_ waiter: PulseWaiters.Waiter?, with result: Result<PulseWaiters.Answer, AudioSinkError>) {
         guard let waiter else { return }
         decided.append((waiter, result))
     }
 
-    /// Decides that each of `waiters` gets `error`; `run()` answers them.
-    mutating func fail(_ waiters: [PulseWaiters.Waiter], with error: any Error) {
-        for waiter in waiters { decided.append((waiter, .failure(error))) }
+    /// Decides that each of `waiters` gets `result`; `run()` answers them.
+    mutating func resume(_ waiters: [PulseWaiters.Waiter], with result: Result<PulseWaiters.Answer, AudioSinkError>) {
+        for waiter in waiters { decided.append((waiter, result)) }
     }
 
     /// Resumes what was decided. Call with no lock held (in a libpulse callback: only the main loop's).

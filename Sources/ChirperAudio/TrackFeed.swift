@@ -124,13 +124,15 @@ final class TrackFeed {
         case .flushSpeed:
             return try await feed(.speedFlushed(try speed?.flush() ?? []))
         case .openOutput(let setup, let drainingOld):
-            if drainingOld, try await pipeline.output.drain() == nil { return try await retired() }
+            if drainingOld, try await pipeline.output.drain() == .stopped { return try await retired() }
             speed = try SpeedProcessor(format: setup.format, speed: setup.speed)
             bandPass = setup.band.flatMap { BandPassFilter(band: $0, format: setup.format) }
             let output = try await openOutput(setup.format, setup.segment, setup.continuing)
-            try pipeline.output.install(output, segment: setup.segment, playedBefore: setup.playedBefore)
+            guard try pipeline.output.install(output, segment: setup.segment, playedBefore: setup.playedBefore) else {
+                return try await retired()
+            }
         case .drainOldOutput:
-            if try await pipeline.output.drain() == nil { return try await retired() }
+            if try await pipeline.output.drain() == .stopped { return try await retired() }
         case .hear(let format, let frame, let samples):
             hearing.hand(
                 HeardAudio(
@@ -155,7 +157,7 @@ final class TrackFeed {
         case .awaitCommand:
             return try await feed(.command(await pipeline.mailbox.next()))
         case .drainOutput:
-            guard let late = try await pipeline.output.drain() else { return try await retired() }
+            guard case .played(let late) = try await pipeline.output.drain() else { return try await retired() }
             return try await feed(.drained(late: late))
         case .fail(let reason):
             throw reason.map { MP3DecoderError(code: 0, message: $0) } ?? failure ?? CancellationError()
@@ -278,9 +280,8 @@ final class TrackFeed {
         var start = 0
         while start < out.count {
             let end = min(start + step, out.count)
-            guard try await pipeline.output.write(start == 0 && end == out.count ? out : Array(out[start..<end])) else {
-                return try await retired()
-            }
+            let piece = start == 0 && end == out.count ? out : Array(out[start..<end])
+            guard try await pipeline.output.write(piece) == .queued else { return try await retired() }
             let flow = try await feed(.queued(seconds: format.seconds(ofSamples: end - start), ahead: ahead))
             guard case .goOn = flow else { return flow }
             start = end

@@ -80,13 +80,13 @@ final class WAVFileOutput: AudioOutput {
         stop()
     }
 
-    func write(_ samples: [Int16]) async throws {
-        try Task.checkCancellation()
-        try state.withLockedValue { state in
-            guard state.descriptor >= 0 else { throw CancellationError() }
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
+        if Task.isCancelled { return .stopped }
+        return try state.withLockedValue { state in
+            guard state.descriptor >= 0 else { return .stopped }
             let room = Self.maximumDataBytes - state.dataBytes
             let count = min(samples.count, room / 2)
-            guard count > 0 else { return }
+            guard count > 0 else { return .queued }
             var scaled = samples
             Gain.apply(state.gain, to: &scaled)
             var bytes = [UInt8](repeating: 0, count: count * 2)
@@ -99,6 +99,7 @@ final class WAVFileOutput: AudioOutput {
             state.dataBytes += bytes.count
             try Self.writeAll(
                 Self.header(format: format, dataBytes: state.dataBytes), to: state.descriptor, at: 0, path: path)
+            return .queued
         }
     }
 
@@ -109,9 +110,8 @@ final class WAVFileOutput: AudioOutput {
         state.withLockedValue { $0.gain = Gain.linear(percent: percent) }
     }
 
-    func drain() async throws -> Double {
-        try Task.checkCancellation()
-        return 0
+    func drain() async throws -> OutputDrain {
+        state.withLockedValue { $0.descriptor < 0 } || Task.isCancelled ? .stopped : .played(secondsAgo: 0)
     }
 
     func stop() {

@@ -114,7 +114,18 @@ final class GatedOutput: AudioOutput {
     /// How many writes the output had accepted when it was first started (nil before).
     var writesBeforeFirstStart: Int? { state.withLockedValue { $0.writesBeforeFirstStart } }
 
-    func write(_ samples: [Int16]) async throws {
+    /// The output's answer: a stop (or the task's cancellation) under the write is `.stopped`, as a real output
+    /// says it.
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
+        do {
+            try await queue(samples)
+            return .queued
+        } catch is CancellationError {
+            return .stopped
+        }
+    }
+
+    private func queue(_ samples: [Int16]) async throws {
         let frames = samples.count / format.channels
         while true {
             let outcome = state.withLockedValue { state -> Result<Bool, any Error> in
@@ -209,7 +220,15 @@ final class GatedOutput: AudioOutput {
         }
     }
 
-    func drain() async throws -> Double {
+    func drain() async throws -> OutputDrain {
+        do {
+            return .played(secondsAgo: try await waitForDrain())
+        } catch is CancellationError {
+            return .stopped
+        }
+    }
+
+    private func waitForDrain() async throws -> Double {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (stopped, watchers) = state.withLockedValue { state in

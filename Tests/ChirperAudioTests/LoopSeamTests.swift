@@ -78,7 +78,18 @@ private final class FillingOutput: AudioOutput {
         }
     }
 
-    func write(_ samples: [Int16]) async throws {
+    /// The output's answer: a stop (or the task's cancellation) under the write is `.stopped`, as a real output
+    /// says it.
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
+        do {
+            try await queue(samples)
+            return .queued
+        } catch is CancellationError {
+            return .stopped
+        }
+    }
+
+    private func queue(_ samples: [Int16]) async throws {
         let (full, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             state.samples += samples.prefix(max(0, limit - state.samples.count))
             guard state.samples.count >= limit else { return (false, []) }
@@ -98,7 +109,7 @@ private final class FillingOutput: AudioOutput {
 
     func start() throws {}
     func pause() throws {}
-    func drain() async throws -> Double { 0 }
+    func drain() async throws -> OutputDrain { .played(secondsAgo: 0) }
     func setVolume(percent: Int) {}
     var playedSeconds: Double? { nil }
 

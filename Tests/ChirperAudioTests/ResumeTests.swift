@@ -136,22 +136,21 @@ private final class CapturingOutput: AudioOutput {
         self.captured = captured
     }
 
-    func write(_ samples: [Int16]) async throws {
-        try Task.checkCancellation()
+    func write(_ samples: [Int16]) async throws -> OutputWrite {
         let stopped = written.withLockedValue { state in
-            if !state.stopped { state.count += samples.count }
-            return state.stopped
+            if !state.stopped, !Task.isCancelled { state.count += samples.count }
+            return state.stopped || Task.isCancelled
         }
-        if stopped { throw CancellationError() }
+        if stopped { return .stopped }
         captured.withLockedValue { $0.samples += samples }
+        return .queued
     }
 
     func start() throws {}
     func pause() throws {}
     func setVolume(percent: Int) {}
-    func drain() async throws -> Double {
-        try Task.checkCancellation()
-        return 0
+    func drain() async throws -> OutputDrain {
+        Task.isCancelled ? .stopped : .played(secondsAgo: 0)
     }
     func stop() { written.withLockedValue { $0.stopped = true } }
     var playedSeconds: Double? { format.seconds(ofSamples: written.withLockedValue { $0.count }) }
