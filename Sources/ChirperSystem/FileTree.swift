@@ -100,6 +100,15 @@ public enum FileTree {
         found.files += files
     }
 
+    /// The absolute path of the readable file at `path`, every symbolic link and `..` resolved (the C
+    /// library's `realpath`, one call); nil when it does not exist or cannot be read.
+    public static func readableTarget(of path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        guard access(resolved, R_OK) == 0 else { return nil }
+        return String(cString: resolved)
+    }
+
     /// The path without `//` or `/./`.
     static func normalized(_ path: String) -> String {
         let parts = path.split(separator: "/").filter { $0 != "." }

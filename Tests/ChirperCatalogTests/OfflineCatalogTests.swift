@@ -115,7 +115,7 @@ struct OfflineCatalogTests {
         }
     }
 
-    @Test("file names that leave the folder, absolute paths or odd characters are never opened")
+    @Test("file names that leave the folder, by name or by a link, absolute paths or odd characters are never opened")
     func hostileFileNames() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-catalog-\(UUID())")
         try FileManager.default.createDirectory(
@@ -128,15 +128,19 @@ struct OfflineCatalogTests {
             try? FileManager.default.removeItem(
                 at: folder.appendingPathComponent("../chirper-outside-\(folder.lastPathComponent)"))
         }
+        // A plain name inside the folder that is a link to a file outside it.
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("audio/link.mp3").path,
+            withDestinationPath: folder.appendingPathComponent("../chirper-outside-\(folder.lastPathComponent)").path)
         let files = [
             "audio/ok.mp3", "../chirper-outside-\(folder.lastPathComponent)", "/etc/passwd", "audio/../../x",
-            "https://example.org/a.mp3", "audio/missing.mp3", "audio/ok.mp3\u{1B}[2J",
+            "https://example.org/a.mp3", "audio/missing.mp3", "audio/ok.mp3\u{1B}[2J", "audio/link.mp3",
         ]
         let recordings = files.enumerated().map { index, file in
             #"{"id": "T-\#(index)", "en": "Test", "file": "\#(file.replacingOccurrences(of: "\u{1B}", with: "\\u001b"))"}"#
         }
         let json =
-            #"{"numRecordings": "7", "page": 1, "numPages": 1, "recordings": [\#(recordings.joined(separator: ","))]}"#
+            #"{"numRecordings": "8", "page": 1, "numPages": 1, "recordings": [\#(recordings.joined(separator: ","))]}"#
         try Data(json.utf8).write(to: folder.appendingPathComponent("catalog.json"))
         let catalog = try OfflineCatalog(directory: folder.path)
         #expect(catalog.recordings.count == files.count)
