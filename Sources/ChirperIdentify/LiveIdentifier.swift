@@ -29,9 +29,10 @@ extension BirdNETIdentifier {
         ready()
         var stream = LiveStream()
         var played: (ticket: PlaybackTicket, index: Int)?
-        // Each play request's species are judged by where and when it was made, once, as `identify` judges them:
-        // when playback first says where it is, which it does as it starts.
-        var judged: [PlaybackTicket: PlaceCheck] = [:]
+        // Each play request's species are judged by where and when it was made, as `identify` judges them: when
+        // playback first says where it is, which it does as it starts, and again if the place it says changes (a
+        // quiz question's is hidden until it is answered, while it goes on playing).
+        var judged: [PlaybackTicket: (place: RecordingPlace?, check: PlaceCheck)] = [:]
         while !Task.isCancelled {
             var items = work.pollAll()
             if items.isEmpty && !stream.pending.contains(where: { judged[$0.ticket] != nil }) {
@@ -44,9 +45,9 @@ extension BirdNETIdentifier {
                     try stream.take(piece)
                 case .played(let ticket, let index, let last, let place):
                     played = (ticket, index)
-                    if judged[ticket] == nil {
+                    if judged[ticket].map({ $0.place != place }) ?? true {
                         judged = judged.filter { $0.key > ticket }
-                        judged[ticket] = try await placeCheck(at: place, options: options, loaded: loaded)
+                        judged[ticket] = (place, try await placeCheck(at: place, options: options, loaded: loaded))
                     }
                     if last { try stream.endRun(of: ticket) }
                 }
@@ -69,7 +70,7 @@ extension BirdNETIdentifier {
                     heard: Double(next.cut.heard) / Double(BirdNET.sampleRate),
                     detections: loaded.detections(
                         logits: logits[0], segment: segment, minimum: options.minConfidence),
-                    placeCheck: judged[next.ticket] ?? .noPlace))
+                    placeCheck: judged[next.ticket]?.check ?? .noPlace))
         }
     }
 }

@@ -127,9 +127,60 @@ struct WhereAndWhenIdentifyEndToEndTests {
         #expect(!dunnock.isEmpty && dunnock.allSatisfy { $0.hasSuffix(" expected=no") }, "\(run.stdout)")
     }
 
+    @Test(
+        "identify on in a quiz: a question hides its place while it plays; answered, the Ithaca row's Dunnock heard live from then on is marked as not expected there",
+        .enabled(if: Installed.present, Installed.absent),
+        .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
+    func quizAnswerUnmasksTheLivePlace() async throws {
+        let server = try await Self.archive(withRobin: true)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-where-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let pulse = try PulseHarness()
+        try await pulse.start()
+        let session = try LiveChirper(
+            [
+                "--api-url", server.baseURL + "/api/3/recordings", "--output", "pulse", "--model-dir", Installed.model,
+                "--no-mpris",
+            ],
+            environment: Installed.environment.merging(pulseEnvironment(pulse)) { _, new in new }.merging([
+                "XENO_CANTO_API_KEY": "where-test-key", "HOME": home, "XDG_CACHE_HOME": home + "/cache",
+                "XDG_STATE_HOME": home + "/state", "XDG_DATA_HOME": home + "/data",
+            ]) { _, new in new })
+        try session.type("identify on")
+        try await session.waitForLine("identify: listening", deadline: .seconds(120))
+        // The seed puts the Ithaca row first. It plays as `quiz-1`, its place hidden, and is judged without one;
+        // answered as it plays, its place is known, and what is heard from then on is judged by it.
+        try session.type("quiz dunnock --mode typed --questions 1 --seed \(Self.ithacaFirst)")
+        try await session.waitForLine("playback: playing quiz-1")
+        try session.type("Dunnock")
+        try session.type("wait")
+        try session.type("quit")
+        let status = await session.waitForExit()
+        await pulse.stop()
+        let output = session.output
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix(#"quiz: answer right id="XC990001""#) }.count == 1, "\(output)")
+        // A segment the model heard before the answer was judged without a place, and may be printed after it
+        // (the player decodes ahead): from 9 s into the excerpt on, every one was heard with the place known.
+        let dunnock = lines.filter { line in
+            guard line.hasPrefix("identify: live XC990001 "), line.contains(#"sci="Prunella modularis""#),
+                let start = line.split(separator: " ").first(where: { $0.hasPrefix("start=") }).flatMap({
+                    Double($0.dropFirst(6))
+                })
+            else { return false }
+            return start >= 57
+        }
+        #expect(!dunnock.isEmpty && dunnock.allSatisfy { $0.hasSuffix(" expected=no") }, "\(output)")
+    }
+
+    /// The quiz seed whose one question is XC990001, the row said to be from Ithaca.
+    static let ithacaFirst = 1
+
     /// A loopback archive of two rows of the Dunnock's song: XC34430 at its own place and date, and XC990001,
     /// made up, said to be from Ithaca, NY.
-    static func archive() async throws -> LoopbackServer {
+    static func archive(withRobin: Bool = false) async throws -> LoopbackServer {
         let audio = try #require(FileManager.default.contents(atPath: dunnockRecording))
         let base = NIOLockedValueBox("")
         let server = try await LoopbackServer.start { request in
@@ -138,13 +189,21 @@ struct WhereAndWhenIdentifyEndToEndTests {
             }
             let root = base.withLockedValue { $0 }
             // XC34430's own place and date, and a made-up row of the same song said to be from Ithaca, NY.
-            func row(_ id: String, _ lat: String, _ lon: String, _ country: String) -> String {
-                #"{"id": "\#(id)", "en": "Dunnock", "gen": "Prunella", "sp": "modularis", "cnt": "\#(country)", "lat": "\#(lat)", "lon": "\#(lon)", "date": "2009-04-12", "file": "\#(root)/\#(id)/download", "length": "1:09", "lic": "//creativecommons.org/licenses/by-nc-nd/2.5/"}"#
+            func row(
+                _ id: String, _ lat: String, _ lon: String, _ country: String,
+                species: (en: String, gen: String, sp: String) = ("Dunnock", "Prunella", "modularis")
+            ) -> String {
+                #"{"id": "\#(id)", "en": "\#(species.en)", "gen": "\#(species.gen)", "sp": "\#(species.sp)", "cnt": "\#(country)", "lat": "\#(lat)", "lon": "\#(lon)", "date": "2009-04-12", "file": "\#(root)/\#(id)/download", "length": "1:09", "lic": "//creativecommons.org/licenses/by-nc-nd/2.5/"}"#
+            }
+            var rows = [row("34430", "43.36", "-5.85", "Spain"), row("990001", "42.48", "-76.45", "United States")]
+            // A second species, for a quiz (which needs two): a made-up Robin row, its audio the same song.
+            if withRobin {
+                rows.append(
+                    row("990002", "43.36", "-5.85", "Spain", species: ("European Robin", "Erithacus", "rubecula")))
             }
             return .json(
-                #"{"numRecordings": "2", "numSpecies": "1", "page": 1, "numPages": 1, "recordings": ["#
-                    + row("34430", "43.36", "-5.85", "Spain") + ", " + row("990001", "42.48", "-76.45", "United States")
-                    + "]}")
+                #"{"numRecordings": "\#(rows.count)", "numSpecies": "\#(withRobin ? 2 : 1)", "page": 1, "numPages": 1, "recordings": ["#
+                    + rows.joined(separator: ", ") + "]}")
         }
         base.withLockedValue { $0 = server.baseURL }
         return server
