@@ -14,8 +14,9 @@ public actor OwnFiles {
     private var opened: (paths: [String], files: [String], problems: [SkippedFile]) = ([], [], [])
     /// Where each page of the last `open` starts in `opened.files` (a page holds `perPage` readable files).
     private var pageStarts: [Int] = [0]
-    /// Headers read so far, by path.
-    private var read: [String: Result<Recording, SkippedFile>] = [:]
+    /// Headers read so far, by index in `opened.files` (nil: not read yet). Kept by index, not in a dictionary by
+    /// path: hashing each long path, and moving rows as a dictionary grows, cost more than reading the headers.
+    private var read: [Result<Recording, SkippedFile>?] = []
     /// Counts the `open`s: headers read for one are not kept after another.
     private var openings = 0
     /// The headers of the page after the last one listed, read while that one is shown, so that `next-page`
@@ -48,7 +49,7 @@ public actor OwnFiles {
         case .open(let paths):
             guard page == 1 || opened.paths != paths else {
                 if let ahead, ahead.page == page, ahead.opening == openings { await ahead.reading.value }
-                await readAhead(page: page, size: size)
+                await readHeaders(page: page, size: size)
                 try Self.checkStopped()
                 return readingAhead(try openedPage(page, size: size), size: size)
             }
@@ -60,7 +61,7 @@ public actor OwnFiles {
             try Self.checkStopped()
             // An `open` that finds nothing playable leaves the files opened before (still listed) to `filter`.
             let before = (opened, pageStarts, read)
-            open(paths, found: found, read: Dictionary(zip(first, rows)) { kept, _ in kept })
+            open(paths, found: found, firstRows: rows)
             do {
                 return readingAhead(try openedPage(page, size: size), size: size)
             } catch {
@@ -68,16 +69,17 @@ public actor OwnFiles {
                 throw error
             }
         case .files:
-            if !opened.paths.isEmpty { await readAhead(opened.files) }
+            if !opened.paths.isEmpty { await readHeaders(opened.files.indices) }
             try Self.checkStopped()
             return try filtered(query, page: page, size: size)
         }
     }
 
-    private func open(_ paths: [String], found: FileTree.Found, read: [String: Result<Recording, SkippedFile>]) {
+    /// Makes `found` what is open, the headers of its first files read (`firstRows`).
+    private func open(_ paths: [String], found: FileTree.Found, firstRows: [Result<Recording, SkippedFile>]) {
         opened = (paths, found.files, found.problems.map { SkippedFile(path: $0.path, reason: $0.reason) })
         pageStarts = [0]
-        self.read = read
+        read = firstRows.map { $0 } + Array(repeating: nil, count: max(0, found.files.count - firstRows.count))
         openings += 1
     }
 
@@ -87,27 +89,27 @@ public actor OwnFiles {
         ahead = nil
         guard page.page < page.numPages else { return page }
         let next = page.page + 1
-        ahead = (next, openings, Task { await self.readAhead(page: next, size: size) })
+        ahead = (next, openings, Task { await self.readHeaders(page: next, size: size) })
         return page
     }
 
     /// Reads the headers page `page` starts with, all at once, where it is known where it starts (the pages before
     /// it were listed); what the page needs beyond them (in place of files that cannot be read) is read as it goes.
-    private func readAhead(page: Int, size: Int) async {
+    private func readHeaders(page: Int, size: Int) async {
         guard page <= pageStarts.count else { return }
         let start = pageStarts[page - 1]
-        await readAhead(opened.files[start..<min(opened.files.count, start + size)])
+        await readHeaders(start..<min(opened.files.count, start + size))
     }
 
-    /// Reads the headers of those of `paths` not read yet, all at once, and keeps them unless another `open`
-    /// came meanwhile.
-    private func readAhead(_ paths: some Collection<String>) async {
-        let unread = paths.filter { read[$0] == nil }
+    /// Reads the headers of the files at `indices` not read yet, all at once, and keeps them unless another
+    /// `open` came meanwhile.
+    private func readHeaders(_ indices: Range<Int>) async {
+        let unread = indices.filter { read[$0] == nil }
         guard !unread.isEmpty else { return }
         let opening = openings
-        let rows = await OwnFileReading.rows(unread)
-        guard opening == openings else { return }
-        for (path, row) in zip(unread, rows) where read[path] == nil { read[path] = row }
+        let rows = await OwnFileReading.rows(unread.map { opened.files[$0] })
+        guard opening == openings, rows.count == unread.count else { return }
+        for (index, row) in zip(unread, rows) where read[index] == nil { read[index] = row }
     }
 
     /// Page `number` of what is open: the next `size` readable files after the previous page's.
@@ -133,8 +135,8 @@ public actor OwnFiles {
     }
 
     private func readableSoFar(before index: Int) -> Int {
-        opened.files[..<index].reduce(0) { count, path in
-            if case .success = read[path] { count + 1 } else { count }
+        read[..<index].reduce(0) { count, row in
+            if case .success = row { count + 1 } else { count }
         }
     }
 
@@ -144,7 +146,7 @@ public actor OwnFiles {
         var skipped: [SkippedFile] = []
         var index = start
         while index < opened.files.count, recordings.count < size {
-            switch row(opened.files[index]) {
+            switch row(at: index) {
             case .success(let recording): recordings.append(recording)
             case .failure(let problem): skipped.append(problem)
             }
@@ -153,10 +155,10 @@ public actor OwnFiles {
         return (recordings, skipped, index)
     }
 
-    private func row(_ path: String) -> Result<Recording, SkippedFile> {
-        if let known = read[path] { return known }
-        let result = OwnFileReading.row(path)
-        read[path] = result
+    private func row(at index: Int) -> Result<Recording, SkippedFile> {
+        if let known = read[index] { return known }
+        let result = OwnFileReading.row(opened.files[index])
+        read[index] = result
         return result
     }
 
@@ -166,8 +168,8 @@ public actor OwnFiles {
             throw ListError(.catalog, "no files are open to filter: open a file or a folder first (open PATH)")
         }
         let matcher = try OwnFileMatcher(query: query)
-        let matches = opened.files.compactMap { path -> Recording? in
-            guard case .success(let recording) = row(path), matcher.matches(recording) else { return nil }
+        let matches = opened.files.indices.compactMap { index -> Recording? in
+            guard case .success(let recording) = row(at: index), matcher.matches(recording) else { return nil }
             return recording
         }
         let pages = max(1, (matches.count + size - 1) / size)

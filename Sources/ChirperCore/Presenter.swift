@@ -55,10 +55,7 @@ public struct Presenter: Sendable {
 
     /// A value for a script line: sanitised and always quoted, with `"` and `\` escaped.
     func quote(_ text: String) -> String {
-        // Printable ASCII without a quote or a backslash needs nothing cleaned or escaped.
-        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }) {
-            return "\"" + text + "\""
-        }
+        if Self.isPlain(text) { return "\"" + text + "\"" }
         // By scalar, not by character: a quote followed by a combining mark is one character, and still a quote.
         var quoted = String.UnicodeScalarView()
         quoted.append("\"")
@@ -68,6 +65,22 @@ public struct Presenter: Sendable {
         }
         quoted.append("\"")
         return String(quoted)
+    }
+
+    /// Appends `text` quoted, as `quote` gives it, to `line`.
+    func appendQuoted(_ text: String, to line: inout String) {
+        guard Self.isPlain(text) else {
+            line += quote(text)
+            return
+        }
+        line += "\""
+        line += text
+        line += "\""
+    }
+
+    /// Printable ASCII without a quote or a backslash: nothing to clean or escape.
+    private static func isPlain(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
     }
 
     /// The first lines on a terminal: the version, where the recordings come from (`source`), and how to get

@@ -161,16 +161,7 @@ extension Presenter {
     public func rows<Rows: RandomAccessCollection<Recording>>(_ recordings: Rows, from start: Int) -> [String]
     where Rows.Index == Int {
         let slice = recordings[start...].enumerated().map { (start + $0.offset + 1, $0.element) }
-        if isScript {
-            return slice.map { number, recording in
-                "row: n=\(number) id=\(quote(recording.label)) en=\(quote(recording.englishName))"
-                    + " sci=\(quote(recording.scientificName)) type=\(quote(recording.soundType))"
-                    + " q=\(quote(recording.quality)) length=\(quote(recording.length))"
-                    + " cnt=\(quote(recording.country)) rec=\(quote(recording.recordist))"
-                    + " audio=\(audioWord(recording.audio))"
-                    + (recording.ownFile.map { " file=\(quote($0.path))" } ?? "")
-            }
-        }
+        if isScript { return slice.map(scriptRow) }
         if recordings[start].ownFile != nil {
             let table = FileRowTable(
                 width: width - 1, recordings: Array(recordings[start...]),
@@ -188,6 +179,29 @@ extension Presenter {
             return recording.playItem == nil ? dim(line) : line
         }
         return lines
+    }
+
+    /// A `row:` line, written into one string: a page of them is most of what opening a folder prints.
+    private func scriptRow(number: Int, recording: Recording) -> String {
+        var line = "row: n="
+        line.reserveCapacity(192)
+        line += String(number)
+        let fields = [
+            (" id=", recording.label), (" en=", recording.englishName), (" sci=", recording.scientificName),
+            (" type=", recording.soundType), (" q=", recording.quality), (" length=", recording.length),
+            (" cnt=", recording.country), (" rec=", recording.recordist),
+        ]
+        for (name, value) in fields {
+            line += name
+            appendQuoted(value, to: &line)
+        }
+        line += " audio="
+        line += audioWord(recording.audio)
+        if let file = recording.ownFile {
+            line += " file="
+            appendQuoted(file.path, to: &line)
+        }
+        return line
     }
 
     private func audioWord(_ audio: AudioAvailability) -> String {
