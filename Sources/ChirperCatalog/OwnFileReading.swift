@@ -26,7 +26,11 @@ public enum OwnFileReading {
             guard let (piece, rows) = await pieces.next() else { break }
             parts[piece] = rows
         }
-        return parts.allSatisfy { !$0.isEmpty } ? parts.flatMap { $0 } : []
+        guard parts.allSatisfy({ !$0.isEmpty }) else { return [] }
+        // The first piece's array is taken whole, not copied row by row: a row is dozens of strings to retain.
+        var all = parts.removeFirst()
+        for part in parts { all += part }
+        return all
     }
 
     /// The row of the file at `path`, from its header, or why it cannot be listed.

@@ -79,7 +79,8 @@ public actor OwnFiles {
     private func open(_ paths: [String], found: FileTree.Found, firstRows: [Result<Recording, SkippedFile>]) {
         opened = (paths, found.files, found.problems.map { SkippedFile(path: $0.path, reason: $0.reason) })
         pageStarts = [0]
-        read = firstRows.map { $0 } + Array(repeating: nil, count: max(0, found.files.count - firstRows.count))
+        read = Array(repeating: nil, count: max(found.files.count, firstRows.count))
+        for (index, row) in firstRows.enumerated() { read[index] = row }
         openings += 1
     }
 
