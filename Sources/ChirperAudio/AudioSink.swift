@@ -50,13 +50,13 @@ extension AudioSink {
 public protocol AudioOutput: AnyObject, Sendable {
     var format: PCMFormat { get }
     /// Queues interleaved samples, waiting while the output holds `bufferSeconds` already.
-    @discardableResult func write(_ samples: [Int16]) async throws -> OutputWrite
+    func write(_ samples: [Int16]) async throws -> OutputWrite
     /// Lets the output play.
     func start() throws
     /// Silences the output, keeping what is queued.
     func pause() throws
     /// Waits until everything queued has been played.
-    @discardableResult func drain() async throws -> OutputDrain
+    func drain() async throws -> OutputDrain
     /// Drops what is queued, silences at once and closes. Idempotent.
     func stop()
     /// Seconds this output has played, if it can tell; `nil` to count what was written.

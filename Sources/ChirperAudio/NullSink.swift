@@ -39,9 +39,10 @@ final class NullOutput: AudioOutput {
     }
 
     func write(_ samples: [Int16]) async throws -> OutputWrite {
+        let cancelled = Task.isCancelled
         let stopped = written.withLockedValue { state in
-            if !state.stopped, !Task.isCancelled { state.samples += samples.count }
-            return state.stopped || Task.isCancelled
+            if !state.stopped, !cancelled { state.samples += samples.count }
+            return state.stopped || cancelled
         }
         if stopped { return .stopped }
         counters.withLockedValue { $0.samples += samples.count }

@@ -151,14 +151,25 @@ final class OutputControl: Sendable {
     /// retired (a seek) or closed (a stop) under the write: the command that did it is in the pipeline's channel.
     func write(_ samples: [Int16]) async throws -> OutputWrite {
         guard let output = current else { return .stopped }
-        return try await output.write(samples)
+        let written = try await output.write(samples)
+        try checkEnded(output, stopped: written == .stopped)
+        return written
     }
 
     /// Waits until the current output has played everything; `.stopped` when there is none, or when it was
     /// retired or closed under the wait.
     func drain() async throws -> OutputDrain {
         guard let output = current else { return .stopped }
-        return try await output.drain()
+        let drained = try await output.drain()
+        try checkEnded(output, stopped: drained == .stopped)
+        return drained
+    }
+
+    /// An output that stopped while it is still the current one was ended from below (its connection closed),
+    /// not by a command: no command will come to move the pipeline on, so it fails.
+    private func checkEnded(_ output: any AudioOutput, stopped: Bool) throws {
+        guard stopped, current === output else { return }
+        throw AudioSinkError.soundServerLost(detail: "its stream was closed")
     }
 
     /// Silences and drops the current output at once (a seek): a waiting write or drain returns (see `write`);

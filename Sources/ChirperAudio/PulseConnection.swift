@@ -252,7 +252,7 @@ final class PulseConnection: @unchecked Sendable {
         // Whole frames, so that what the queue's ring hands over at its end is whole frames too.
         let frame = format.channels * 2
         let capacity = max(frame, Int(bufferSeconds * Double(format.bytesPerSecond)) / frame * frame)
-        // A parked stream torn down here fails its waiters (it should have none) once the lock is released.
+        // A parked stream torn down here ends its waiters (it should have none) once the lock is released.
         var resumptions = PulseResumptions()
         // The parked stream of another format, kept connected until the new stream is ready (see above).
         var replaced: PulseStreamState?

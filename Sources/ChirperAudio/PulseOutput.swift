@@ -136,6 +136,11 @@ final class PulseOutput: AudioOutput, Sendable {
         }
     }
 
+    /// Whether an operation of `kind` waits on the stream now: for tests that stop an output under a wait.
+    func isWaiting(_ kind: PulseWaiters.Kind) -> Bool {
+        state.waiters.isWaiting(kind)
+    }
+
     var playedSeconds: Double? {
         connection.locked {
             guard state.lease == lease, let time = state.time else { return nil }

@@ -26,7 +26,10 @@ public struct OfflineCatalog: RecordingSource {
     /// Loads `directory/catalog.json`. A `file` value is only accepted as a plain relative path that stays
     /// inside the folder and names an existing file; anything else is listed but not playable.
     public init(directory: String, name: String = "the offline catalog") throws(ListError) {
-        let root = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
+        // Resolved as each file is (realpath), so that a folder reached through a link holds its own files.
+        let root = URL(
+            fileURLWithPath: FileTree.resolved(directory)
+                ?? URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path)
         let catalogFile = root.appendingPathComponent("catalog.json")
         let data: Data
         do {

@@ -45,7 +45,8 @@ extension BirdNETIdentifier {
                     try stream.take(piece)
                 case .played(let ticket, let index, let last, let place):
                     played = (ticket, index)
-                    if judged[ticket].map({ $0.place != place }) ?? true {
+                    // A place only becomes known: a state that says none (one of another request) keeps the judgement.
+                    if judged[ticket] == nil || (place != nil && judged[ticket]?.place != place) {
                         judged = judged.filter { $0.key > ticket }
                         judged[ticket] = (place, try await placeCheck(at: place, options: options, loaded: loaded))
                     }

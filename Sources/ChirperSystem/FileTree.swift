@@ -103,9 +103,14 @@ public enum FileTree {
     /// The absolute path of the readable file at `path`, every symbolic link and `..` resolved (the C
     /// library's `realpath`, one call); nil when it does not exist or cannot be read.
     public static func readableTarget(of path: String) -> String? {
+        guard let resolved = resolved(path), access(resolved, R_OK) == 0 else { return nil }
+        return resolved
+    }
+
+    /// The absolute path of what `path` names, every symbolic link and `..` resolved; nil when it does not exist.
+    public static func resolved(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
-        guard access(resolved, R_OK) == 0 else { return nil }
         return String(cString: resolved)
     }
 

@@ -270,11 +270,11 @@ struct PulseEndToEndTests {
             let output = try await rig.sink.openOutput(
                 format: rig.format, label: "round \(round)", bufferSeconds: 2,
                 onUnderrun: { underruns.withLockedValue { $0.append((round, .now)) } })
-            try await output.write(tone)
+            #expect(try await output.write(tone) == .queued)
             let from = recorder.recordedSeconds
             starts.append(.now)
             try output.start()
-            try await output.write(tone)
+            #expect(try await output.write(tone) == .queued)
             // Stopped while it plays (0.8 s were given), then the next track after `gap` of the monitor's time.
             await recorder.waitForMore(seconds: 0.15)
             output.stop()
@@ -308,9 +308,9 @@ struct PulseEndToEndTests {
         let tone = chirpSignal(frames: 44100 / 2, sampleRate: 44100, channels: 2)
         let first = try await rig.sink.openOutput(
             format: rig.format, label: "first", bufferSeconds: 2, onUnderrun: {})
-        try await first.write(tone)
+        #expect(try await first.write(tone) == .queued)
         try first.start()
-        try await first.drain()
+        #expect(try await first.drain() != .stopped)
         first.stop()
         await clock.waitForSleepers()
         clock.advance(by: .seconds(3))
@@ -320,9 +320,9 @@ struct PulseEndToEndTests {
         let again = try await rig.harness.startRecording(sampleRate: 44100, channels: 2)
         let second = try await rig.sink.openOutput(
             format: rig.format, label: "second", bufferSeconds: 2, onUnderrun: {})
-        try await second.write(tone)
+        #expect(try await second.write(tone) == .queued)
         try second.start()
-        try await second.drain()
+        #expect(try await second.drain() != .stopped)
         await again.waitForMore(seconds: 0.1)
         let recording = await again.stop()
         #expect(await rig.harness.sinkInputCount() == 1)
@@ -377,66 +377,5 @@ struct PulseEndToEndTests {
         try await rig.player.waitFor("idle after a full play", seconds: 30) { $0.isIdle || $0.failureReason != nil }
         #expect(rig.player.state.isIdle)
         await rig.tearDown()
-    }
-
-    @Test(
-        "a stop under a waiting write and a waiting drain answers both as stopped, not as an error; the next track's output on the same stream plays",
-        .timeLimit(.minutes(1))
-    )
-    func stopUnderWaitsIsAnEvent() async throws {
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 8000, channels: 1)
-        let sink = PulseAudioSink(server: harness.serverAddress)
-        let format = PCMFormat(sampleRate: 8000, channels: 1)
-        let first = try await sink.openOutput(format: format, label: "first", bufferSeconds: 0.05, onUnderrun: {})
-        // Held (not started): 1 s of audio cannot fit in the 50 ms the output holds, so the write waits.
-        let writer = Task { try await first.write([Int16](repeating: 1000, count: 8000)) }
-        let drainer = Task { try await first.drain() }
-        // Whether the stop comes before the two wait or while they do, each is answered `.stopped`.
-        first.stop()
-        #expect(try await writer.value == .stopped)
-        #expect(try await drainer.value == .stopped)
-        #expect(try await first.write([1, 2, 3]) == .stopped, "a stopped output takes nothing more")
-
-        let second = try await sink.openOutput(format: format, label: "second", bufferSeconds: 0.5, onUnderrun: {})
-        try second.start()
-        #expect(try await second.write([Int16](repeating: 1000, count: 800)) == .queued)
-        guard case .played = try await second.drain() else {
-            Issue.record("the next track's drain did not play out")
-            return
-        }
-        #expect(await harness.sinkInputCount() == 1, "the stream was parked and taken again")
-        second.stop()
-        sink.shutdown()
-        await harness.stop()
-    }
-
-    @Test(
-        "a write waiting for room ends as stopped when its task is cancelled, however that races the server's requests (1000 times)",
-        .timeLimit(.minutes(1))
-    )
-    func cancelledWritesEnd() async throws {
-        // The race this covers: the main loop thread resumes a waiting write (room freed by the server's request)
-        // while the writer's cancellation handler runs. A handler that waited for the main loop lock deadlocked.
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 8000, channels: 1)
-        let sink = PulseAudioSink(server: harness.serverAddress)
-        let output = try await sink.openOutput(
-            format: PCMFormat(sampleRate: 8000, channels: 1), label: "cancel", bufferSeconds: 0.05, onUnderrun: {})
-        try output.start()
-        // 1 s of audio, far more than the 50 ms the output holds: each write waits for room many times.
-        let block = [Int16](repeating: 1000, count: 8000)
-        for round in 0..<1000 {
-            let writer = Task { try await output.write(block) }
-            // Spread the cancellations over the server's request cycle (this suite runs in real time); the
-            // outcome does not depend on how long this is.
-            try await Task.sleep(for: .microseconds(round * 997 % 10_000))
-            writer.cancel()
-            #expect(try await writer.value == .stopped, "round \(round)")
-        }
-        #expect(await harness.sinkInputCount() == 1)
-        output.stop()
-        sink.shutdown()
-        await harness.stop()
     }
 }

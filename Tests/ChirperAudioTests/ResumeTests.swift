@@ -137,9 +137,10 @@ private final class CapturingOutput: AudioOutput {
     }
 
     func write(_ samples: [Int16]) async throws -> OutputWrite {
+        let cancelled = Task.isCancelled
         let stopped = written.withLockedValue { state in
-            if !state.stopped, !Task.isCancelled { state.count += samples.count }
-            return state.stopped || Task.isCancelled
+            if !state.stopped, !cancelled { state.count += samples.count }
+            return state.stopped || cancelled
         }
         if stopped { return .stopped }
         captured.withLockedValue { $0.samples += samples }
@@ -150,7 +151,7 @@ private final class CapturingOutput: AudioOutput {
     func pause() throws {}
     func setVolume(percent: Int) {}
     func drain() async throws -> OutputDrain {
-        Task.isCancelled ? .stopped : .played(secondsAgo: 0)
+        written.withLockedValue { $0.stopped } || Task.isCancelled ? .stopped : .played(secondsAgo: 0)
     }
     func stop() { written.withLockedValue { $0.stopped = true } }
     var playedSeconds: Double? { format.seconds(ofSamples: written.withLockedValue { $0.count }) }

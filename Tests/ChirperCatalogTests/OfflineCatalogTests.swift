@@ -156,6 +156,32 @@ struct OfflineCatalogTests {
             }
             #expect(!reason.isEmpty)
         }
+        if case .refused(let reason) = catalog.recordings.last?.audio {
+            #expect(reason.contains("outside"), "the link out of the folder: \(reason)")
+        }
+    }
+
+    @Test("a catalogue folder reached through a link plays its own files")
+    func folderThroughALink() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("chirper-catalog-\(UUID())")
+        let folder = base.appendingPathComponent("real")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("audio"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data([0xFF, 0xFB]).write(to: folder.appendingPathComponent("audio/ok.mp3"))
+        let json =
+            #"{"numRecordings": "1", "page": 1, "numPages": 1, "recordings": [{"id": "L-1", "en": "Test", "file": "audio/ok.mp3"}]}"#
+        try Data(json.utf8).write(to: folder.appendingPathComponent("catalog.json"))
+        let link = base.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path)
+        let catalog = try OfflineCatalog(directory: link)
+        guard case .playable(.local(let path)) = catalog.recordings.first?.audio else {
+            Issue.record(
+                "the file inside the linked folder must be playable, got \(String(describing: catalog.recordings.first?.audio))"
+            )
+            return
+        }
+        #expect(path.hasSuffix("/real/audio/ok.mp3"))
     }
 
     @Test("a missing or broken catalog gives a clear error naming --catalog")
