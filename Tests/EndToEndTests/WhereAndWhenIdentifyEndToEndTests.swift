@@ -128,7 +128,7 @@ struct WhereAndWhenIdentifyEndToEndTests {
     }
 
     @Test(
-        "identify on in a quiz: a question hides its place while it plays; answered, the Ithaca row's Dunnock heard live from then on is marked as not expected there",
+        "identify on in a quiz: a question hides its place while it plays; answered, what is heard live from then on is judged by the Ithaca row's place",
         .enabled(if: Installed.present, Installed.absent),
         .enabled(if: FileManager.default.fileExists(atPath: dunnockRecording), noDunnockRecording))
     func quizAnswerUnmasksTheLivePlace() async throws {
@@ -164,10 +164,10 @@ struct WhereAndWhenIdentifyEndToEndTests {
         #expect(lines.filter { $0.hasPrefix(#"quiz: answer right id="XC990001""#) }.count == 1, "\(output)")
         // A segment the model heard before the answer was judged without a place and may be printed after it
         // (the player decodes ahead of what is heard); the last of the excerpt was heard long after the answer.
-        let dunnock = lines.filter {
-            $0.hasPrefix("identify: live XC990001 ") && $0.contains(#"sci="Prunella modularis""#)
-        }
-        #expect(dunnock.last?.hasSuffix(" expected=no") == true, "\(output)")
+        // Whichever species it is, none of those heard in this European song is expected in Ithaca. A loaded
+        // machine drops segments that playback passed before the model came to them, so which are heard varies.
+        let live = lines.filter { $0.hasPrefix("identify: live XC990001 ") }
+        #expect(live.last?.hasSuffix(" expected=no") == true, "\(output)")
     }
 
     /// The quiz seed whose one question is XC990001, the row said to be from Ithaca.
