@@ -114,15 +114,8 @@ final class GatedOutput: AudioOutput {
     /// How many writes the output had accepted when it was first started (nil before).
     var writesBeforeFirstStart: Int? { state.withLockedValue { $0.writesBeforeFirstStart } }
 
-    /// The output's answer: a stop (or the task's cancellation) under the write is `.stopped`, as a real output
-    /// says it.
     func write(_ samples: [Int16]) async throws -> OutputWrite {
-        do {
-            try await queue(samples)
-            return .queued
-        } catch is CancellationError {
-            return .stopped
-        }
+        try await OutputWrite.answering { try await queue(samples) }
     }
 
     private func queue(_ samples: [Int16]) async throws {
@@ -321,5 +314,18 @@ final class GatedOutput: AudioOutput {
         }
         for writer in writers { writer.resume(throwing: error) }
         drain?.resume(throwing: error)
+    }
+}
+
+extension OutputWrite {
+    /// A test output's answer to a write whose waits end with `CancellationError` when it is stopped or its task
+    /// is cancelled: `.stopped`, as a real output answers.
+    static func answering(_ queue: () async throws -> Void) async throws -> OutputWrite {
+        do {
+            try await queue()
+            return .queued
+        } catch is CancellationError {
+            return .stopped
+        }
     }
 }

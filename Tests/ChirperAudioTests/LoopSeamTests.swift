@@ -78,15 +78,8 @@ private final class FillingOutput: AudioOutput {
         }
     }
 
-    /// The output's answer: a stop (or the task's cancellation) under the write is `.stopped`, as a real output
-    /// says it.
     func write(_ samples: [Int16]) async throws -> OutputWrite {
-        do {
-            try await queue(samples)
-            return .queued
-        } catch is CancellationError {
-            return .stopped
-        }
+        try await OutputWrite.answering { try await queue(samples) }
     }
 
     private func queue(_ samples: [Int16]) async throws {

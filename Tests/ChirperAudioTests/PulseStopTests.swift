@@ -11,12 +11,8 @@ extension PulseEndToEndTests {
         .timeLimit(.minutes(1))
     )
     func stopUnderWaitsIsAnEvent() async throws {
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 8000, channels: 1)
-        let sink = PulseAudioSink(server: harness.serverAddress)
-        let format = PCMFormat(sampleRate: 8000, channels: 1)
-        let opened = try await sink.openOutput(format: format, label: "first", bufferSeconds: 0.05, onUnderrun: {})
-        let first = try #require(opened as? PulseOutput)
+        let rig = try await SmallStreamRig.start()
+        let first = try #require(try await rig.open("first") as? PulseOutput)
         // Held (not started): 1 s of audio cannot fit in the 50 ms the output holds, so the write waits, and the
         // drain waits for it. The stop comes once both are waiting.
         let writer = Task { try await first.write([Int16](repeating: 1000, count: 8000)) }
@@ -28,17 +24,16 @@ extension PulseEndToEndTests {
         #expect(try await first.write([1, 2, 3]) == .stopped, "a stopped output takes nothing more")
 
         // The same format and size: the parked stream is taken again.
-        let second = try await sink.openOutput(format: format, label: "second", bufferSeconds: 0.05, onUnderrun: {})
+        let second = try await rig.open("second")
         try second.start()
         #expect(try await second.write([Int16](repeating: 1000, count: 800)) == .queued)
         guard case .played = try await second.drain() else {
             Issue.record("the next track's drain did not play out")
             return
         }
-        #expect(await harness.sinkInputCount() == 1, "the stream was parked and taken again")
+        #expect(await rig.harness.sinkInputCount() == 1, "the stream was parked and taken again")
         second.stop()
-        sink.shutdown()
-        await harness.stop()
+        await rig.tearDown()
     }
 
     @Test(
@@ -48,11 +43,8 @@ extension PulseEndToEndTests {
     func cancelledWritesEnd() async throws {
         // The race this covers: the main loop thread resumes a waiting write (room freed by the server's request)
         // while the writer's cancellation handler runs. A handler that waited for the main loop lock deadlocked.
-        let harness = try PulseHarness()
-        try await harness.start(sampleRate: 8000, channels: 1)
-        let sink = PulseAudioSink(server: harness.serverAddress)
-        let output = try await sink.openOutput(
-            format: PCMFormat(sampleRate: 8000, channels: 1), label: "cancel", bufferSeconds: 0.05, onUnderrun: {})
+        let rig = try await SmallStreamRig.start()
+        let output = try await rig.open("cancel")
         try output.start()
         // 1 s of audio, far more than the 50 ms the output holds: each write waits for room many times.
         let block = [Int16](repeating: 1000, count: 8000)
@@ -64,8 +56,31 @@ extension PulseEndToEndTests {
             writer.cancel()
             #expect(try await writer.value == .stopped, "round \(round)")
         }
-        #expect(await harness.sinkInputCount() == 1)
+        #expect(await rig.harness.sinkInputCount() == 1)
         output.stop()
+        await rig.tearDown()
+    }
+}
+
+/// A private sound server at 8 kHz mono, and outputs on it that hold 50 ms: a second of audio makes a write wait
+/// for room many times.
+private struct SmallStreamRig {
+    let harness: PulseHarness
+    let sink: PulseAudioSink
+
+    static func start() async throws -> SmallStreamRig {
+        let harness = try PulseHarness()
+        try await harness.start(sampleRate: 8000, channels: 1)
+        return SmallStreamRig(harness: harness, sink: PulseAudioSink(server: harness.serverAddress))
+    }
+
+    /// Every output has the same format and size, so a parked stream is taken again by the next.
+    func open(_ label: String) async throws -> any AudioOutput {
+        try await sink.openOutput(
+            format: PCMFormat(sampleRate: 8000, channels: 1), label: label, bufferSeconds: 0.05, onUnderrun: {})
+    }
+
+    func tearDown() async {
         sink.shutdown()
         await harness.stop()
     }

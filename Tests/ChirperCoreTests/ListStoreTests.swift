@@ -13,6 +13,14 @@ private func page(_ number: Int, of pages: Int, ids: ClosedRange<Int>?, total: I
 private let wren = try! SearchQuery.parse("en:wren")
 private let robin = try! SearchQuery.parse("en:robin")
 
+/// A store whose first search, `query`, listed page 1 of `pages` with the recordings `ids`.
+private func listed(_ query: SearchQuery, of pages: Int, ids: ClosedRange<Int>) -> ListStore {
+    var store = ListStore()
+    _ = store.handle(.searchSubmitted(query))
+    _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: pages, ids: ids))))
+    return store
+}
+
 @Suite("The list store")
 struct ListStoreTests {
     @Test("starts idle, with no rows")
@@ -32,9 +40,7 @@ struct ListStoreTests {
 
     @Test("Ctrl-C while a new search loads: its fetch is cancelled, the list before stays, and a late page is dropped")
     func stopWhileLoading() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...5))))
+        var store = listed(wren, of: 1, ids: 1...5)
         _ = store.handle(.searchSubmitted(robin))
         #expect(store.handle(.stopRequested) == [.cancel(FetchID(generation: 2, page: 1))])
         guard case .error(robin, let stopped, let previous?) = store.state else {
@@ -50,9 +56,7 @@ struct ListStoreTests {
 
     @Test("Ctrl-C while the next page loads: the rows stay, and next-page asks for the same page again")
     func stopWhilePaging() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        var store = listed(wren, of: 3, ids: 1...10)
         _ = store.handle(.nextPageRequested)
         #expect(store.handle(.stopRequested) == [.cancel(FetchID(generation: 1, page: 2))])
         guard case .paging(let listing, .available(page: 2)) = store.state else {
@@ -65,9 +69,7 @@ struct ListStoreTests {
 
     @Test("a first page that is the only page gives populated")
     func singlePagePopulated() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...5))))
+        let store = listed(wren, of: 1, ids: 1...5)
         guard case .populated(let listing) = store.state else {
             Issue.record("expected populated, got \(store.state)")
             return
@@ -79,9 +81,7 @@ struct ListStoreTests {
 
     @Test("a first page with more pages gives paging with the next page available")
     func firstPageOfMany() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        let store = listed(wren, of: 3, ids: 1...10)
         guard case .paging(let listing, .available(page: 2)) = store.state else {
             Issue.record("expected paging next 2, got \(store.state)")
             return
@@ -150,9 +150,7 @@ struct ListStoreTests {
 
     @Test("a failed first page gives error and keeps the previous list playable")
     func firstPageFailureKeepsPrevious() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...4))))
+        var store = listed(wren, of: 1, ids: 1...4)
         _ = store.handle(.searchSubmitted(robin))
         #expect(store.state.rows.count == 4, "the old rows stay usable while the new search loads")
         let failure = ListError(.network, "down")
@@ -169,9 +167,7 @@ struct ListStoreTests {
 
     @Test("next-page appends the next page's rows after the ones shown")
     func nextPageAppends() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        var store = listed(wren, of: 3, ids: 1...10)
         let effects = store.handle(.nextPageRequested)
         #expect(effects == [.fetch(FetchID(generation: 1, page: 2), query: wren, page: 2)])
         #expect(store.state.rows.count == 10, "rows stay while the next page loads")
@@ -197,9 +193,7 @@ struct ListStoreTests {
 
     @Test("an empty page ends paging even when numPages says there are more")
     func emptyPageEndsPaging() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 9, ids: 1...10))))
+        var store = listed(wren, of: 9, ids: 1...10)
         _ = store.handle(.nextPageRequested)
         _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 9, ids: nil))))
         guard case .populated(let listing) = store.state else {
@@ -217,9 +211,7 @@ struct ListStoreTests {
 
     @Test("a failed next page keeps every row, says what failed, and can be retried")
     func nextPageFailureRetry() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        var store = listed(wren, of: 3, ids: 1...10)
         _ = store.handle(.nextPageRequested)
         let failure = ListError(.timeout, "xeno-canto did not answer")
         _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .failure(failure)))
@@ -253,9 +245,7 @@ struct ListStoreTests {
 
     @Test("a late next page of an old search does not touch the new list")
     func lateNextPageDropped() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 3, ids: 1...10))))
+        var store = listed(wren, of: 3, ids: 1...10)
         _ = store.handle(.nextPageRequested)
         _ = store.handle(.searchSubmitted(robin))
         _ = store.handle(.pageLoaded(FetchID(generation: 2, page: 1), .success(page(1, of: 1, ids: 50...51))))
@@ -312,9 +302,7 @@ struct ListStoreTests {
 
     @Test("rows already listed are not listed twice when pages shift")
     func duplicatesSkipped() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 2, ids: 1...10))))
+        var store = listed(wren, of: 2, ids: 1...10)
         _ = store.handle(.nextPageRequested)
         _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 2), .success(page(2, of: 2, ids: 9...15))))
         #expect(store.state.rows.map(\.id) == (1...15).map(String.init))
@@ -322,9 +310,7 @@ struct ListStoreTests {
 
     @Test("a search while a search fails keeps the list from before both")
     func previousSurvivesChains() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 1, ids: 1...3))))
+        var store = listed(wren, of: 1, ids: 1...3)
         _ = store.handle(.searchSubmitted(robin))
         _ = store.handle(.searchSubmitted(wren))
         #expect(store.state.rows.count == 3)
@@ -401,9 +387,7 @@ struct RowListTests {
 
     @Test("a state kept by a renderer is not changed when the store appends the next page")
     func valueSemantics() {
-        var store = ListStore()
-        _ = store.handle(.searchSubmitted(wren))
-        _ = store.handle(.pageLoaded(FetchID(generation: 1, page: 1), .success(page(1, of: 2, ids: 1...10))))
+        var store = listed(wren, of: 2, ids: 1...10)
         let shown = store.state
         let revision = store.revision
         _ = store.handle(.nextPageRequested)
