@@ -39,17 +39,19 @@ run: deps-run ort-header static-cxx
 	.build/release/chirper-play $(ARGS)
 
 ## Suites that play to a real sound server or hold a deadline, run in a phase of their own by `make test`.
-REALTIME_SUITES := \.(StudyEndToEndTests|PulseEndToEndTests|ABGapTests|ABListeningTests|DesktopTests|ProxyTests)/
+REALTIME_SUITES := \.(StudyEndToEndTests|PulseEndToEndTests|ABGapTests|ABListeningTests|DesktopTests|ProxyTests|StripNetworkTests)/
 
 ## Install what the tests need, check formatting, build and run every test.
 test: deps-test ort tiny-onnx lint bench-tests model-tests
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip '$(REALTIME_SUITES)'
-	@# The scenarios that listen in real time, on their own: a loop's seam, the A/B gap and a proxy's
-	@# deadline are measured against the clock, which the rest of the suite would share on a small machine.
-	$(SWIFT) test --skip-build --filter '$(REALTIME_SUITES)'
+	@# Each phase says again at its end what failed in it (scripts/test-phase.sh): a log kept by its tail keeps that.
+	SWIFT=$(SWIFT) scripts/test-phase.sh --skip-build --skip '$(REALTIME_SUITES)'
+	@# The scenarios that listen in real time, on their own: a loop's seam, the A/B gap, the live strip's first
+	@# second and a proxy's deadline are measured against the clock, which the rest of the suite would share on a
+	@# small machine.
+	SWIFT=$(SWIFT) scripts/test-phase.sh --skip-build --filter '$(REALTIME_SUITES)'
 	@# The real model's scenarios, on their own: they use every core (every suite named …IdentifyEndToEndTests).
-	CHIRPER_MODEL_TESTS=1 $(SWIFT) test --skip-build --filter IdentifyEndToEndTests
+	CHIRPER_MODEL_TESTS=1 SWIFT=$(SWIFT) scripts/test-phase.sh --skip-build --filter IdentifyEndToEndTests
 
 build: deps-run ort-header
 	$(SWIFT) build
