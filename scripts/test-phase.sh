@@ -11,7 +11,10 @@ if [ "$status" -ne 0 ]; then
     echo
     echo "== what failed in this phase (swift test $*) =="
     # Swift Testing marks a failed test, and each issue it recorded, with ✘; a crash leaves a fatal error or a signal.
-    grep -a -E '✘|↳|Fatal error|fatal error|error: |Exited with (signal|unexpected)|Signal [0-9]+' "$log" | tail -n 60
+    grep -a -E '✘|↳|Fatal error|fatal error|error: |Exited with (signal|unexpected)|Signal [0-9]+' "$log" \
+        | grep -a -v -E '↳ (Testing Library Version|Target Platform)' | tail -n 60
+    # A crash: what it was, and the frames of the thread that crashed (the backtracer prints it first).
+    grep -a -m 1 -A 24 -E '^\*\*\* Program crashed' "$log" | grep -a -v -E '^\s*$' | head -n 40
     echo "== exit status $status =="
 fi
 exit "$status"
