@@ -111,6 +111,13 @@ struct ChirperPlay {
     func run() async throws(LaunchError) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         let key = (options.apiKey ?? environment["XENO_CANTO_API_KEY"] ?? "").trimmingSpaces
+        let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
+        let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
+        // An offline catalogue is read and checked on a thread of its own while the rest is set up (the HTTP
+        // clients, the cache, the player), on another core: every launch without an API key waits for it.
+        let offline = Self.loadingOffline(
+            key: key, catalog: options.catalog, offline: options.offline,
+            sidecarsIn: [saveDirectory, cacheDirectory.path])
         let interactive = !options.json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         // Checked in `validate`; SSL_CERT_FILE / SSL_CERT_DIR naming nothing usable is said once, on stderr.
         let trust: TLSTrust
@@ -126,27 +133,7 @@ struct ChirperPlay {
             FileIO.writeAll("chirper-play: \(notice)\n".utf8, to: STDERR_FILENO)
         }
         let http = HTTPClients.streaming(trust: trust, rules: proxies)
-        let saveDirectory = RecordingSaver.defaultDirectory(environment: environment)
-        let cacheDirectory = RecordingCache.defaultDirectory(environment: environment)
-        let source: any RecordingSource
-        let sourceLine: String
-        if options.offline {
-            let kit = OfflineCatalog(sidecarsIn: [saveDirectory, cacheDirectory.path])
-            let skipped = kit.skippedSidecars > 0 ? ", \(kit.skippedSidecars) unreadable sidecars skipped" : ""
-            (source, sourceLine) = (
-                kit,
-                "offline: \(kit.recordings.count) saved and cached recordings\(skipped)\(Self.searchHint(kit))"
-            )
-        } else {
-            do {
-                (source, sourceLine) = try Self.source(
-                    key: key, apiURL: options.apiURL, catalog: options.catalog, http: http)
-            } catch {
-                await http.shutdown()
-                throw LaunchError(error.description)
-            }
-        }
-        if source is XenoCantoClient<ContinuousClock>, let perPage = options.perPage, perPage < 50 {
+        if offline == nil, let perPage = options.perPage, perPage < 50 {
             await http.shutdown()
             throw LaunchError("xeno-canto serves 50 to 500 recordings a page; --per-page \(perPage) is too small")
         }
@@ -173,8 +160,23 @@ struct ChirperPlay {
         // 0.1 s of what is heard; a pipe prints no positions between state changes, so 0.25 s is plenty.
         let configuration = Player.Configuration(progressInterval: .milliseconds(interactive ? 100 : 250))
         let player = Player(sink: choice.makeSink(), sources: sources, configuration: configuration)
-        let client = source as? XenoCantoClient<ContinuousClock>
         let saveHTTP = HTTPClients.downloading(trust: trust, rules: proxies)
+        let source: any RecordingSource
+        let sourceLine: String
+        do {
+            if let offline {
+                // Posted before the channel ends, unless loading it threw.
+                (source, sourceLine) = try await offline.next()!
+            } else {
+                let configuration = XenoCantoConfiguration(apiURL: options.apiURL, apiKey: key)
+                (source, sourceLine) = (XenoCantoClient(configuration: configuration, routes: http), "xeno-canto")
+            }
+        } catch {
+            await saveHTTP.shutdown()
+            await http.shutdown()
+            throw LaunchError(error.description)
+        }
+        let client = source as? XenoCantoClient<ContinuousClock>
         let fieldKit = FieldKit(
             saver: RecordingSaver(
                 sources: ByteSources.live(routes: saveHTTP), pace: { await client?.waitForTurn() }),
@@ -262,22 +264,40 @@ struct ChirperPlay {
         return status
     }
 
-    static func source(
-        key: String,
-        apiURL: String,
-        catalog: String?,
-        http: HTTPRoutes
+    /// The offline catalogue the session searches, being loaded on a thread of its own, with its banner line: the
+    /// saved and cached recordings (`--offline`), `--catalog DIR`, else without an API key the demo; nil with a key
+    /// (xeno-canto is searched).
+    static func loadingOffline(
+        key: String, catalog: String?, offline: Bool, sidecarsIn folders: [String]
+    ) -> ChirperSystem.Channel<(any RecordingSource, String), ListError>? {
+        guard offline || catalog != nil || key.isEmpty else { return nil }
+        let loaded = ChirperSystem.Channel(of: (any RecordingSource, String).self, failure: ListError.self)
+        startDetachedThread(name: "chirper-catalog") {
+            do throws(ListError) {
+                loaded.post(try offlineSource(catalog: catalog, offline: offline, sidecarsIn: folders), last: true)
+            } catch {
+                loaded.finish(throwing: error)
+            }
+        }
+        return loaded
+    }
+
+    static func offlineSource(
+        catalog: String?, offline: Bool, sidecarsIn folders: [String]
     ) throws(ListError) -> (any RecordingSource, String) {
+        if offline {
+            let kit = OfflineCatalog(sidecarsIn: folders)
+            let skipped = kit.skippedSidecars > 0 ? ", \(kit.skippedSidecars) unreadable sidecars skipped" : ""
+            return (
+                kit, "offline: \(kit.recordings.count) saved and cached recordings\(skipped)\(Self.searchHint(kit))"
+            )
+        }
         if let catalog {
             let offline = try OfflineCatalog(directory: catalog, name: "the catalog in \(catalog)")
             return (
                 offline,
                 "offline catalog \(catalog) (\(offline.recordings.count) recordings\(Self.searchHint(offline)))"
             )
-        }
-        if !key.isEmpty {
-            let configuration = XenoCantoConfiguration(apiURL: apiURL, apiKey: key)
-            return (XenoCantoClient(configuration: configuration, routes: http), "xeno-canto")
         }
         guard let folder = OfflineCatalog.locateDemo() else {
             throw ListError(
