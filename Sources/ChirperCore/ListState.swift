@@ -103,8 +103,8 @@ public struct Listing: Sendable, Hashable {
     public var totalRecordings: Int
     /// The files of one's own the last page passed over (unreadable, not audio chirper-play reads).
     public private(set) var skipped: [SkippedFile] = []
-    /// The ids of the last page, to skip rows that moved across a page boundary.
-    private var lastPageIDs: Set<String> = []
+    /// The keys of the last page's rows, to skip rows that moved across a page boundary.
+    private var lastPageIDs: Set<RowKey> = []
 
     public init(query: SearchQuery, page: Page) {
         self.query = query
@@ -116,8 +116,13 @@ public struct Listing: Sendable, Hashable {
 
     /// What tells rows apart: the catalogue's id, or for files of one's own the path (recorders give every card
     /// the same names).
-    static func key(_ recording: Recording) -> String {
-        recording.ownFile.map { "file:" + $0.path } ?? recording.id
+    enum RowKey: Hashable, Sendable {
+        case id(String)
+        case file(path: String)
+    }
+
+    static func key(_ recording: Recording) -> RowKey {
+        recording.ownFile.map { .file(path: $0.path) } ?? .id(recording.id)
     }
 
     /// A page with no rows passed over these files.
@@ -130,8 +135,15 @@ public struct Listing: Sendable, Hashable {
     mutating func append(_ page: Page) {
         let keys = page.recordings.map(Self.key)
         var seen = lastPageIDs
-        let fresh = zip(page.recordings, keys).compactMap { row, key in seen.insert(key).inserted ? row : nil }
-        rows.append(page: fresh)
+        seen.reserveCapacity(lastPageIDs.count + keys.count)
+        // Most pages repeat no row: then the page's own array is kept, not copied row by row.
+        let repeated = keys.indices.filter { !seen.insert(keys[$0]).inserted }
+        if repeated.isEmpty {
+            rows.append(page: page.recordings)
+        } else {
+            let dropped = Set(repeated)
+            rows.append(page: page.recordings.indices.compactMap { dropped.contains($0) ? nil : page.recordings[$0] })
+        }
         skipped = page.skipped
         lastPageIDs = Set(keys)
         pagesLoaded = page.page

@@ -67,7 +67,9 @@ struct PackedRows: Sendable, Hashable {
         let base = row * Slot.count
         func text(_ slot: Slot) -> String {
             let index = Int(slots[base + slot.rawValue])
-            let start = index == 0 ? 0 : Int(ends[index - 1])
+            // The empty text, which most slots of most rows hold, is told without decoding anything.
+            guard index != 0 else { return "" }
+            let start = Int(ends[index - 1])
             return bytes.withUnsafeBufferPointer { buffer in
                 String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<Int(ends[index])]), as: UTF8.self)
             }

@@ -308,6 +308,31 @@ struct ListStoreTests {
         #expect(store.state.rows.map(\.id) == (1...15).map(String.init))
     }
 
+    @Test(
+        "files of one's own are told apart by path: two cards' same names are both listed, a file listed again is not, and a file named as an archive id is not mistaken for it"
+    )
+    func ownFilesKeyedByPath() {
+        let header = AudioFileFormats.mp3(frame: nil, at: 0, fileSize: 0)
+        let file = { (path: String) in Recording(ownFile: path, header: header, modified: nil) }
+        let first = [file("/cards/a/20250612_053000.WAV"), file("/cards/b/20250612_053000.WAV"), Recording(id: "3")]
+        var store = ListStore()
+        _ = store.handle(.searchSubmitted(wren))
+        _ = store.handle(
+            .pageLoaded(
+                FetchID(generation: 1, page: 1),
+                .success(Page(totalRecordings: 6, totalSpecies: 0, page: 1, numPages: 2, recordings: first))))
+        _ = store.handle(.nextPageRequested)
+        let second = [file("/cards/b/20250612_053000.WAV"), file("/cards/c/3"), Recording(id: "4")]
+        _ = store.handle(
+            .pageLoaded(
+                FetchID(generation: 1, page: 2),
+                .success(Page(totalRecordings: 6, totalSpecies: 0, page: 2, numPages: 2, recordings: second))))
+        #expect(
+            store.state.rows.map { $0.ownFile?.path ?? $0.id } == [
+                "/cards/a/20250612_053000.WAV", "/cards/b/20250612_053000.WAV", "3", "/cards/c/3", "4",
+            ])
+    }
+
     @Test("a search while a search fails keeps the list from before both")
     func previousSurvivesChains() {
         var store = listed(wren, of: 1, ids: 1...3)
