@@ -75,14 +75,12 @@ final class PulseOutput: AudioOutput, Sendable {
                 _ = try ending.get()
                 return
             }
-            guard let stream = state.stream, !state.handle(.start(lease: lease), into: &resumptions).isEmpty else {
+            guard state.stream != nil, !state.handle(.start(lease: lease), into: &resumptions).isEmpty else {
                 return
             }
             // A drain asked for while held waits for this: everything may be handed over now, and less than the
             // server's prebuffer brings no write request that would issue it.
-            if state.pending == 0, !state.drainIssued, state.waiters.isWaiting(.drain) {
-                state.issueDrain(stream, into: &resumptions)
-            }
+            state.issueDrainIfDue(into: &resumptions)
         }
     }
 
@@ -108,12 +106,12 @@ final class PulseOutput: AudioOutput, Sendable {
             // One drain at a time, on a live stream.
             state.stream == nil || state.waiters.isWaiting(.drain) ? .success(.ended) : nil
         } whenWaiting: { state, resumptions in
-            state.drainIssued = false
+            // A drain still in flight for this track's earlier drain (its task cancelled) answers this one: the
+            // server acknowledges it once everything handed over, before or after it was asked, has played.
             state.pump(into: &resumptions)
-            // Once our queue is empty the server is asked to drain; until then the write callback asks.
-            if state.pending == 0, let stream = state.stream {
-                state.issueDrain(stream, into: &resumptions)
-            }
+            // Once our queue is empty the server is asked to drain; until then the write callback asks, and a held
+            // stream's `start`.
+            state.issueDrainIfDue(into: &resumptions)
         }
         guard drained == .came else { return .stopped }
         // Timed as the drain's waiter wakes: the acknowledgment came a period or two of the sink after the stream

@@ -105,7 +105,7 @@ final class PulseStreamState: @unchecked Sendable {
             pump(into: &resumptions)
         case .park:
             onUnderrun = {}
-            drainIssued = false
+            if case .asked = drain { drain = .leftBehind }
             endAll(.success(.ended), into: &resumptions)
             queue.removeAll()
         case .tearDown:
@@ -171,8 +171,19 @@ final class PulseStreamState: @unchecked Sendable {
         }
     }
 
-    /// Asks the server to play out what it holds; the drain waiter is resumed by `drainCallback`.
-    var drainIssued = false
+    /// The server's drain of the stream. It keeps one drain request per stream: a second one asked for while
+    /// the first is unanswered replaces it, and the first is never answered (libpulse fails it after its 30 s
+    /// timeout). So at most one is in flight, and one that a stop or a park left behind is waited out.
+    enum Drain {
+        /// None in flight.
+        case none
+        /// In flight for the drain waiting now: its answer is that waiter's.
+        case asked
+        /// In flight for an earlier waiter or lease: its answer is no one's; a drain due meanwhile is asked then.
+        case leftBehind
+    }
+
+    private(set) var drain = Drain.none
     let elapsed: @Sendable () -> Duration
     /// When (on `elapsed`) the server said the stream ran dry after the drain was asked for: it had played the
     /// last sample. The server acknowledges the drain only a period or two of its sink later.
@@ -185,11 +196,18 @@ final class PulseStreamState: @unchecked Sendable {
         return max(0, Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18)
     }
 
-    func issueDrain(_ stream: OpaquePointer, into resumptions: inout PulseResumptions) {
-        drainIssued = true
+    /// Asks the server to drain once that is due: a drain waits, everything queued here is handed over, none is
+    /// in flight, and the stream may play. A held stream's drain waits for `start`: the server, holding nothing
+    /// of it, would answer at once, and the track would count as played unheard. The answer is resumed by
+    /// `drainCallback`.
+    func issueDrainIfDue(into resumptions: inout PulseResumptions) {
+        guard case .none = drain, pending == 0, let stream, isReady, gate != .held, waiters.isWaiting(.drain) else {
+            return
+        }
         ranDryAt = nil
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         if let operation = pa_stream_drain(stream, PulseStreamState.drainCallback, userdata) {
+            drain = .asked
             pa_operation_unref(operation)
         } else {
             let error = AudioSinkError.soundServerLost(detail: "drain refused")
@@ -231,9 +249,7 @@ final class PulseStreamState: @unchecked Sendable {
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
         var resumptions = PulseResumptions()
         state.pump(into: &resumptions)
-        if state.pending == 0, let stream = state.stream, !state.drainIssued, state.waiters.isWaiting(.drain) {
-            state.issueDrain(stream, into: &resumptions)
-        }
+        state.issueDrainIfDue(into: &resumptions)
         resumptions.run()
     }
 
@@ -242,7 +258,7 @@ final class PulseStreamState: @unchecked Sendable {
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
         var resumptions = PulseResumptions()
         // Everything was handed over: running dry is the end of the sound, heard now.
-        if state.drainIssued, state.ranDryAt == nil { state.ranDryAt = state.elapsed() }
+        if case .asked = state.drain, state.ranDryAt == nil { state.ranDryAt = state.elapsed() }
         state.handle(.underflow, into: &resumptions)
         resumptions.run()
     }
@@ -250,10 +266,19 @@ final class PulseStreamState: @unchecked Sendable {
     static let drainCallback: pa_stream_success_cb_t = { _, success, userdata in
         guard let userdata else { return }
         let state = Unmanaged<PulseStreamState>.fromOpaque(userdata).takeUnretainedValue()
-        let result: Result<PulseWaiters.Answer, AudioSinkError> =
-            success != 0 ? .success(.came) : state.ending ?? .failure(.soundServer(detail: "drain failed"))
         var resumptions = PulseResumptions()
-        resumptions.resume(state.waiters.take(.drain), with: result)
+        switch state.drain {
+        case .asked:
+            state.drain = .none
+            let result: Result<PulseWaiters.Answer, AudioSinkError> =
+                success != 0 ? .success(.came) : state.ending ?? .failure(.soundServer(detail: "drain failed"))
+            resumptions.resume(state.waiters.take(.drain), with: result)
+        case .leftBehind:
+            state.drain = .none
+            state.issueDrainIfDue(into: &resumptions)
+        case .none:
+            break
+        }
         resumptions.run()
     }
 }

@@ -6,18 +6,39 @@ import Testing
 
 /// A stop, a seek or a new track under a waiting write or drain is an event the output answers, not an error.
 extension PulseEndToEndTests {
+    /// Which of the two waits on the held output begins first.
+    enum FirstWait: String, CaseIterable, CustomTestStringConvertible {
+        case write
+        case drain
+        var testDescription: String { "the \(rawValue) asked for first" }
+    }
+
     @Test(
         "a stop under a waiting write and a waiting drain answers both as stopped, not as an error; the next track's output on the same stream plays",
-        .timeLimit(.minutes(1))
+        .timeLimit(.minutes(1)), arguments: FirstWait.allCases
     )
-    func stopUnderWaitsIsAnEvent() async throws {
+    func stopUnderWaitsIsAnEvent(first order: FirstWait) async throws {
         let rig = try await SmallStreamRig.start()
         let first = try #require(try await rig.open("first") as? PulseOutput)
         // Held (not started): 1 s of audio cannot fit in the 50 ms the output holds, so the write waits, and the
-        // drain waits for it. The stop comes once both are waiting.
-        let writer = Task { try await first.write([Int16](repeating: 1000, count: 8000)) }
-        let drainer = Task { try await first.drain() }
-        while !(first.isWaiting(.space) && first.isWaiting(.drain)) { await Task.yield() }
+        // drain waits for it. A drain asked for before anything is queued waits too: the server, given nothing
+        // yet, would answer it at once, and the track would count as played unheard (a clean-clone CI run saw
+        // that order end as played). The stop comes once both are waiting.
+        let writer: Task<OutputWrite, any Error>
+        let drainer: Task<OutputDrain, any Error>
+        switch order {
+        case .write:
+            writer = Task { try await first.write([Int16](repeating: 1000, count: 8000)) }
+            while !first.isWaiting(.space) { await Task.yield() }
+            drainer = Task { try await first.drain() }
+            while !first.isWaiting(.drain) { await Task.yield() }
+        case .drain:
+            drainer = Task { try await first.drain() }
+            while !first.isWaiting(.drain) { await Task.yield() }
+            writer = Task { try await first.write([Int16](repeating: 1000, count: 8000)) }
+            while !first.isWaiting(.space) { await Task.yield() }
+            #expect(first.isWaiting(.drain), "a held stream's drain waits for its start")
+        }
         first.stop()
         #expect(try await writer.value == .stopped)
         #expect(try await drainer.value == .stopped)
