@@ -12,13 +12,14 @@ enum AllocatorTuning {
     /// stay on the heap instead of being mapped and unmapped for every page. The cost is at most 8 MiB of
     /// freed memory kept per heap.
     ///
-    /// All threads allocate from one heap (`M_ARENA_MAX` 1) instead of one per thread up to twice the cores:
-    /// a track's buffers are made on one thread and freed on another (the decoder's, NIO's, libpulse's, the
+    /// Threads share two heaps (`M_ARENA_MAX` 2) instead of one per thread up to eight times the cores: a
+    /// track's buffers are made on one thread and freed on another (the decoder's, NIO's, libpulse's, the
     /// cooperative pool's), and memory freed into one thread's heap was not there for the next allocation on
-    /// another, so the peak grew (BENCH.md, memory). Small blocks come from each thread's cache (tcache) without the heap's
-    /// lock. Called before any thread but the main one has allocated, so that none has a heap of its own.
+    /// another, so the peak grew (BENCH.md, memory). Not one heap: the threads that read a folder's headers
+    /// allocate side by side, and waited for one heap's lock. Small blocks come from each thread's cache
+    /// (tcache) without a lock. Called before any thread but the main one has allocated.
     static func apply() {
-        _ = mallopt(M_ARENA_MAX, 1)
+        _ = mallopt(M_ARENA_MAX, 2)
         _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, 8 << 20)
     }
