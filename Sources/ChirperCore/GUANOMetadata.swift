@@ -71,8 +71,9 @@ public struct GUANOMetadata: Sendable, Hashable {
     /// `Loc Position`: WGS84 latitude and longitude in degrees; nil where absent, unreadable or out of range.
     public var position: (latitude: Double, longitude: Double)? {
         guard let text = self["Loc Position"] else { return nil }
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
-        guard parts.count == 2, let latitude = Self.number(parts[0]), let longitude = Self.number(parts[1]),
+        let parts = text.utf8.split(whereSeparator: { $0 == 0x20 || $0 == UInt8(ascii: ",") || $0 == 0x09 })
+        guard parts.count == 2, let latitude = Self.number(Substring(parts[0])),
+            let longitude = Self.number(Substring(parts[1])),
             (-90...90).contains(latitude), (-180...180).contains(longitude)
         else { return nil }
         return (latitude, longitude)
@@ -95,43 +96,58 @@ public struct GUANOMetadata: Sendable, Hashable {
     }
 
     /// Reads GUANO's dates: `2025-06-12T05:30:00`, with a fraction of a second (dropped), `Z` or an offset
-    /// (`+04:00`, `-0700`, `+04`), a space instead of the `T`, or no seconds.
+    /// (`+04:00`, `-0700`, `+04`), a space instead of the `T`, or no seconds. Read as bytes: every part that is
+    /// kept is ASCII digits, and a file's rows read one each.
     public static func parseTimestamp(_ text: String) -> RecordedDateTime? {
-        var body = Substring(text.trimmingSpaces)
+        parseTimestamp(bytes: Array(text.trimmingSpaces.utf8)[...])
+    }
+
+    private static func parseTimestamp(bytes text: ArraySlice<UInt8>) -> RecordedDateTime? {
+        let isSeparator = { (byte: UInt8) in byte == UInt8(ascii: "T") || byte == UInt8(ascii: "t") || byte == 0x20 }
+        var body = text
         var offset: Int? = nil
-        if body.hasSuffix("Z") || body.hasSuffix("z") {
+        if let last = body.last, last == UInt8(ascii: "Z") || last == UInt8(ascii: "z") {
             offset = 0
             body = body.dropLast()
-        } else if let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }),
-            let separator = body.firstIndex(where: { $0 == "T" || $0 == "t" || $0 == " " }), sign > separator
+        } else if let sign = body.lastIndex(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }),
+            let separator = body.firstIndex(where: isSeparator), sign > separator
         {
-            let zone = body[body.index(after: sign)...].filter { $0 != ":" }
-            guard zone.count == 2 || zone.count == 4, let value = RecordedDateTime.number(zone[...]) else { return nil }
+            let zone = body[(sign + 1)...].filter { $0 != UInt8(ascii: ":") }
+            guard zone.count == 2 || zone.count == 4, let value = digits(zone[...]) else { return nil }
             let minutes = (value >= 100 ? value / 100 : value) * 60 + (value >= 100 ? value % 100 : 0)
-            offset = body[sign] == "-" ? -minutes : minutes
+            offset = body[sign] == UInt8(ascii: "-") ? -minutes : minutes
             body = body[..<sign]
         }
-        let halves = body.split(
-            omittingEmptySubsequences: false, whereSeparator: { $0 == "T" || $0 == "t" || $0 == " " })
+        let halves = body.split(omittingEmptySubsequences: false, whereSeparator: isSeparator)
         guard halves.count == 2 else { return nil }
-        let date = halves[0].split(separator: "-", omittingEmptySubsequences: false)
-        let time = halves[1].split(separator: ":", omittingEmptySubsequences: false)
+        let date = halves[0].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        let time = halves[1].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2, (2...3).contains(time.count),
             time[0].count == 2, time[1].count == 2
         else { return nil }
         var second: Int? = nil
         if time.count == 3 {
-            let whole = time[2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-            guard whole[0].count == 2, let value = RecordedDateTime.number(whole[0]) else { return nil }
-            if whole.count == 2, RecordedDateTime.number(whole[1].prefix(9)) == nil { return nil }
+            let whole = time[2].split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+            guard whole[0].count == 2, let value = digits(whole[0]) else { return nil }
+            if whole.count == 2, digits(whole[1].prefix(9)) == nil { return nil }
             second = value
         }
-        guard let year = RecordedDateTime.number(date[0]), let month = RecordedDateTime.number(date[1]),
-            let day = RecordedDateTime.number(date[2]), let hour = RecordedDateTime.number(time[0]),
-            let minute = RecordedDateTime.number(time[1])
+        guard let year = digits(date[0]), let month = digits(date[1]), let day = digits(date[2]),
+            let hour = digits(time[0]), let minute = digits(time[1])
         else { return nil }
         return RecordedDateTime(
             year: year, month: month, day: day, hour: hour, minute: minute, second: second, utcOffsetMinutes: offset)
+    }
+
+    /// The value of 1 to 9 ASCII digits; nil for anything else.
+    private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
     }
 
     /// GUANO trims "whitespace, including NUL, CR, LF, space, tab".
@@ -149,11 +165,13 @@ public struct GUANOMetadata: Sendable, Hashable {
 
     /// A finite decimal number (no `nan`, `inf` or hex).
     private static func number(_ text: Substring) -> Double? {
+        // By byte: Character's `isNumber` looks up Unicode's tables, and only ASCII is accepted anyway.
         guard
-            text.allSatisfy({
-                $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E")
+            text.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
             }),
-            let value = Double(String(text)), value.isFinite
+            let value = Double(text), value.isFinite
         else { return nil }
         return value
     }
