@@ -63,15 +63,4 @@ public struct RecordedDateTime: Sendable, Hashable, CustomStringConvertible {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }
-
-    /// The value of a run of ASCII digits (nil for anything else, or an empty or over-long run).
-    static func number(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.count <= 9 else { return nil }
-        var value = 0
-        for character in text.utf8 {
-            guard (0x30...0x39).contains(character) else { return nil }
-            value = value * 10 + Int(character - 0x30)
-        }
-        return value
-    }
 }
