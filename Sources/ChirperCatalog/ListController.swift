@@ -38,7 +38,7 @@ public actor ListController {
 
     /// Stops the page being fetched (Ctrl-C); the rows listed before it stay.
     public func stop() {
-        _ = send(.stopRequested)
+        expectNoRefusal(send(.stopRequested))
     }
 
     /// Waits until no fetch is running (for scripts that read the list after a search).
@@ -96,8 +96,8 @@ public actor ListController {
         expectNoRefusal(send(.pageLoaded(id, result)))
     }
 
-    /// What the list's own fetches report is never refused: a stale one is ignored by the store, which shows
-    /// it in its state. A refusal here would have no one to answer, so it is a defect of the store.
+    /// What the list's own fetches report, and a stop, are never refused: a stale report or a stop with nothing
+    /// loading is ignored by the store. A refusal here would have no one to answer, so it is a defect of the store.
     private func expectNoRefusal(_ refusals: [String]) {
         assert(refusals.isEmpty, "the list store refused its own fetch's report: \(refusals)")
     }
