@@ -162,12 +162,15 @@ class InstalledModel(unittest.TestCase):
         if reason:
             self.skipTest(reason)
 
-    def test_the_installed_files_have_the_pinned_hashes(self):
-        # The conversion writes a canonical graph, so converting again anywhere gives the same bytes.
+    def test_the_installed_files_have_the_pinned_hashes_or_those_a_checked_conversion_here_recorded(self):
+        # The conversion writes a canonical graph, but TensorFlow folds its constants with the CPU's own vector
+        # code, so a machine with other vector units (AVX-512 against AVX2) writes other bytes. `make model`
+        # keeps such a file only once it agrees with BirdNET's own models, and records its hash in SOURCES.json.
         manifest = make_model.load_manifest()
+        recorded = make_model.recorded_hashes(model_dir(), manifest["conversion"])
         for name, entry in manifest["outputs"].items():
             with self.subTest(file=name):
-                self.assertEqual(make_model.sha256(model_dir() / name), entry["sha256"])
+                self.assertIn(make_model.sha256(model_dir() / name), {entry["sha256"], recorded.get(name)})
 
     def test_the_labels_are_the_6522_classes_and_the_licence_is_cc_by_nc_sa(self):
         labels = (model_dir() / reference.LABELS).read_text(encoding="utf-8").splitlines()
