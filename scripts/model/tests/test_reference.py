@@ -163,9 +163,9 @@ class InstalledModel(unittest.TestCase):
             self.skipTest(reason)
 
     def test_the_installed_files_have_the_pinned_hashes_or_those_a_checked_conversion_here_recorded(self):
-        # The conversion writes a canonical graph, but TensorFlow folds its constants with the CPU's own vector
-        # code, so a machine with other vector units (AVX-512 against AVX2) writes other bytes. `make model`
-        # keeps such a file only once it agrees with BirdNET's own models, and records its hash in SOURCES.json.
+        # The conversion writes a canonical graph, yet on another CPU it can write other bytes (an AVX-512
+        # machine did, its checks passed). `make model` keeps such a file only once it agrees with BirdNET's
+        # own models, and records its hash in SOURCES.json.
         manifest = make_model.load_manifest()
         recorded = make_model.recorded_hashes(model_dir(), manifest["conversion"])
         for name, entry in manifest["outputs"].items():
