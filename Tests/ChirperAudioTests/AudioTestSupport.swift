@@ -263,10 +263,8 @@ func le(_ value: UInt32, bytes count: Int) -> [UInt8] {
 
 // MARK: - Player helpers
 
-/// How long a wait on a player, a sink or a stream may take before its test fails: a bound for one that never
-/// ends, not a measure. `make test`'s first phase runs every suite at once, so on a two-core machine a test
-/// that is only slow (its fixtures decoded in a debug build beside a hundred others) must still pass.
-let testDeadline: Double = 120
+/// `testDeadline` in seconds, as these waits take it.
+private let deadlineSeconds = Double(testDeadline.components.seconds)
 
 extension Player {
     /// Waits (without sleeping) until the published state satisfies `predicate`; returns that state.
@@ -274,7 +272,7 @@ extension Player {
     @discardableResult
     func waitFor(
         _ what: String,
-        seconds: Double = testDeadline,
+        seconds: Double = deadlineSeconds,
         _ predicate: @escaping @Sendable (PlaybackState) -> Bool
     ) async throws -> PlaybackState {
         let updates = stateUpdates()
@@ -309,7 +307,7 @@ func within<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async -
 
 /// `work`'s result, or a failure after `seconds`: a wait on a sink or a stream fails its test instead of hanging
 /// the run. `work` must end when cancelled.
-func bounded<T: Sendable>(_ what: String, seconds: Double = testDeadline, _ work: @escaping @Sendable () async -> T)
+func bounded<T: Sendable>(_ what: String, seconds: Double = deadlineSeconds, _ work: @escaping @Sendable () async -> T)
     async throws
     -> T
 {
@@ -383,7 +381,7 @@ final class StateLog: Sendable {
 
     /// Returns once the kinds seen satisfy `predicate` (now, or as the log takes a state); throws after `seconds`,
     /// a deadline for a player that never gets there, not a synchronisation.
-    func waitFor(_ what: String, seconds: Double = testDeadline, _ predicate: @escaping @Sendable ([String]) -> Bool)
+    func waitFor(_ what: String, seconds: Double = deadlineSeconds, _ predicate: @escaping @Sendable ([String]) -> Bool)
         async throws
     {
         let met = try await within(seconds: seconds) { await self.until(predicate) ? true : nil }

@@ -172,7 +172,7 @@ final class LiveChirper: @unchecked Sendable {
 
     /// Returns once a printed line starts with `prefix`; throws with what was printed after `deadline` (a
     /// deadline for a hung child, not a synchronisation).
-    func waitForLine(_ prefix: String, deadline: Duration = processDeadline) async throws {
+    func waitForLine(_ prefix: String, deadline: Duration = testDeadline) async throws {
         let timer = Task {
             try await Task.sleep(for: deadline)
             self.giveUp()

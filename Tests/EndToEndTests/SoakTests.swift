@@ -61,7 +61,7 @@ final class ChirperSession: Sendable {
 
     /// Returns once `condition` holds for every line printed so far (lines read by `run` count too).
     func waitFor(
-        _ what: String, deadline: Duration = processDeadline, _ condition: @escaping @Sendable ([String]) -> Bool
+        _ what: String, deadline: Duration = testDeadline, _ condition: @escaping @Sendable ([String]) -> Bool
     ) async throws {
         try await waitForLines(what, lines: lines, seen: seen, deadline: deadline, condition)
     }

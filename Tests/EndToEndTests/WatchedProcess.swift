@@ -27,7 +27,7 @@ final class WatchedProcess: Sendable {
 
     /// Returns once `condition` holds for the lines printed so far; throws after `deadline` (a hung helper).
     func waitFor(
-        _ what: String, deadline: Duration = processDeadline, _ condition: @escaping @Sendable ([String]) -> Bool
+        _ what: String, deadline: Duration = testDeadline, _ condition: @escaping @Sendable ([String]) -> Bool
     ) async throws {
         try await waitForLines(what, lines: lines, seen: seen, deadline: deadline, condition)
     }
@@ -84,11 +84,6 @@ final class LockedStrings: @unchecked Sendable {
 struct WaitTimedOut: Error, CustomStringConvertible {
     var description: String
 }
-
-/// How long a wait on a child's output may take before its test fails: a bound for a hung child, not a measure.
-/// `make test`'s first phase runs every suite at once, so on a two-core machine a child that is only slow must
-/// still pass.
-let processDeadline: Duration = .seconds(120)
 
 /// Waits on `lines` (read into `seen` before each is yielded) until `condition` holds for `seen`.
 func waitForLines(
