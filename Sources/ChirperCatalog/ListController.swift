@@ -99,6 +99,6 @@ public actor ListController {
     /// What the list's own fetches report, and a stop, are never refused: a stale report or a stop with nothing
     /// loading is ignored by the store. A refusal here would have no one to answer, so it is a defect of the store.
     private func expectNoRefusal(_ refusals: [String]) {
-        assert(refusals.isEmpty, "the list store refused its own fetch's report: \(refusals)")
+        assert(refusals.isEmpty, "the list store refused its own fetch's report or a stop: \(refusals)")
     }
 }

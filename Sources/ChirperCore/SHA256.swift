@@ -26,8 +26,9 @@ public struct SHA256: Sendable {
         pending.append(contentsOf: bytes)
         let whole = pending.count / 64 * 64
         guard whole > 0 else { return }
-        // Every block through raw pointers, with no array access or call per word: a debug build (the tests'
-        // binary) checks the model's 83 MB this way in seconds, not the half-minute it took by subscript.
+        // Every block through raw pointers, with no array access or call per word: the tests run a debug build,
+        // where each of those is a call and a retain, and a model checked that way is not ready before the
+        // recording it is to hear live has ended (BENCH.md, 2026-11-29).
         Self.k.withUnsafeBufferPointer { k in
             h.withUnsafeMutableBufferPointer { h in
                 pending.withUnsafeBufferPointer { buffer in
