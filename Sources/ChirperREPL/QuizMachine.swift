@@ -53,8 +53,10 @@ struct QuizMachine: Sendable {
         case loadProgress(QuizDeck)
         /// Show and play `question` of `total`.
         case ask(Question, total: Int)
-        /// Show the outcome and keep it in the store.
-        case reveal(Outcome, deck: String)
+        /// Keep the outcome in the store; it is shown once kept (``show(_:then:)``).
+        case keep(Outcome, deck: String)
+        /// The kept outcome, shown; then `then`.
+        indirect case show(Outcome, then: Action)
         /// Question `number` of `total` is answered: the quiz waits for `next`.
         case await(number: Int, total: Int)
         /// The session is over: its score.
@@ -242,18 +244,19 @@ struct QuizMachine: Sendable {
             if let species { confusions[question.card.species, default: [:]][species, default: 0] += 1 }
         }
         state = .keeping(outcome)
-        return .reveal(outcome, deck: deck.name)
+        return .keep(outcome, deck: deck.name)
     }
 
-    /// The store kept the answer (or could not): the card's new memory, at `now`; then the next question at
-    /// once with `--auto`, else a wait for `next`.
+    /// The store kept the answer (or could not): the card's new memory, at `now`; the outcome is shown (only
+    /// now, so that an answer shown is an answer on disk), then the next question at once with `--auto`, else a
+    /// wait for `next`.
     mutating func kept(_ memory: CardMemory?, now: Date) -> Action {
         guard case .keeping(let outcome) = state else { return .nothing }
         if let memory { memories[outcome.question.card] = memory }
         self.now = now
-        if settings.auto { return nextQuestion() }
+        if settings.auto { return .show(outcome, then: nextQuestion()) }
         state = .answered(outcome, starting: false)
-        return .await(number: outcome.question.number, total: settings.questions)
+        return .show(outcome, then: .await(number: outcome.question.number, total: settings.questions))
     }
 
     /// `next` (or an empty line) after an answer: the next question, or the score after the last.

@@ -186,14 +186,14 @@ extension SessionMachine {
                             question.number, of: total, choices: offered, pictures: question.pictures.count)))
                 playQuestion(question)
                 if !question.pictures.isEmpty { drawPictures(question, ids: &ids) }
-            case .reveal(let outcome, let deck):
-                // Kept first: once its line is printed, the answer is on disk.
+            case .keep(let outcome, let deck):
                 actions.append(
                     .request(
                         .keepQuizAnswer(
                             QuizAnswerRecord(
                                 deck: deck, card: outcome.question.card, recording: outcome.question.recording.label,
                                 answered: outcome.answered, previous: machine.memory(of: outcome.question.card)))))
+            case .show(let outcome, let then):
                 let truth = machine.deck?.species(named: outcome.question.card.species)
                 let answered = outcome.answered.flatMap { machine.deck?.species(named: $0) }
                 actions.append(
@@ -203,6 +203,7 @@ extension SessionMachine {
                             species: truth?.scientificName ?? outcome.question.card.species,
                             englishName: truth?.englishName ?? "", answered: answered?.englishName,
                             skipped: outcome.answered == nil)))
+                run(then, ids: &ids)
             case .await(let number, let total):
                 actions.append(.print([presenter.quizAwait(number, of: total)]))
             case .finish(let right, let asked):
