@@ -92,10 +92,10 @@ struct LiveIdentifyEndToEndTests {
             $0.transcript.contains { $0.contains("CC BY-NC-SA 4.0") }
         }
         session.type("play 1\r")
-        try await session.waitFor("a live row naming the Dunnock", timeout: .seconds(60)) {
+        let heard = try await session.waitFor("a live row naming the Dunnock", timeout: .seconds(60)) {
             liveRow($0)?.hasPrefix("♪ Dunnock 0.") == true
         }
-        let row = try #require(liveRow(session.current))
+        let row = try #require(liveRow(heard))
         #expect(row.count <= 79, "fitted to the terminal: \(row)")
         session.type("identify off\r")
         try await session.waitFor("the live row gone") { liveRow($0) == nil }

@@ -21,8 +21,10 @@ struct QuizTerminalTests {
         try await session.waitForPrompt()
         // This seed asks DEMO-09 first, one of the longer recordings: its status line stands long enough to be read.
         session.type("quiz gen:synthetica --questions 2 --seed 15\r")
-        try await session.waitFor("the question's status line") { $0.lineAboveCursor.hasPrefix("▶ playing quiz-1 0:0") }
-        let shown = session.current.lineAboveCursor
+        let asked = try await session.waitFor("the question's status line") {
+            $0.lineAboveCursor.hasPrefix("▶ playing quiz-1 0:0")
+        }
+        let shown = asked.lineAboveCursor
         #expect(shown.range(of: #"^▶ playing quiz-1 0:0\d$"#, options: .regularExpression) != nil, "\(shown)")
 
         session.type("1\r")
