@@ -2,6 +2,7 @@ import COnnxRuntime
 import ChirperCore
 import ChirperSystem
 import FoundationEssentials
+import Synchronization
 
 /// What went wrong with ONNX Runtime or a model, as one line: what happened, then what to do.
 public struct OnnxRuntimeError: UserFacingError, Hashable, CustomStringConvertible {
@@ -28,7 +29,7 @@ public final class OnnxRuntime: @unchecked Sendable {
     public static let version = "1.32.0"
 
     let api: UnsafePointer<OrtApi>
-    let environment: OrtHandle
+    let environment: OrtEnvironment
 
     /// Loads the library at `path` (``defaultLibraryPath(environment:)`` unless told otherwise).
     public init(libraryPath path: String) throws(OnnxRuntimeError) {
@@ -39,10 +40,7 @@ public final class OnnxRuntime: @unchecked Sendable {
                 message: "cannot load ONNX Runtime (\(why))", remedy: "run `make model`, which fetches it")
         }
         self.api = api
-        // Its warnings would land on the user's terminal: what matters comes back as a status.
-        environment = try Self.handle(api, "start ONNX Runtime", release: api.pointee.ReleaseEnv) {
-            api.pointee.CreateEnv(ORT_LOGGING_LEVEL_FATAL, "chirper-play", $0)
-        }
+        environment = try OrtEnvironment(api)
     }
 
     /// `$CHIRPER_LIBONNXRUNTIME` if set, else where `make ort` puts the library:
@@ -82,13 +80,42 @@ public final class OnnxRuntime: @unchecked Sendable {
         return OrtHandle(made, release: release)
     }
 
-    private static func check(
+    static func check(
         _ api: UnsafePointer<OrtApi>, _ status: OpaquePointer?, _ action: @autoclosure () -> String
     ) throws(OnnxRuntimeError) {
         guard let status else { return }
         defer { api.pointee.ReleaseStatus(status) }
         let text = api.pointee.GetErrorMessage(status).map { String(cString: $0) } ?? "no message"
         throw OnnxRuntimeError(message: "cannot \(action()): \(TerminalText.sanitize(text))")
+    }
+}
+
+/// The one owner of one reference to ONNX Runtime's environment, of which a process has one: taken when a runtime
+/// starts, given back when it goes.
+///
+/// ONNX Runtime deletes the environment after letting go of its own lock, so one made on a thread while another
+/// gives back the last reference fails ("Only one instance of LoggingManager … can exist"): a model loaded as
+/// another is dropped. Ours are taken and given back under one lock of our own, which covers that deletion.
+final class OrtEnvironment {
+    private static let lock = Mutex(())
+    let pointer: OpaquePointer
+    private let api: UnsafePointer<OrtApi>
+
+    init(_ api: UnsafePointer<OrtApi>) throws(OnnxRuntimeError) {
+        self.api = api
+        // Its warnings would land on the user's terminal: what matters comes back as a status.
+        let (status, made) = Self.lock.withLock { _ -> (OpaquePointer?, OpaquePointer?) in
+            var made: OpaquePointer?
+            return (api.pointee.CreateEnv(ORT_LOGGING_LEVEL_FATAL, "chirper-play", &made), made)
+        }
+        try OnnxRuntime.check(api, status, "start ONNX Runtime")
+        guard let made else { throw OnnxRuntimeError(message: "cannot start ONNX Runtime: no environment returned") }
+        pointer = made
+    }
+
+    deinit {
+        let (api, pointer) = (api, pointer)
+        Self.lock.withLock { _ in api.pointee.ReleaseEnv(pointer) }
     }
 }
 

@@ -37,6 +37,20 @@ struct OnnxModelTests {
         #expect(output == FloatRows(rows: 2, columns: 3, values: [1, 2, 3, 17.5, 20, 22.5]))
     }
 
+    @Test(
+        "runtimes started and let go on several threads at once all start (one model loaded as another is dropped)",
+        .enabled(if: missing == nil, "\(missing ?? "")"))
+    func runtimesAcrossThreads() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 1...4 {
+                group.addTask {
+                    for _ in 1...300 { _ = try OnnxRuntime(libraryPath: library) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test("one model serves several threads at once, each run with its own rows", .enabled(if: missing == nil))
     func concurrentRuns() async throws {
         let model = try OnnxModel(runtime: OnnxRuntime(libraryPath: library), path: tinyModel, threads: 2)
