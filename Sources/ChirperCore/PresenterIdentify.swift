@@ -45,7 +45,7 @@ extension Presenter {
             lines.append(
                 "identify: done \(id) segments=\(identification.segments.count)"
                     + " detections=\(identification.detectionCount) unexpected=\(unexpected.count)"
-                    + " model=\(quote(identification.model))")
+                    + " model=\(quote(identification.model)) credit=\(quote(Self.birdNETCredit))")
             return lines
         }
         let stretch = span.map { " \(clock($0.start))-\(clock($0.end))" } ?? ""

@@ -110,7 +110,10 @@ struct WhereAndWhenTests {
         #expect(
             lines.contains(
                 "identify: place XC34430 source=meta-model lat=43.3600 lon=-5.8500 week=14 threshold=0.03 expected=2"))
-        #expect(lines.last == #"identify: done XC34430 segments=2 detections=3 unexpected=1 model="BirdNET 2.4""#)
+        #expect(
+            lines.last
+                == #"identify: done XC34430 segments=2 detections=3 unexpected=1 model="BirdNET 2.4" credit="\#(Presenter.birdNETCredit)""#
+        )
 
         let all = presenter.identification(heard(european), of: recording, span: nil, all: true)
         #expect(

@@ -55,7 +55,10 @@ struct IdentifySessionTests {
                 #"identify: species XC254462 sci="Erithacus rubecula" en="European Robin" best=0.420 segments=1 first=3.0 last=3.0"#,
                 #"identify: listed XC254462 own="Troglodytes troglodytes" own_heard=yes also_heard=0 also_not_heard=0 unlisted=1"#,
             ])
-        #expect(lines.contains(#"identify: done XC254462 segments=2 detections=3 unexpected=0 model="BirdNET 2.4""#))
+        #expect(
+            lines.contains(
+                #"identify: done XC254462 segments=2 detections=3 unexpected=0 model="BirdNET 2.4" credit="\#(Presenter.birdNETCredit)""#
+            ))
         #expect(lines.contains { $0.hasPrefix("list: ") || $0.hasPrefix("row: ") }, "the held line ran after it")
     }
 
