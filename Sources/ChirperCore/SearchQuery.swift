@@ -163,7 +163,13 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         case .open(let paths):
             let shown = paths.map { $0.contains(where: { $0 == " " || $0 == "\"" }) ? "\"\($0)\"" : $0 }
             return (["open"] + shown).joined(separator: " ")
-        case .files: return "filter " + tagged
+        case .files:
+            // Bare words match the path here, not an English name: shown as typed, without the `en:` they are
+            // kept under.
+            guard case .englishName(let words) = reading, let first = terms.first, first.tag == "en" else {
+                return "filter " + tagged
+            }
+            return (["filter", words] + terms.dropFirst().map(\.text)).joined(separator: " ")
         }
     }
 

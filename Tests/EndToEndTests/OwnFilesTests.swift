@@ -131,6 +131,7 @@ struct OwnFilesTests {
         let afterFilter = run.lines.drop { !$0.hasPrefix(#"list: loading query="filter year:2024""#) }
         #expect(afterFilter.dropFirst(2).first?.contains(#"id="bat.wav""#) == true, "\(Array(afterFilter))")
         #expect(run.lines("row: ").last?.contains(#"id="song.mp3""#) == true, "\(run.stdout)")
+        #expect(run.lines("list: loading ").last == #"list: loading query="filter song""#, "as typed, not en:song")
     }
 
     @Test("open in a session, then a search: a selection measured on one's own file is compared with an archive row")
