@@ -247,9 +247,9 @@ struct QuizMachine: Sendable {
         return .keep(outcome, deck: deck.name)
     }
 
-    /// The store kept the answer (or could not): the card's new memory, at `now`; the outcome is shown (only
-    /// now, so that an answer shown is an answer on disk), then the next question at once with `--auto`, else a
-    /// wait for `next`.
+    /// The store kept the answer (or could not, which the session says): the card's new memory, at `now`. The
+    /// outcome is shown only now, so that an answer shown was kept or said to be lost; then the next question at
+    /// once with `--auto`, else a wait for `next`.
     mutating func kept(_ memory: CardMemory?, now: Date) -> Action {
         guard case .keeping(let outcome) = state else { return .nothing }
         if let memory { memories[outcome.question.card] = memory }
