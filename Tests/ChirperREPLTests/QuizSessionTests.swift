@@ -39,6 +39,20 @@ private func quizSession() -> SessionMachine {
 
 private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
 
+/// A session that ran `command` and was given its deck, `deckRecordings`: the quiz waits for the store's
+/// memories. Nil (an issue recorded) when the quiz asked for no deck.
+private func quizWithDeck(_ command: String) -> SessionMachine? {
+    var machine = quizSession()
+    let start = machine.handle(typed(command))
+    guard case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } })
+    else {
+        Issue.record("quiz did not ask for its deck: \(start)")
+        return nil
+    }
+    _ = machine.handle(.quizDeck(id: id, .success(deckRecordings)))
+    return machine
+}
+
 /// Everything printed by `actions`.
 private func printed(_ actions: [SessionMachine.Action]) -> [String] {
     actions.flatMap { action -> [String] in
@@ -301,13 +315,7 @@ struct QuizSessionTests {
 
     @Test("a store that cannot keep answers is said once, and the quiz goes on")
     func brokenStore() throws {
-        var machine = quizSession()
-        let start = machine.handle(typed("quiz gen:sylvia --questions 2"))
-        guard
-            case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } }
-            )
-        else { return }
-        _ = machine.handle(.quizDeck(id: id, .success(deckRecordings)))
+        guard var machine = quizWithDeck("quiz gen:sylvia --questions 2") else { return }
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let reason = "the quiz store /x/quiz.sqlite cannot open: it is damaged (file is not a database)"
         let loaded = printed(machine.handle(.answered(.quiz(.loaded(.failure(.init(reason)), now: now)))))
@@ -324,16 +332,7 @@ struct QuizSessionTests {
 
     @Test("an answer's verdict is shown only once the store has kept it, so a verdict seen is an answer on disk")
     func verdictAfterKeeping() throws {
-        var machine = quizSession()
-        let start = machine.handle(typed("quiz gen:sylvia --questions 2"))
-        guard
-            case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } }
-            )
-        else {
-            Issue.record("quiz did not ask for its deck: \(start)")
-            return
-        }
-        _ = machine.handle(.quizDeck(id: id, .success(deckRecordings)))
+        guard var machine = quizWithDeck("quiz gen:sylvia --questions 2") else { return }
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = machine.handle(.answered(.quiz(.loaded(.success(QuizProgress()), now: now))))
         _ = machine.handle(.answered(.started(PlaybackTicket(1), deckRecordings[0], forQueue: false)))
