@@ -26,13 +26,15 @@ enum ReferenceDecoders {
     static func makeWAV(
         _ path: String, rate: Int, channels: Int, encoding: [String], seconds: Double = 1.5, gain: String = "-3"
     ) async throws {
-        // Each channel its own: sweeps whose ranges differ, so a channel mixed up shows.
+        // Each channel its own: sweeps whose ranges differ, so a channel mixed up shows. Not dithered (`-D`):
+        // sox's dither is random, and a file that differs at each run made a scenario that damages its bytes
+        // damage a different frame each time.
         let synth = (0..<channels).flatMap { index in
             ["sine", "\(200 + 150 * index)-\(min(rate / 2 - 100, 3000 + 500 * index))"]
         }
         try await run(
             sox,
-            ["-n", "-r", "\(rate)", "-c", "\(channels)"] + encoding
+            ["-D", "-n", "-r", "\(rate)", "-c", "\(channels)"] + encoding
                 + [path, "synth", "\(seconds)"] + synth + ["gain", gain])
     }
 
