@@ -13,7 +13,7 @@ private func startedQuiz(_ command: String, presenter: Presenter, interactive: B
             seed: 11))
     let start = driver.send(.typed(command, columns: 100))
     guard
-        case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } })
+        case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck })
     else {
         Issue.record("\(command) did not ask for its deck: \(start)")
         throw CancellationError()
@@ -254,11 +254,6 @@ private func sonoPictures(_ driver: inout QuizDriver, _ deck: [Recording]) throw
 }
 
 private func typed(_ line: String) -> SessionMachine.Event { .typed(line, columns: 100) }
-
-extension SessionMachine.Action {
-    fileprivate var isQuizPictures: Bool { if case .drawQuizPictures = self { true } else { false } }
-    fileprivate var isBuildQuizDeck: Bool { if case .buildQuizDeck = self { true } else { false } }
-}
 
 extension QuizPicture {
     /// Its picture, of a recording with `length` seconds of audio from the picture's start.

@@ -44,7 +44,7 @@ private func typed(_ line: String) -> SessionMachine.Event { .typed(line, column
 private func quizWithDeck(_ command: String) -> SessionMachine? {
     var machine = quizSession()
     let start = machine.handle(typed(command))
-    guard case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } })
+    guard case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck })
     else {
         Issue.record("quiz did not ask for its deck: \(start)")
         return nil
@@ -119,9 +119,7 @@ struct QuizSessionTests {
         var driver = QuizDriver()
         let start = driver.send(typed("quiz gen:sylvia --questions 20"))
         guard
-            case .buildQuizDeck(let id, let origin)? = start.first(where: {
-                if case .buildQuizDeck = $0 { true } else { false }
-            })
+            case .buildQuizDeck(let id, let origin)? = start.first(where: { $0.isBuildQuizDeck })
         else {
             Issue.record("quiz did not ask for its deck: \(start)")
             return
@@ -200,9 +198,7 @@ struct QuizSessionTests {
                 seed: 11, desktop: true, coverArtFolder: "/run/user/1000/chirper-play-art.Ab12Cd"))
         let start = driver.send(typed("quiz gen:sylvia --questions 2"))
         guard
-            case .buildQuizDeck(let id, _)? = start.first(where: {
-                if case .buildQuizDeck = $0 { true } else { false }
-            })
+            case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck })
         else {
             Issue.record("quiz did not ask for its deck: \(start)")
             return
@@ -223,9 +219,7 @@ struct QuizSessionTests {
         var driver = QuizDriver()
         let start = driver.send(typed("quiz saved --seed 3"))
         guard
-            case .buildQuizDeck(let id, .saved)? = start.first(where: {
-                if case .buildQuizDeck = $0 { true } else { false }
-            })
+            case .buildQuizDeck(let id, .saved)? = start.first(where: { $0.isBuildQuizDeck })
         else {
             Issue.record("quiz saved did not ask for its deck: \(start)")
             return
@@ -257,9 +251,7 @@ struct QuizSessionTests {
         ] {
             let start = driver.send(typed("quiz gen:x"))
             guard
-                case .buildQuizDeck(let id, _)? = start.first(where: {
-                    if case .buildQuizDeck = $0 { true } else { false }
-                })
+                case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck })
             else { continue }
             let lines = printed(driver.send(.quizDeck(id: id, .success(rows))))
             #expect(lines.count == 1 && lines[0].hasPrefix("error: \"\(reason)"), "\(lines)")
@@ -272,15 +264,13 @@ struct QuizSessionTests {
         var driver = QuizDriver()
         let start = driver.send(typed("quiz gen:sylvia --mode sono --questions 2 --seed 8"))
         guard
-            case .buildQuizDeck(let id, _)? = start.first(where: { if case .buildQuizDeck = $0 { true } else { false } }
+            case .buildQuizDeck(let id, _)? = start.first(where: { $0.isBuildQuizDeck }
             )
         else { return }
         let asked = driver.send(.quizDeck(id: id, .success(deckRecordings)))
         #expect(driver.lines.contains("quiz: question n=1 of=2 mode=sono pictures=3"))
         guard
-            case .drawQuizPictures(let picturesID, let pictures)? = asked.first(where: {
-                if case .drawQuizPictures = $0 { true } else { false }
-            })
+            case .drawQuizPictures(let picturesID, let pictures)? = asked.first(where: { $0.isQuizPictures })
         else {
             Issue.record("no pictures asked for: \(asked)")
             return
