@@ -13,7 +13,8 @@ import Glibc
 ///
 /// The output is the samples `flac -d` writes, made 16-bit as `sox -D … -b 16` makes them (rounded, not
 /// dithered, as `WAVDecoder` does). Mono and stereo are played whole, more channels one at a time
-/// (`ChannelChoice`). A damaged frame is skipped as `flac -F` skips it (`damage` says so once), not an abort.
+/// (`ChannelChoice`). A damaged frame is silence in its place, as `flac -F` plays it (`damage` says so once),
+/// not an abort, and the frames after it keep their time.
 /// Not thread-safe.
 public final class FLACDecoder {
     typealias Handle = UnsafeMutablePointer<FLAC__StreamDecoder>
@@ -64,10 +65,22 @@ public final class FLACDecoder {
     var dropBefore: UInt64 = 0
     /// The frame after the last one decoded.
     var nextFrame: UInt64 = 0
+    /// The last frame written, once one is: frames missing after it are played as silence.
+    var lastFrame: FrameShape?
     /// A failure met inside a callback, thrown by `check` once libFLAC returns.
     var failure: FLACDecoderError?
     /// libFLAC asked for bytes that are not fed yet (damage longer than a frame): its read is abandoned.
     var starved = false
+    /// After a starved read, the bytes to hold beyond libFLAC's position before it is asked again.
+    var retryAfter = 0
+    /// The damage noted before the current call to libFLAC (a call made again meets its errors again).
+    var damageBefore: FLACDamage?
+    /// The current call may be made again from its start (fed, with libFLAC's position before it known).
+    var mayRetry = false
+    /// libFLAC has written a frame since it was last flushed, so it would fill a gap after it itself.
+    var libFLACFillsGaps = false
+    /// A write refused because the call met damage while libFLAC would fill the gap itself (see `check`).
+    var refusedAfterDamage = false
     /// Where the frame being decoded starts in the input (libFLAC's decode position before it), if known.
     var frameStart: Int64?
     /// The start of the frame libFLAC last abandoned unannounced (see `check`).
@@ -105,16 +118,11 @@ public final class FLACDecoder {
         self.walk = walk
         requestedChannel = channel
         let client = Unmanaged.passUnretained(self).toOpaque()
-        let status: FLAC__StreamDecoderInitStatus
-        if case .file = input {
-            status = FLAC__stream_decoder_init_stream(
-                handle, Self.read, Self.seek, Self.tell, Self.length, Self.endOfFile, Self.write, Self.metadata,
-                Self.error, client)
-        } else {
-            // `tell` gives libFLAC's decode position, the start of each frame, which an abandoned frame rewinds to.
-            status = FLAC__stream_decoder_init_stream(
-                handle, Self.read, nil, Self.tell, nil, nil, Self.write, Self.metadata, Self.error, client)
-        }
+        // Fed, `seek` moves within the bytes held: libFLAC goes back to the sync of a frame that proves damaged,
+        // as it does in a file, and `tell` gives the start of each frame, which a starved read rewinds to.
+        let status = FLAC__stream_decoder_init_stream(
+            handle, Self.read, Self.seek, Self.tell, Self.length, Self.endOfFile, Self.write, Self.metadata,
+            Self.error, client)
         // A failure here leaves the decoder to `deinit`, which deletes it.
         try check(status == FLAC__STREAM_DECODER_INIT_STATUS_OK, "it cannot start (init status \(status.rawValue))")
     }
@@ -232,14 +240,16 @@ public final class FLACDecoder {
         return partial
     }
 
-    /// Keeps bytes for libFLAC, dropping those it has read once they are many.
+    /// Keeps bytes for libFLAC, dropping those it has read once they are many, but for a frame and libFLAC's
+    /// own buffer behind it (where it goes back to on damage).
     func hold(_ bytes: Slice<UnsafeRawBufferPointer>) {
         guard case .fed(var held, var start, let ended) = input else { return }
         input = .fed(held: [], start: 0, ended: ended)  // the only reference left is `held`: appended in place
-        if start >= 1 << 16, start * 2 >= held.count {
-            held.removeFirst(start)
-            droppedBytes += Int64(start)
-            start = 0
+        let drop = start - wholeFrame - (1 << 16)
+        if drop >= 1 << 16, drop * 2 >= held.count {
+            held.removeFirst(drop)
+            droppedBytes += Int64(drop)
+            start -= drop
         }
         held += bytes
         input = .fed(held: held, start: start, ended: ended)
@@ -261,25 +271,38 @@ public final class FLACDecoder {
         while case .fed(let held, let start, let ended) = input {
             let state = FLAC__stream_decoder_get_state(handle)
             if state == FLAC__STREAM_DECODER_END_OF_STREAM { return }
-            if !ended && held.count - start < wholeFrame { return }
+            if !ended && held.count - start < max(wholeFrame, retryAfter) { return }
             var frameAt: UInt64 = 0
             frameStart = FLAC__stream_decoder_get_decode_position(handle, &frameAt) != 0 ? Int64(frameAt) : nil
-            try check(FLAC__stream_decoder_process_single(handle) != 0, nil)
+            damageBefore = damage
+            mayRetry = frameStart != nil
+            let succeeded = FLAC__stream_decoder_process_single(handle) != 0
+            mayRetry = false
+            if !starved { retryAfter = 0 }
+            try check(succeeded, nil)
         }
     }
 
     /// The one funnel for libFLAC's outcomes: a failure a callback met, or a call that failed (with libFLAC's
-    /// state as the reason). A read abandoned for want of bytes (damage longer than a frame while fed) is not
-    /// a failure: libFLAC starts looking for the next frame in what comes.
+    /// state as the reason). Two fed calls are not failures but are made again from the byte they started at,
+    /// with libFLAC flushed, so the outcome does not depend on how the bytes were split:
+    /// - a read abandoned for want of bytes (damage longer than a frame), once twice the bytes are held;
+    /// - a call that met damage after a frame, at once: libFLAC 1.4.2 fills a gap with silence in the buffer
+    ///   of the frame after it, which is lost too (mended in 1.4.3); flushed, it leaves the gap to `write`.
     func check(_ succeeded: Bool, _ reason: @autoclosure () -> String?) throws(FLACDecoderError) {
         if let failure {
             self.failure = nil
             throw failure
         }
-        if starved {
-            starved = false
-            noteDamage()
-            guard FLAC__stream_decoder_flush(handle) != 0 else { throw FLACDecoderError("libFLAC cannot resync") }
+        if starved || refusedAfterDamage {
+            defer { (starved, refusedAfterDamage) = (false, false) }
+            try flush()
+            guard let frameStart, rewind(to: frameStart), case .fed(let held, let start, _) = input else {
+                noteDamage()
+                return
+            }
+            damage = damageBefore
+            if starved { retryAfter = 2 * (held.count - start) }
             return
         }
         guard !succeeded, FLAC__stream_decoder_get_state(handle) != FLAC__STREAM_DECODER_END_OF_STREAM else { return }
@@ -292,12 +315,18 @@ public final class FLACDecoder {
         {
             lastAbandoned = frameStart
             noteDamage()
-            guard FLAC__stream_decoder_flush(handle) != 0 else { throw FLACDecoderError("libFLAC cannot resync") }
+            try flush()
             rewind(to: frameStart + 1)
             return
         }
         let state = String(cString: FLAC__stream_decoder_get_resolved_state_string(handle))
         throw FLACDecoderError(reason() ?? "libFLAC stopped (\(state))")
+    }
+
+    /// Empties libFLAC's buffer and has it look for the next frame, with no frame before it.
+    private func flush() throws(FLACDecoderError) {
+        guard FLAC__stream_decoder_flush(handle) != 0 else { throw FLACDecoderError("libFLAC cannot resync") }
+        libFLACFillsGaps = false
     }
 
     /// Bytes of the input handed to libFLAC so far (its decode position once it has read the frame before).
@@ -308,17 +337,20 @@ public final class FLACDecoder {
         }
     }
 
-    /// Hands libFLAC the input from byte `offset` on, where that is still held.
-    private func rewind(to offset: Int64) {
+    /// Hands libFLAC the input from byte `offset` on; false when that is no longer held.
+    @discardableResult
+    func rewind(to offset: Int64) -> Bool {
         switch input {
         case .fed(let held, _, let ended):
             let start = offset - droppedBytes
-            guard start >= 0, start <= Int64(held.count) else { return }
+            guard start >= 0, start <= Int64(held.count) else { return false }
             input = .fed(held: [], start: 0, ended: ended)
             input = .fed(held: held, start: Int(start), ended: ended)
         case .file(let descriptor, let size, _):
-            input = .file(descriptor: descriptor, size: size, position: min(offset, size))
+            guard offset >= 0, offset <= size else { return false }
+            input = .file(descriptor: descriptor, size: size, position: offset)
         }
+        return true
     }
 
     func noteDamage() {

@@ -16,11 +16,9 @@ extension FLACDecoder {
     }
 
     static let seek: FLAC__StreamDecoderSeekCallback = { _, offset, client in
-        let owner = owner(client)
-        guard case .file(let descriptor, let size, _) = owner.input, offset <= UInt64(size) else {
+        guard offset <= UInt64(Int64.max), owner(client).rewind(to: Int64(offset)) else {
             return FLAC__STREAM_DECODER_SEEK_STATUS_ERROR
         }
-        owner.input = .file(descriptor: descriptor, size: size, position: Int64(offset))
         return FLAC__STREAM_DECODER_SEEK_STATUS_OK
     }
 
@@ -38,8 +36,10 @@ extension FLACDecoder {
     }
 
     static let endOfFile: FLAC__StreamDecoderEofCallback = { _, client in
-        guard case .file(_, let size, let position) = owner(client).input else { return 0 }
-        return position >= size ? 1 : 0
+        switch owner(client).input {
+        case .fed(let held, let start, let ended): ended && start >= held.count ? 1 : 0
+        case .file(_, let size, let position): position >= size ? 1 : 0
+        }
     }
 
     static let write: FLAC__StreamDecoderWriteCallback = { _, frame, channels, client in
@@ -109,6 +109,12 @@ extension FLACDecoder {
         }
         self.info = info
         if info.totalSamples > 0 { duration = Double(info.totalSamples) / Double(info.sampleRate) }
+        // The stream starts at its frame 0: a first frame lost is silence too, so the rest keep their time.
+        if lastFrame == nil, nextFrame == 0 {
+            lastFrame = FrameShape(
+                sampleRate: block.sample_rate, channels: block.channels, bits: block.bits_per_sample,
+                blockSize: block.max_blocksize)
+        }
     }
 
     /// Converts a decoded frame to 16-bit (the frames before `dropBefore` left out) and announces the format
@@ -120,24 +126,71 @@ extension FLACDecoder {
             failure = failure ?? FLACDecoderError("a frame has another channel count than the stream")
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
+        if mayRetry, libFLACFillsGaps, damage != damageBefore {
+            refusedAfterDamage = true
+            return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+        }
+        libFLACFillsGaps = true
         let first = header.number.sample_number
         let count = Int(header.blocksize)
+        let shape = FrameShape(header)
+        if case .fed = input, let lastFrame, first > nextFrame,
+            let missing = lastFrame.silenceBefore(shape, gap: first - nextFrame)
+        {
+            emit(from: nextFrame, count: missing, channels: choice.outputChannels) { _, _ in 0 }
+        }
+        lastFrame = shape
         nextFrame = first + UInt64(count)
+        let shift = Int32(32 - min(32, max(1, Int(header.bits_per_sample))))
+        let played = choice.played.map { [$0 - 1] } ?? Array(0..<info.channels)
+        emit(from: first, count: count, channels: played.count) { index, channel in
+            WAVDecoder.wideTo16(channels[played[channel]]![index] << shift)
+        }
+        return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+    }
+
+    /// Appends `count` frames from frame `first` on (those before `dropBefore` left out), announcing the format
+    /// before the first.
+    private func emit(from first: UInt64, count: Int, channels: Int, sample: (Int, Int) -> Int16) {
         let skip = first < dropBefore ? min(count, Int(dropBefore - first)) : 0
-        guard skip < count else { return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE }
+        guard skip < count, let info, let choice else { return }
         if !announced {
             announced = true
             output.append(
                 .format(PCMFormat(sampleRate: info.sampleRate, channels: choice.outputChannels), duration: duration))
         }
-        let shift = Int32(32 - min(32, max(1, Int(header.bits_per_sample))))
-        let played = choice.played.map { [$0 - 1] } ?? Array(0..<info.channels)
-        samples.reserveCapacity(samples.count + (count - skip) * played.count)
+        samples.reserveCapacity(samples.count + (count - skip) * channels)
         for index in skip..<count {
-            for channel in played {
-                samples.append(WAVDecoder.wideTo16(channels[channel]![index] << shift))
-            }
+            for channel in 0..<channels { samples.append(sample(index, channel)) }
         }
-        return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+    }
+}
+
+/// What libFLAC compares of two frames before it plays the frames missing between them as silence.
+struct FrameShape: Equatable {
+    var sampleRate: UInt32
+    var channels: UInt32
+    var bits: UInt32
+    var blockSize: UInt32
+
+    init(sampleRate: UInt32, channels: UInt32, bits: UInt32, blockSize: UInt32) {
+        (self.sampleRate, self.channels, self.bits, self.blockSize) = (sampleRate, channels, bits, blockSize)
+    }
+
+    init(_ header: FLAC__FrameHeader) {
+        self.init(
+            sampleRate: header.sample_rate, channels: header.channels, bits: header.bits_per_sample,
+            blockSize: header.blocksize)
+    }
+
+    /// The frames of silence libFLAC puts in a gap of `gap` frames before `next`: none unless both frames are
+    /// alike, and at most 5 s or 50 blocks (a header damaged after all must not make a long silence).
+    /// libFLAC does this itself unless it was flushed between the two (after a starved read), so it is done
+    /// here, the same way, so the frames after a loss keep their time whichever way the bytes came.
+    func silenceBefore(_ next: FrameShape, gap: UInt64) -> Int? {
+        guard sampleRate == next.sampleRate, channels == next.channels, bits == next.bits, blockSize >= 16 else {
+            return nil
+        }
+        return Int(min(gap, UInt64(5 * sampleRate), 50 * UInt64(blockSize)))
     }
 }

@@ -65,6 +65,7 @@ extension FLACDecoder {
         // The target's frame, decoded by the seek from the target on.
         fed.samples = locator.samples
         fed.nextFrame = locator.nextFrame
+        fed.lastFrame = locator.lastFrame
         return FLACSeekLanding(
             byteOffset: Int64(position), frame: Int(target), bytesRead: locator.bytesRead, decoder: fed)
     }

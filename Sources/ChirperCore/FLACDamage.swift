@@ -1,5 +1,5 @@
-/// Damaged frames libFLAC skipped (or played as silence, when only their checksum was wrong), as `flac -F`
-/// does: the rest of the recording plays, and this is said once.
+/// Damaged frames libFLAC could not decode, played as silence in their place as `flac -F` plays them: the rest
+/// of the recording plays at its own time, and this is said once.
 public struct FLACDamage: Sendable, Hashable {
     /// Errors libFLAC reported (a lost sync, a bad frame header, a checksum that does not match).
     public var errors: Int
@@ -15,6 +15,6 @@ public struct FLACDamage: Sendable, Hashable {
     public var notice: String {
         let at = (firstAt * 10).rounded() / 10
         let count = errors == 1 ? "a damaged frame" : "\(errors) damaged frames"
-        return "this FLAC file has \(count) from \(at) s on: skipped, as flac -F does; the rest plays"
+        return "this FLAC file has \(count) from \(at) s on, played as silence (as flac -F does)"
     }
 }

@@ -65,6 +65,23 @@ enum ReferenceDecoders {
         return try await sox16(wav, channel: channel)
     }
 
+    /// Where each frame of a FLAC file starts, in bytes, as `flac -a` (its analysis) gives them, and the file's
+    /// length after the last.
+    static func frameOffsets(_ path: String) async throws -> [Int] {
+        let analysis = path + ".ana"
+        defer { try? FileManager.default.removeItem(atPath: analysis) }
+        try await run(flac, ["-a", "-s", "-f", "-o", analysis, path])
+        let text = try String(contentsOfFile: analysis, encoding: .utf8)
+        let offsets = text.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix("frame="),
+                let field = line.split(separator: "\t").first(where: { $0.hasPrefix("offset=") })
+            else { return nil }
+            return Int(field.dropFirst("offset=".count))
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        return offsets + [size]
+    }
+
     static func raw16(_ path: String) throws -> [Int16] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return data.withUnsafeBytes { raw in

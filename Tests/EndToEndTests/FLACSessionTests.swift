@@ -100,6 +100,61 @@ struct FLACSessionTests {
     }
 
     @Test(
+        "a damaged FLAC fetched over HTTP and the same file on disk write the same samples: the damaged frames silent in their place, every other frame the file's"
+    )
+    func damagedFLACOverHTTP() async throws {
+        let (folder, flac) = try await Self.catalog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clean = folder.appendingPathComponent("clean.wav").path
+        let encoder = try #require(PulseHarness.executable(named: "flac"))
+        _ = try await Tool.run(encoder, ["-d", "-s", "-f", "-o", clean, flac])
+        let reference = try await Self.samples(clean)
+        // 24 bytes in the middle of the file: one or two of its 22 frames of 4096.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: flac)))
+        for index in (bytes.count / 2)..<(bytes.count / 2 + 24) { bytes[index] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: flac))
+        let damaged = bytes
+        let base = ServerBase()
+        let server = try await LoopbackServer.start { request in
+            if request.path == "/api/3/recordings" {
+                return .json(
+                    #"{"numRecordings": "1", "numSpecies": "1", "page": 1, "numPages": 1, "recordings": [{"id": "7", "gen": "Tonus", "sp": "fractus", "en": "Broken Sweep", "rec": "Rec", "cnt": "Spain", "type": "song", "q": "A", "length": "0:02", "file": "\#(base.value)/own.flac", "url": "//xeno-canto.org/7", "lic": "//creativecommons.org/licenses/by/4.0/"}]}"#
+                )
+            }
+            // Pieces of 1,000 bytes: unlike the pieces a file is read in.
+            return .file(damaged, contentType: "audio/flac", for: request, chunkSize: 1000)
+        }
+        base.value = server.baseURL
+        defer { Task { await server.shutdown() } }
+        var written: [[Int16]] = []
+        for (name, arguments, input) in [
+            ("network", ["--api-url", server.baseURL + "/api/3/recordings"], ["search tonus", "play 1", "wait"]),
+            ("disk", [flac], ["play 1", "wait"]),
+        ] {
+            let out = folder.appendingPathComponent("\(name).wav").path
+            let run = try await runChirper(
+                ["--output", "wav:\(out)", "--no-mpris"] + arguments, input: input,
+                environment: ["XENO_CANTO_API_KEY": "flac-test-KEY-3c1"])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            #expect(run.lines("playback: failed").isEmpty, "\(name): \(run.stdout)")
+            #expect(run.stdout.contains(" damaged_frames="), "\(name): \(run.stdout)")
+            written.append(try await Self.samples(out))
+        }
+        #expect(written[0] == written[1], "the network and the disk decode otherwise")
+        let played = written[0]
+        try #require(played.count == reference.count, "the frames keep their time")
+        let block = 4096 * 2
+        let lost = stride(from: 0, to: reference.count, by: block).filter { start in
+            played[start..<min(reference.count, start + block)]
+                != reference[start..<min(reference.count, start + block)]
+        }
+        #expect((1...2).contains(lost.count), "frames lost at samples \(lost)")
+        for start in lost {
+            #expect(played[start..<min(played.count, start + block)].allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test(
         "seek 1:30 in a 2-minute FLAC of one's own: what is written from there is flac -d's decode from 1:30 to the end"
     )
     func seekInOwnFLAC() async throws {
