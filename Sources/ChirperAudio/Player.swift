@@ -10,7 +10,7 @@ import NIOConcurrencyHelpers
 /// give up, drain, stop) as messages in its mailbox; `stop` silences at once and returns when that task
 /// has ended.
 /// State changes are published once each, in order, to every `stateUpdates()` channel: decided under the
-/// lock, posted after it (see `deliver`).
+/// lock, posted after it and after the effects decided with them (see `deliver`).
 public final class Player: Sendable {
 
     struct Locked {
@@ -19,9 +19,11 @@ public final class Player: Sendable {
         var subscribers: [Int: Channel<PlaybackState, Never>] = [:]
         var nextSubscriber = 0
         /// Publications decided under the lock and not yet posted, in order (see `deliver`).
-        var outbox: [Publication] = []
+        var outbox: [Outgoing] = []
         /// A thread is posting the outbox: others leave theirs for it, so the order is kept.
         var delivering = false
+        /// The last hold on the outbox given out (see `publish`).
+        var lastHold = 0
         /// When only the position or buffered figures last changed the published state.
         var figuresPublishedAt: Duration?
         /// Pipelines whose task has not finished yet (the current one and any being torn down).
@@ -197,11 +199,11 @@ public final class Player: Sendable {
     public func shutdown() async {
         await stop()
         sink.shutdown()
-        let deliver = locked.withLockedValue { locked in
+        let delivery = locked.withLockedValue { locked in
             defer { locked.subscribers.removeAll() }
             return Self.publish(.end(Array(locked.subscribers.values)), in: &locked)
         }
-        if deliver { self.deliver() }
+        complete(delivery)
         hearing.finish()
     }
 
@@ -225,20 +227,22 @@ public final class Player: Sendable {
     func perform(_ event: (inout PlaybackMachine) -> [PlaybackMachine.Action]) -> PlaybackTicket? {
         let now = progressElapsed()
         let stallNow = stallElapsed()
-        let (effects, active, deliver) = locked.withLockedValue { locked -> ([Effect], PlaybackTicket?, Bool) in
+        let (effects, active, delivery) = locked.withLockedValue { locked -> ([Effect], PlaybackTicket?, Delivery) in
             let actions = event(&locked.machine)
-            let effects = actions.map { Self.effect(for: $0, in: &locked) }
+            let effects = actions.map { Self.effect(for: $0, in: &locked) }.filter { !$0.isNothing }
             let state = locked.machine.playbackState
-            var deliver = false
+            var delivery = Delivery.none
             if state != locked.published, shouldPublish(state, at: now, in: &locked) {
                 locked.published = state
-                deliver = Self.publish(.state(state, to: locked.subscribers), in: &locked)
+                // Held until the effects have run: `playing` is seen once the output is started, not before.
+                delivery = Self.publish(
+                    .state(state, to: locked.subscribers), in: &locked, holding: !effects.isEmpty)
             }
             followStallWatch(at: stallNow, in: &locked)
-            return (effects, locked.machine.activeTicket, deliver)
+            return (effects, locked.machine.activeTicket, delivery)
         }
-        if deliver { self.deliver() }
         for effect in effects { run(effect) }
+        complete(delivery)
         return active
     }
 
@@ -276,107 +280,6 @@ public final class Player: Sendable {
         case .playing: 2
         case .paused: 3
         case .failed: 4
-        }
-    }
-
-    /// An action with the pipelines it concerns, looked up under the lock; pipelines are registered inside
-    /// it so that a concurrent command always finds the pipeline it must stop.
-    private enum Effect {
-        case nothing
-        case start(Pipeline, item: PlayItem, after: Pipeline?)
-        /// A new segment: the command goes in first, then the output is retired (so a write it wakes finds
-        /// the command waiting).
-        case restart(Pipeline?, PlaybackSegment)
-        case volume(Pipeline?, percent: Int)
-        case stop(Pipeline?)
-        /// End the pipeline at once; it reports `failed(reason)` once it has released everything.
-        case giveUp(Pipeline?, reason: String)
-        case setRunning(Pipeline?, Bool)
-        /// Work for the pipeline task: silence (or start) the sink first when `running` says so, then post
-        /// `command` to its mailbox.
-        case tell(Pipeline?, PipelineCommand, running: Bool?)
-    }
-
-    private static func effect(for action: PlaybackMachine.Action, in locked: inout Locked) -> Effect {
-        let active = locked.machine.activeTicket.flatMap { locked.pipelines[$0] }
-        switch action {
-        case .nothing, .refuse:
-            // A refusal is answered to the caller (`Reply`); nothing to run.
-            return .nothing
-        case .finishPipeline(let ticket):
-            // The sink played the track out (`drainFinished`): its pipeline ends.
-            return .tell(locked.pipelines[ticket], .finish, running: nil)
-        case .restartSegment(let ticket, let segment):
-            return .restart(locked.pipelines[ticket], segment)
-        case .applyVolume(let percent):
-            return .volume(active, percent: percent)
-        case .drainOutput:
-            return .tell(active, .drain, running: nil)
-        case .startOutputAndDrain:
-            return .tell(active, .drain, running: true)
-        case .giveUp(let ticket, let reason):
-            return .giveUp(locked.pipelines[ticket], reason: reason)
-        case .reconnect(let ticket, let offset, let attempt):
-            // The sink plays on from its queue; the pipeline waits the back-off and fetches.
-            return .tell(locked.pipelines[ticket], .reconnect(from: offset, attempt: attempt), running: nil)
-        case .startPipeline(let item, let ticket, let segment):
-            let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
-            locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, after: nil)
-        case .replacePipeline(let stopping, let item, let ticket, let segment):
-            let pipeline = Pipeline(ticket: ticket, volume: segment.settings.audibleVolume)
-            let old = locked.pipelines[stopping]
-            locked.pipelines[ticket] = pipeline
-            return .start(pipeline, item: item, after: old)
-        case .stopPipeline(let ticket):
-            return .stop(locked.pipelines[ticket])
-        case .startOutput:
-            return .setRunning(active, true)
-        case .pauseOutput:
-            return .setRunning(active, false)
-        }
-    }
-
-    /// The one effect runner: every action the machine names is performed here, outside the lock.
-    private func run(_ effect: Effect) {
-        switch effect {
-        case .nothing:
-            break
-        case .start(let pipeline, let item, let previous):
-            previous?.stop()
-            let task = Task { [self] in
-                await previous?.waitUntilFinished()
-                let outcome = await runPipeline(pipeline, item: item)
-                // Everything is released before the last state is published: whoever sees `idle` or
-                // `failed` finds nothing left running.
-                pipeline.output.close()
-                locked.withLockedValue { locked in
-                    if locked.pipelines[pipeline.ticket] === pipeline {
-                        locked.pipelines[pipeline.ticket] = nil
-                    }
-                }
-                pipeline.markFinished()
-                switch outcome {
-                case .drained: send { $0.sinkDrained(ticket: pipeline.ticket) }
-                case .failed(let reason): send { $0.failed(reason, ticket: pipeline.ticket) }
-                case .ended: break
-                }
-            }
-            pipeline.attach(task)
-        case .stop(let pipeline):
-            pipeline?.stop()
-        case .giveUp(let pipeline, let reason):
-            pipeline?.stop(failing: reason)
-        case .restart(let pipeline, let segment):
-            pipeline?.post(.restart(segment))
-            pipeline?.output.retire()
-        case .volume(let pipeline, let percent):
-            pipeline?.output.setVolume(percent)
-        case .setRunning(let pipeline, let running):
-            pipeline?.output.setRunning(running)
-        case .tell(let pipeline, let command, let running):
-            if let running { pipeline?.output.setRunning(running) }
-            pipeline?.post(command)
         }
     }
 

@@ -12,6 +12,7 @@ final class GatedSink: AudioSink {
         var outputs: [GatedOutput] = []
         var prepareFailures: [any Error] = []
         var prepares = 0
+        var onStart: (@Sendable () -> Void)?
     }
     private let state = NIOLockedValueBox(State())
     let capacity: Double
@@ -23,6 +24,11 @@ final class GatedSink: AudioSink {
     /// The next `prepare` calls fail with these errors, in order.
     func failNextPrepares(with errors: [any Error]) {
         state.withLockedValue { $0.prepareFailures = errors }
+    }
+
+    /// Called in each output's `start`, before it returns.
+    func onStart(_ action: @escaping @Sendable () -> Void) {
+        state.withLockedValue { $0.onStart = action }
     }
 
     var outputs: [GatedOutput] { state.withLockedValue { $0.outputs } }
@@ -43,8 +49,12 @@ final class GatedSink: AudioSink {
         continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
-        let output = GatedOutput(format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun)
-        state.withLockedValue { $0.outputs.append(output) }
+        let output = state.withLockedValue { state in
+            let output = GatedOutput(
+                format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun, onStart: state.onStart)
+            state.outputs.append(output)
+            return output
+        }
         return output
     }
 
@@ -91,11 +101,16 @@ final class GatedOutput: AudioOutput {
     let format: PCMFormat
     private let capacityFrames: Int
     private let onUnderrun: @Sendable () -> Void
+    private let onStart: (@Sendable () -> Void)?
 
-    init(format: PCMFormat, capacity: Double, onUnderrun: @escaping @Sendable () -> Void) {
+    init(
+        format: PCMFormat, capacity: Double, onUnderrun: @escaping @Sendable () -> Void,
+        onStart: (@Sendable () -> Void)? = nil
+    ) {
         self.format = format
         self.capacityFrames = Int(capacity * Double(format.sampleRate))
         self.onUnderrun = onUnderrun
+        self.onStart = onStart
     }
 
     /// Calls made on this output: "start", "pause", "drain", "stop" (writes are not logged).
@@ -162,6 +177,7 @@ final class GatedOutput: AudioOutput {
             if state.writesBeforeFirstStart == nil { state.writesBeforeFirstStart = state.writes }
             return state.record("start")
         }
+        onStart?()
         for watcher in watchers { watcher.resume() }
     }
 
