@@ -21,7 +21,9 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$findings"
     log="$root/$target.log"
     # The kept regressions and the seeds start the corpus (libFuzzer adds what reaches new code).
-    seeds=("$root/seeds/$target")
+    # (libFuzzer stops at a folder that is not there, so only those that are are named.)
+    seeds=()
+    [[ -d $root/seeds/$target ]] && seeds+=("$root/seeds/$target")
     [[ -d Tests/ChirperFuzzTargetsTests/Regressions/$target ]] && seeds+=("Tests/ChirperFuzzTargetsTests/Regressions/$target")
     CHIRPER_FUZZ_TARGET=$target "$binary" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -max_len=65536 \
         -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
