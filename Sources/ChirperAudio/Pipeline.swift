@@ -126,6 +126,7 @@ final class OutputControl: Sendable {
         }
         output.setVolume(percent: volume)
         if running { try output.start() }
+        settle(output, running: running, volume: volume)
         return true
     }
 
@@ -134,8 +135,10 @@ final class OutputControl: Sendable {
             state.running = running
             return state.output
         }
+        guard let output else { return }
         // A failure here shows up as the pipeline's next write failing.
-        if running { try? output?.start() } else { try? output?.pause() }
+        if running { try? output.start() } else { try? output.pause() }
+        settle(output, running: running)
     }
 
     /// Sets the volume of the current output at once, and of those opened later.
@@ -144,7 +147,31 @@ final class OutputControl: Sendable {
             state.volume = percent
             return state.output
         }
-        output?.setVolume(percent: percent)
+        guard let output else { return }
+        output.setVolume(percent: percent)
+        settle(output, volume: percent)
+    }
+
+    /// After `output` was started or left paused (`running`) or given a volume, as decided under the lock: does
+    /// it again while a decision taken meanwhile says otherwise. Two threads that decided one after the other
+    /// may act the other way round (a pause typed as the track starts, a volume as a new output opens), and the
+    /// output must end as the last decision says; the thread that acts last sees it.
+    private func settle(_ output: any AudioOutput, running: Bool? = nil, volume: Int? = nil) {
+        var (running, volume) = (running, volume)
+        while true {
+            let latest = state.withLockedValue { ($0.running, $0.volume, $0.output) }
+            guard latest.2 === output else { return }
+            var acted = false
+            if let applied = running, applied != latest.0 {
+                if latest.0 { try? output.start() } else { try? output.pause() }
+                (running, acted) = (latest.0, true)
+            }
+            if let applied = volume, applied != latest.1 {
+                output.setVolume(percent: latest.1)
+                (volume, acted) = (latest.1, true)
+            }
+            if !acted { return }
+        }
     }
 
     /// Writes to the current output, waiting while it is full. `.stopped` when there is none, or when it was

@@ -12,7 +12,7 @@ final class GatedSink: AudioSink {
         var outputs: [GatedOutput] = []
         var prepareFailures: [any Error] = []
         var prepares = 0
-        var onStart: (@Sendable () -> Void)?
+        var before: (@Sendable (String) -> Void)?
     }
     private let state = NIOLockedValueBox(State())
     let capacity: Double
@@ -26,9 +26,10 @@ final class GatedSink: AudioSink {
         state.withLockedValue { $0.prepareFailures = errors }
     }
 
-    /// Called in each output's `start`, before it returns.
-    func onStart(_ action: @escaping @Sendable () -> Void) {
-        state.withLockedValue { $0.onStart = action }
+    /// Called at the beginning of each output's `start` ("start") and `setVolume` ("volume"), before the call
+    /// acts: what `action` does comes between the decision and the act.
+    func before(_ action: @escaping @Sendable (String) -> Void) {
+        state.withLockedValue { $0.before = action }
     }
 
     var outputs: [GatedOutput] { state.withLockedValue { $0.outputs } }
@@ -51,7 +52,7 @@ final class GatedSink: AudioSink {
     ) async throws -> any AudioOutput {
         let output = state.withLockedValue { state in
             let output = GatedOutput(
-                format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun, onStart: state.onStart)
+                format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun, before: state.before)
             state.outputs.append(output)
             return output
         }
@@ -101,16 +102,16 @@ final class GatedOutput: AudioOutput {
     let format: PCMFormat
     private let capacityFrames: Int
     private let onUnderrun: @Sendable () -> Void
-    private let onStart: (@Sendable () -> Void)?
+    private let before: (@Sendable (String) -> Void)?
 
     init(
         format: PCMFormat, capacity: Double, onUnderrun: @escaping @Sendable () -> Void,
-        onStart: (@Sendable () -> Void)? = nil
+        before: (@Sendable (String) -> Void)? = nil
     ) {
         self.format = format
         self.capacityFrames = Int(capacity * Double(format.sampleRate))
         self.onUnderrun = onUnderrun
-        self.onStart = onStart
+        self.before = before
     }
 
     /// Calls made on this output: "start", "pause", "drain", "stop" (writes are not logged).
@@ -118,6 +119,7 @@ final class GatedOutput: AudioOutput {
     var volume: Int { state.withLockedValue { $0.volume } }
 
     func setVolume(percent: Int) {
+        before?("volume")
         state.withLockedValue { $0.volume = percent }
     }
     var isStopped: Bool { state.withLockedValue { $0.stopped } }
@@ -172,12 +174,12 @@ final class GatedOutput: AudioOutput {
     }
 
     func start() throws {
+        before?("start")
         let watchers = state.withLockedValue { state in
             state.running = true
             if state.writesBeforeFirstStart == nil { state.writesBeforeFirstStart = state.writes }
             return state.record("start")
         }
-        onStart?()
         for watcher in watchers { watcher.resume() }
     }
 
