@@ -25,6 +25,7 @@
     X(FLAC__bool, FLAC__stream_decoder_flush, (FLAC__StreamDecoder * decoder), (decoder), 0) \
     X(FLAC__bool, FLAC__stream_decoder_get_decode_position, (const FLAC__StreamDecoder *decoder, FLAC__uint64 *position), \
       (decoder, position), 0) \
+    X(uint32_t, FLAC__stream_decoder_get_blocksize, (const FLAC__StreamDecoder *decoder), (decoder), 0) \
     X(FLAC__StreamDecoderState, FLAC__stream_decoder_get_state, (const FLAC__StreamDecoder *decoder), (decoder), \
       FLAC__STREAM_DECODER_ABORTED) \
     X(const char *, FLAC__stream_decoder_get_resolved_state_string, (const FLAC__StreamDecoder *decoder), (decoder), \

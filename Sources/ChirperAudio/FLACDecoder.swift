@@ -79,8 +79,8 @@ public final class FLACDecoder {
     var mayRetry = false
     /// libFLAC has written a frame since it was last flushed, so it would fill a gap after it itself.
     var libFLACFillsGaps = false
-    /// A write refused because the call met damage while libFLAC would fill the gap itself (see `check`).
-    var refusedAfterDamage = false
+    /// A write of libFLAC's own silence for a gap, refused (see `check`).
+    var refusedLibFLACSilence = false
     /// Where the frame being decoded starts in the input (libFLAC's decode position before it), if known.
     var frameStart: Int64?
     /// The start of the frame libFLAC last abandoned unannounced (see `check`).
@@ -135,6 +135,12 @@ public final class FLACDecoder {
 
     /// The channels played, once STREAMINFO is read.
     public var channelChoice: ChannelChoice? { choice }
+
+    /// The fed input held (behind what libFLAC read, and not read yet).
+    var heldBytes: Int {
+        if case .fed(let held, _, _) = input { return held.count }
+        return 0
+    }
 
     /// Whether `duration` is the stream's own count of samples.
     public var durationIsExact: Bool { (info?.totalSamples ?? 0) > 0 }
@@ -286,18 +292,22 @@ public final class FLACDecoder {
     /// The one funnel for libFLAC's outcomes: a failure a callback met, or a call that failed (with libFLAC's
     /// state as the reason). Two fed calls are not failures but are made again from the byte they started at,
     /// with libFLAC flushed, so the outcome does not depend on how the bytes were split:
-    /// - a read abandoned for want of bytes (damage longer than a frame), once twice the bytes are held;
-    /// - a call that met damage after a frame, at once: libFLAC 1.4.2 fills a gap with silence in the buffer
-    ///   of the frame after it, which is lost too (mended in 1.4.3); flushed, it leaves the gap to `write`.
+    /// - a read abandoned for want of bytes (damage longer than a frame), once twice the bytes are held; past
+    ///   `retryReach` of them (a long stretch of garbage) the search goes on in what comes, so memory stays flat;
+    /// - a call whose write was libFLAC's silence for a gap: libFLAC 1.4.2 writes it in the buffer of the frame
+    ///   after the gap, which is lost too (mended in 1.4.3); flushed, libFLAC leaves the gap to `write`.
     func check(_ succeeded: Bool, _ reason: @autoclosure () -> String?) throws(FLACDecoderError) {
         if let failure {
             self.failure = nil
             throw failure
         }
-        if starved || refusedAfterDamage {
-            defer { (starved, refusedAfterDamage) = (false, false) }
+        if starved || refusedLibFLACSilence {
+            defer { (starved, refusedLibFLACSilence) = (false, false) }
+            let reach = consumed - (frameStart ?? consumed)
             try flush()
-            guard let frameStart, rewind(to: frameStart), case .fed(let held, let start, _) = input else {
+            guard let frameStart, !starved || reach <= retryReach, rewind(to: frameStart),
+                case .fed(let held, let start, _) = input
+            else {
                 noteDamage()
                 return
             }
@@ -307,20 +317,43 @@ public final class FLACDecoder {
         }
         guard !succeeded, FLAC__stream_decoder_get_state(handle) != FLAC__STREAM_DECODER_END_OF_STREAM else { return }
         // libFLAC 1.4 gives up on a frame whose Rice code runs past its limit without a word to the error
-        // callback, its state left at READ_FRAME (later versions report it and resync). That frame is skipped
-        // like the others: the search for the next frame starts one byte after its start, not after what libFLAC
-        // had read ahead, so the frames behind it play.
-        if FLAC__stream_decoder_get_state(handle) == FLAC__STREAM_DECODER_READ_FRAME, let frameStart,
-            frameStart != lastAbandoned
+        // callback, its state left at READ_FRAME, and on a frame its own buffer cannot hold once it went back in
+        // it for damage, its state left at SEARCH_FOR_FRAME_SYNC (later versions report the first and resync,
+        // and mend the second). That frame is skipped like the others: the search for the next frame starts one
+        // byte after its sync, not after what libFLAC had read ahead, so the frames behind it play.
+        let state = FLAC__stream_decoder_get_state(handle)
+        if state == FLAC__STREAM_DECODER_READ_FRAME || state == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC,
+            let frameStart, frameStart != lastAbandoned
         {
             lastAbandoned = frameStart
             noteDamage()
+            let resume = afterLastSync(from: frameStart)
             try flush()
-            rewind(to: frameStart + 1)
+            rewind(to: resume)
             return
         }
-        let state = String(cString: FLAC__stream_decoder_get_resolved_state_string(handle))
-        throw FLACDecoderError(reason() ?? "libFLAC stopped (\(state))")
+        let resolved = String(cString: FLAC__stream_decoder_get_resolved_state_string(handle))
+        throw FLACDecoderError(reason() ?? "libFLAC stopped (\(resolved))")
+    }
+
+    /// The most bytes a starved call is made again over: well past the longest gap libFLAC fills (50 blocks).
+    private var retryReach: Int64 { Int64(64 * wholeFrame + (1 << 16)) }
+
+    /// The byte after the last frame sync (0xFFF8 or 0xFFF9) between `from` and libFLAC's position: where the
+    /// search goes on after a frame libFLAC gave up on, so what it read before that frame is not read again
+    /// (fed); `from + 1` when there is none, or from a file.
+    private func afterLastSync(from: Int64) -> Int64 {
+        var position: UInt64 = 0
+        guard case .fed(let held, _, _) = input, FLAC__stream_decoder_get_decode_position(handle, &position) != 0
+        else { return from + 1 }
+        let low = max(0, from - droppedBytes)
+        var index = min(Int64(held.count), Int64(position) - droppedBytes) - 2
+        while index >= low {
+            let at = Int(index)
+            if held[at] == 0xFF, held[at + 1] & 0xFE == 0xF8 { return droppedBytes + index + 1 }
+            index -= 1
+        }
+        return from + 1
     }
 
     /// Empties libFLAC's buffer and has it look for the next frame, with no frame before it.

@@ -44,7 +44,7 @@ extension FLACDecoder {
 
     static let write: FLAC__StreamDecoderWriteCallback = { _, frame, channels, client in
         guard let frame, let channels else { return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT }
-        return owner(client).write(frame.pointee.header, channels)
+        return owner(client).write(frame.pointee.header, channels, footerCRC: frame.pointee.footer.crc)
     }
 
     static let metadata: FLAC__StreamDecoderMetadataCallback = { _, block, client in
@@ -119,15 +119,22 @@ extension FLACDecoder {
 
     /// Converts a decoded frame to 16-bit (the frames before `dropBefore` left out) and announces the format
     /// before the first.
-    private func write(_ header: FLAC__FrameHeader, _ channels: UnsafePointer<UnsafePointer<FLAC__int32>?>)
-        -> FLAC__StreamDecoderWriteStatus
-    {
+    private func write(
+        _ header: FLAC__FrameHeader, _ channels: UnsafePointer<UnsafePointer<FLAC__int32>?>, footerCRC: UInt16
+    ) -> FLAC__StreamDecoderWriteStatus {
         guard let info, let choice, Int(header.channels) == info.channels else {
             failure = failure ?? FLACDecoderError("a frame has another channel count than the stream")
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
-        if mayRetry, libFLACFillsGaps, damage != damageBefore {
-            refusedAfterDamage = true
+        // libFLAC's own silence for a gap (no checksum, every sample 0) is refused, with or without a word to the
+        // error callback: the call is made again with libFLAC flushed (see `check`). A silent frame whose checksum
+        // happens to be 0 costs that call and nothing more.
+        if mayRetry, libFLACFillsGaps, footerCRC == 0,
+            (0..<info.channels).allSatisfy({ channel in
+                UnsafeBufferPointer(start: channels[channel], count: Int(header.blocksize)).allSatisfy { $0 == 0 }
+            })
+        {
+            refusedLibFLACSilence = true
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         libFLACFillsGaps = true
@@ -137,6 +144,8 @@ extension FLACDecoder {
         if case .fed = input, let lastFrame, first > nextFrame,
             let missing = lastFrame.silenceBefore(shape, gap: first - nextFrame)
         {
+            // Frames can be missing without a word from libFLAC (cut out whole): said all the same.
+            if damage == damageBefore { noteDamage() }
             emit(from: nextFrame, count: missing, channels: choice.outputChannels) { _, _ in 0 }
         }
         lastFrame = shape

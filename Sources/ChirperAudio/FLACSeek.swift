@@ -65,7 +65,12 @@ extension FLACDecoder {
         // The target's frame, decoded by the seek from the target on.
         fed.samples = locator.samples
         fed.nextFrame = locator.nextFrame
-        fed.lastFrame = locator.lastFrame
+        // The target's frame was written from the target on: a gap after it is counted in whole blocks.
+        fed.lastFrame = locator.lastFrame.map {
+            var shape = $0
+            shape.blockSize = FLAC__stream_decoder_get_blocksize(locator.handle)
+            return shape
+        }
         return FLACSeekLanding(
             byteOffset: Int64(position), frame: Int(target), bytesRead: locator.bytesRead, decoder: fed)
     }

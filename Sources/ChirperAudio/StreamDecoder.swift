@@ -61,6 +61,12 @@ public final class StreamDecoder {
         return nil
     }
 
+    /// The input a FLAC decoder holds (behind what it decoded, and not decoded yet): for diagnostics and tests.
+    public var heldBytes: Int {
+        if case .flac(let decoder) = stage { return decoder.heldBytes }
+        return 0
+    }
+
     /// The recording's length in seconds, once the decoder knows it.
     public var duration: Double? {
         switch stage {

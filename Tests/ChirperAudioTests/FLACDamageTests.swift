@@ -99,3 +99,73 @@ struct FLACDamageTests {
         }
     }
 }
+
+extension FLACDamageTests {
+    @Test(
+        "a frame cut out whole (no error from libFLAC) is silence in its place, the frame after it plays, and it is said"
+    )
+    func frameCutOut() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
+        let clean = try Tools.bytes(path)
+        let whole = try Tools.decode(clean).decoded.samples
+        let offsets = try await Tools.frameOffsets(path)
+        let bytes = Array(clean[..<offsets[30]]) + Array(clean[offsets[31]...])
+        let block = 4096 * 2
+        for pieces in Self.piecings {
+            let (decoded, decoder) = try Tools.decode(bytes, pieces: pieces)
+            try #require(decoded.samples.count == whole.count, "pieces \(pieces): the frames keep their time")
+            let cut = (30 * block)..<(31 * block)
+            #expect(decoded.samples[cut].allSatisfy { $0 == 0 }, "pieces \(pieces)")
+            #expect(decoded.samples[..<cut.lowerBound] == whole[..<cut.lowerBound], "pieces \(pieces)")
+            #expect(decoded.samples[cut.upperBound...] == whole[cut.upperBound...], "pieces \(pieces): after the gap")
+            let damage = try #require(decoder.damage, "pieces \(pieces)")
+            #expect(abs(damage.firstAt - 30 * 4096 / 44100) < 0.01, "\(damage)")
+        }
+    }
+
+    @Test("a stream that is garbage after its header, fed and never ended, is held in flat memory")
+    func garbageIsNotHeld() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 1)
+        let offsets = try await Tools.frameOffsets(path)
+        let head = Array(try Tools.bytes(path)[..<offsets[1]])
+        let decoder = StreamDecoder(channel: nil)
+        _ = try decoder.feed(head)
+        var generator = SeededGenerator(seed: 53)
+        var most = 0
+        for _ in 0..<(24 << 20) / (16 << 10) {
+            let piece = (0..<(16 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try decoder.feed(piece)
+            most = max(most, decoder.heldBytes)
+        }
+        #expect(most < 4 << 20, "\(most) bytes held of 24 MiB of garbage")
+        #expect(decoder.damage != nil)
+    }
+
+    @Test("after a seek lands near the end of a frame, a damaged frame after it is a whole block of silence")
+    func damageAfterASeek() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
+        var bytes = try Tools.bytes(path)
+        let whole = try Tools.decode(bytes).decoded.samples
+        let offsets = try await Tools.frameOffsets(path)
+        // Frame 21's header damaged; the seek lands 6 samples before the end of frame 20.
+        for index in offsets[21]..<(offsets[21] + 3) { bytes[index] ^= 0x5A }
+        let target = 21 * 4096 - 6
+        let decoder = StreamDecoder(expectedLength: Int64(bytes.count))
+        _ = try decoder.feed(Array(bytes.prefix(offsets[2])))
+        let point = try #require(try decoder.seekFLAC(toFrame: target, localFile: path))
+        #expect(point.frame == target)
+        var after = Decoded()
+        after.append(try decoder.feed(Array(bytes[Int(point.bodyOffset)...])))
+        after.append(try decoder.finish())
+        let expected = Array(whole[(target * 2)...])
+        try #require(after.samples.count == expected.count, "the frames after the seek keep their time")
+        #expect(after.samples[12..<(12 + 4096 * 2)].allSatisfy { $0 == 0 })
+        #expect(after.samples[(12 + 4096 * 2)...] == expected[(12 + 4096 * 2)...])
+    }
+}
