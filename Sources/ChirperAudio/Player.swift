@@ -256,12 +256,12 @@ public final class Player: Sendable {
         var refusal: String? { action.refusal }
     }
 
-    /// A change of state, track or duration is published at once; a change of position or buffered
+    /// A change of state, place (`PlaybackProgress.samePlace`) or duration is published at once; a change of position or buffered
     /// seconds alone at most once per `progressInterval`, so a fast decode does not flood the status line.
     private func shouldPublish(_ next: PlaybackState, at now: Duration, in locked: inout Locked) -> Bool {
         guard let old = locked.published.progress, let new = next.progress,
             Self.kind(of: locked.published) == Self.kind(of: next),
-            old.item == new.item, old.duration == new.duration
+            old.samePlace(as: new), old.duration == new.duration
         else {
             locked.figuresPublishedAt = now
             return true

@@ -98,6 +98,15 @@ public struct PlaybackEnding: Sendable, Hashable {
 
 /// Where a loaded track stands.
 public struct PlaybackProgress: Sendable, Hashable {
+    /// Whether `other` shows the same place as this one: the same track, segment, settings, loop, range,
+    /// landing, and damage or none, whatever the position and buffered figures. What differs otherwise is news
+    /// to those who follow the state, told at once rather than with the next figures.
+    public func samePlace(as other: PlaybackProgress) -> Bool {
+        item == other.item && segment == other.segment && settings == other.settings && loop == other.loop
+            && rangeIgnored == other.rangeIgnored && landing == other.landing
+            && (damage == nil) == (other.damage == nil)
+    }
+
     public var item: PlayItem
     /// The play request this track belongs to.
     public var ticket: PlaybackTicket

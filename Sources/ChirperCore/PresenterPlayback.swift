@@ -43,10 +43,8 @@ extension Presenter {
         case (.idle(let x), .idle(let y)): return x == y
         case (.buffering(let x), .buffering(let y)), (.playing(let x), .playing(let y)),
             (.paused(let x), .paused(let y)):
-            // A seek, a loop or a new speed or volume is news too.
-            return x.item == y.item && x.segment == y.segment && x.settings == y.settings && x.loop == y.loop
-                && x.rangeIgnored == y.rangeIgnored && x.landing == y.landing
-                && (x.damage == nil) == (y.damage == nil)
+            // A seek, a loop, a new speed or volume, or damage met is news too.
+            return x.samePlace(as: y)
         case (.failed(let x), .failed(let y)): return x == y
         default: return false
         }

@@ -1,5 +1,6 @@
 import ChirperAudio
 import ChirperCore
+import ChirperSystem
 import ChirperTestSupport
 import Foundation
 import Testing
@@ -167,5 +168,34 @@ extension FLACDamageTests {
         try #require(after.samples.count == expected.count, "the frames after the seek keep their time")
         #expect(after.samples[12..<(12 + 4096 * 2)].allSatisfy { $0 == 0 })
         #expect(after.samples[(12 + 4096 * 2)...] == expected[(12 + 4096 * 2)...])
+    }
+}
+
+extension FLACDamageTests {
+    @Test("the damage is told as it is met, not with the next figures: a track that ends at once still says it")
+    func damageIsToldAtOnce() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
+        var bytes = try Tools.bytes(path)
+        let offsets = try await Tools.frameOffsets(path)
+        for index in (offsets[30] + 100)..<(offsets[30] + 124) { bytes[index] ^= 0x5A }
+        let damaged = bytes
+        let server = try await LoopbackServer.start { .file(damaged, contentType: "audio/flac", for: $0) }
+        // The progress clock never moves: only what is news is published, and the null sink plays at once.
+        let player = Player(sink: NullSink(), clocks: .unwatched(progress: ManualClock()))
+        let updates = player.stateUpdates()
+        player.play(PlayItem(label: "DAMAGED", location: .remote(server.baseURL + "/damaged.flac")))
+        var told: FLACDamage?
+        var played = false
+        while let state = await updates.next() {
+            if let damage = state.progress?.damage, state.isPlaying { told = damage }
+            played = played || state.isPlaying
+            if played, state.isIdle { break }
+        }
+        let damage = try #require(told, "no playing state told the damage")
+        #expect(abs(damage.firstAt - 30 * 4096 / 44100) < 0.01, "\(damage)")
+        await player.shutdown()
+        await server.shutdown()
     }
 }
