@@ -73,8 +73,8 @@ public final class FLACDecoder {
     var starved = false
     /// After a starved read, the bytes to hold beyond libFLAC's position before it is asked again.
     var retryAfter = 0
-    /// The damage noted before the current call to libFLAC (a call made again meets its errors again).
-    var damageBefore: FLACDamage?
+    /// What damage was met before the current call to libFLAC (a call made again meets its errors again).
+    var metBefore = DamageMet()
     /// The current call may be made again from its start (fed, with libFLAC's position before it known).
     var mayRetry = false
     /// libFLAC has written a frame since it was last flushed, so it would fill a gap after it itself.
@@ -90,7 +90,9 @@ public final class FLACDecoder {
     /// Bytes libFLAC read from the file (a seek's cost).
     public internal(set) var bytesRead: Int64 = 0
     /// Damaged frames met so far, if any.
-    public internal(set) var damage: FLACDamage?
+    public var damage: FLACDamage? { met.damage }
+    /// What damage was met so far.
+    var met = DamageMet()
     /// The recording's length in seconds, once STREAMINFO is read (nil when it does not say).
     public internal(set) var duration: Double?
 
@@ -265,7 +267,7 @@ public final class FLACDecoder {
 
     /// Bytes that hold any frame whole: the largest STREAMINFO promises, or the largest its block size and
     /// sample width allow; before STREAMINFO is read, its own block.
-    private var wholeFrame: Int {
+    var wholeFrame: Int {
         guard let info else { return 42 }
         let widest = info.maxBlockSize * info.channels * (info.bits + 1) / 8 + 64
         return (info.maxFrameBytes > 0 ? min(info.maxFrameBytes + 64, widest) : widest) + 1024
@@ -280,7 +282,7 @@ public final class FLACDecoder {
             if !ended && held.count - start < max(wholeFrame, retryAfter) { return }
             var frameAt: UInt64 = 0
             frameStart = FLAC__stream_decoder_get_decode_position(handle, &frameAt) != 0 ? Int64(frameAt) : nil
-            damageBefore = damage
+            metBefore = met
             mayRetry = frameStart != nil
             let succeeded = FLAC__stream_decoder_process_single(handle) != 0
             mayRetry = false
@@ -311,7 +313,7 @@ public final class FLACDecoder {
                 noteDamage()
                 return
             }
-            damage = damageBefore
+            met = metBefore
             if starved { retryAfter = 2 * (held.count - start) }
             return
         }
@@ -334,26 +336,6 @@ public final class FLACDecoder {
         }
         let resolved = String(cString: FLAC__stream_decoder_get_resolved_state_string(handle))
         throw FLACDecoderError(reason() ?? "libFLAC stopped (\(resolved))")
-    }
-
-    /// The most bytes a starved call is made again over: well past the longest gap libFLAC fills (50 blocks).
-    private var retryReach: Int64 { Int64(64 * wholeFrame + (1 << 16)) }
-
-    /// The byte after the last frame sync (0xFFF8 or 0xFFF9) between `from` and libFLAC's position: where the
-    /// search goes on after a frame libFLAC gave up on, so what it read before that frame is not read again
-    /// (fed); `from + 1` when there is none, or from a file.
-    private func afterLastSync(from: Int64) -> Int64 {
-        var position: UInt64 = 0
-        guard case .fed(let held, _, _) = input, FLAC__stream_decoder_get_decode_position(handle, &position) != 0
-        else { return from + 1 }
-        let low = max(0, from - droppedBytes)
-        var index = min(Int64(held.count), Int64(position) - droppedBytes) - 2
-        while index >= low {
-            let at = Int(index)
-            if held[at] == 0xFF, held[at + 1] & 0xFE == 0xF8 { return droppedBytes + index + 1 }
-            index -= 1
-        }
-        return from + 1
     }
 
     /// Empties libFLAC's buffer and has it look for the next frame, with no frame before it.
@@ -384,10 +366,5 @@ public final class FLACDecoder {
             input = .file(descriptor: descriptor, size: size, position: offset)
         }
         return true
-    }
-
-    func noteDamage() {
-        let at = info.map { Double(nextFrame) / Double(max(1, $0.sampleRate)) } ?? 0
-        damage = FLACDamage(errors: (damage?.errors ?? 0) + 1, firstAt: damage?.firstAt ?? at)
     }
 }

@@ -144,8 +144,9 @@ extension FLACDecoder {
         if case .fed = input, let lastFrame, first > nextFrame,
             let missing = lastFrame.silenceBefore(shape, gap: first - nextFrame)
         {
-            // Frames can be missing without a word from libFLAC (cut out whole): said all the same.
-            if damage == damageBefore { noteDamage() }
+            // Said as damage whether or not libFLAC reported it (a frame cut out whole makes no error).
+            if met.firstGapAt == nil { met.firstGapAt = seconds(atFrame: nextFrame) }
+            met.silencedFrames += (missing + Int(lastFrame.blockSize) - 1) / max(1, Int(lastFrame.blockSize))
             emit(from: nextFrame, count: missing, channels: choice.outputChannels) { _, _ in 0 }
         }
         lastFrame = shape

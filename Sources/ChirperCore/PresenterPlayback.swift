@@ -77,7 +77,7 @@ extension Presenter {
         if progress.rangeIgnored { fields += " range=ignored" }
         if progress.landing == .estimated { fields += " landing=estimated" }
         if let damage = progress.damage {
-            fields += " damaged_frames=\(damage.errors) damaged_from=\(String(format1: damage.firstAt))"
+            fields += " damaged_frames=\(damage.frames) damaged_from=\(String(format1: damage.firstAt))"
         }
         return fields
     }
