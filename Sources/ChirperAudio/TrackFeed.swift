@@ -118,8 +118,13 @@ final class TrackFeed {
         case .decode(let pieceBytes, let atLeast, let join):
             return try await decode(pieceBytes: pieceBytes, atLeast: atLeast, join: join)
         case .finishDecoding:
-            let flow = try await hand(try decoder.finish())
-            guard case .goOn = flow else { return flow }
+            let damageBefore = decoder.damage
+            let tail = try decoder.finish()
+            // The last frames are decoded only now, and damage among them is said as any other.
+            let reported = try await reportDamage(since: damageBefore)
+            guard case .goOn = reported else { return reported }
+            let handed = try await hand(tail)
+            guard case .goOn = handed else { return handed }
             return try await feed(.decoderFinished)
         case .flushSpeed:
             return try await feed(.speedFlushed(try speed?.flush() ?? []))
@@ -244,11 +249,15 @@ final class TrackFeed {
                 }
             }
         } while decodeOffset < held.end && seconds < atLeast
-        if let damage = decoder.damage, damage != damageBefore {
-            let flow = try await feed(.decoderDamaged(damage))
-            guard case .goOn = flow else { return flow }
-        }
+        let flow = try await reportDamage(since: damageBefore)
+        guard case .goOn = flow else { return flow }
         return try await hand(decoded)
+    }
+
+    /// Tells the machine of damage the decoder met since `before`, if any.
+    private func reportDamage(since before: FLACDamage?) async throws -> Flow {
+        guard let damage = decoder.damage, damage != before else { return .goOn }
+        return try await feed(.decoderDamaged(damage))
     }
 
     /// Hands decoded audio to the machine, item by item, performing what each asks.

@@ -172,14 +172,16 @@ extension FLACDamageTests {
 }
 
 extension FLACDamageTests {
-    @Test("the damage is told as it is met, not with the next figures: a track that ends at once still says it")
-    func damageIsToldAtOnce() async throws {
+    @Test(
+        "the damage is told as it is met, not with the next figures: a track that ends at once still says it, and damage in its last frames too",
+        arguments: [30, 63])
+    func damageIsToldAtOnce(frame: Int) async throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
         var bytes = try Tools.bytes(path)
         let offsets = try await Tools.frameOffsets(path)
-        for index in (offsets[30] + 100)..<(offsets[30] + 124) { bytes[index] ^= 0x5A }
+        for index in (offsets[frame] + 100)..<(offsets[frame] + 124) { bytes[index] ^= 0x5A }
         let damaged = bytes
         let server = try await LoopbackServer.start { .file(damaged, contentType: "audio/flac", for: $0) }
         // The progress clock never moves: only what is news is published, and the null sink plays at once.
@@ -194,7 +196,8 @@ extension FLACDamageTests {
             if played, state.isIdle { break }
         }
         let damage = try #require(told, "no playing state told the damage")
-        #expect(abs(damage.firstAt - 30 * 4096 / 44100) < 0.01, "\(damage)")
+        #expect(abs(damage.firstAt - Double(frame * 4096) / 44100) < 0.01, "\(damage)")
+        #expect(damage.frames == 1)
         await player.shutdown()
         await server.shutdown()
     }
