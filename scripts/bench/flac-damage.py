@@ -43,7 +43,8 @@ def main():
     subprocess.run(["flac", "-s", "-f", "-o", "a.flac", "a.wav"], check=True)
     clean, intact = raw("a.wav"), open("a.flac", "rb").read()
     rng = random.Random(args.seed)
-    totals = {name: [0, 0, 0, 0] for name in ("flac -d -F", "chirper-play, disk", "chirper-play, HTTP")}
+    # frames lost, copies whose length is kept, copies with a wrong frame, copies with no output, frames said
+    totals = {name: [0, 0, 0, 0, 0] for name in ("flac -d -F", "chirper-play, disk", "chirper-play, HTTP")}
     for copy in range(args.copies):
         start, length = rng.randrange(9000, len(intact) - 2000), rng.choice([1, 3, 24, 200, 5000])
         damaged = bytearray(intact)
@@ -66,8 +67,12 @@ def main():
                                     f"wav:{out}", "--no-mpris"], b"search tonus\nplay 1\nwait\n"),
         }
         for name, (command, stdin) in runs.items():
-            subprocess.run(command, input=stdin, capture_output=True, cwd=root, env=env)
+            result = subprocess.run(command, input=stdin, capture_output=True, cwd=root, env=env)
             total = totals[name]
+            # What the `playback:` lines say (`damaged_frames=N`); flac says no count.
+            said = [int(word.split("=")[1]) for word in result.stdout.decode(errors="replace").split()
+                    if word.startswith("damaged_frames=")]
+            total[4] += max(said, default=0)
             if not os.path.exists(out):
                 total[3] += 1
                 continue
@@ -79,9 +84,11 @@ def main():
             total[2] += "X" in shape
     server.shutdown()
     print(f"{args.copies} damaged copies of a 6 s FLAC ({(len(clean) + BLOCK - 1) // BLOCK} frames)")
-    print(f"{'decoder':20s} {'frames lost':>11s} {'length kept':>11s} {'wrong frames':>12s} {'no output':>9s}")
-    for name, (lost, kept, wrong, none) in totals.items():
-        print(f"{name:20s} {lost:11d} {kept:8d}/{args.copies:<2d} {wrong:12d} {none:9d}")
+    print(f"{'decoder':20s} {'frames lost':>11s} {'frames said':>11s} {'length kept':>11s} {'wrong frames':>12s} "
+          f"{'no output':>9s}")
+    for name, (lost, kept, wrong, none, said) in totals.items():
+        print(f"{name:20s} {lost:11d} {said if name != 'flac -d -F' else '-':>11} {kept:8d}/{args.copies:<2d} "
+              f"{wrong:12d} {none:9d}")
 
 
 if __name__ == "__main__":
