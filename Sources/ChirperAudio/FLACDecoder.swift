@@ -69,19 +69,16 @@ public final class FLACDecoder {
     var lastFrame: FrameShape?
     /// A failure met inside a callback, thrown by `check` once libFLAC returns.
     var failure: FLACDecoderError?
-    /// libFLAC asked for bytes that are not fed yet (damage longer than a frame): its read is abandoned.
-    var starved = false
+    /// Why the current call to libFLAC is to be made again (see `check`), once a callback found it so.
+    var retry: Retry?
     /// After a starved read, the bytes to hold beyond libFLAC's position before it is asked again.
     var retryAfter = 0
     /// What damage was met before the current call to libFLAC (a call made again meets its errors again).
     var metBefore = DamageMet()
-    /// The current call may be made again from its start (fed, with libFLAC's position before it known).
-    var mayRetry = false
     /// libFLAC has written a frame since it was last flushed, so it would fill a gap after it itself.
     var libFLACFillsGaps = false
-    /// A write of libFLAC's own silence for a gap, refused (see `check`).
-    var refusedLibFLACSilence = false
-    /// Where the frame being decoded starts in the input (libFLAC's decode position before it), if known.
+    /// Where the frame being decoded starts in the fed input (libFLAC's decode position before the call), if
+    /// known: only then can the call be made again from there.
     var frameStart: Int64?
     /// The start of the frame libFLAC last abandoned unannounced (see `check`).
     var lastAbandoned: Int64?
@@ -283,10 +280,8 @@ public final class FLACDecoder {
             var frameAt: UInt64 = 0
             frameStart = FLAC__stream_decoder_get_decode_position(handle, &frameAt) != 0 ? Int64(frameAt) : nil
             metBefore = met
-            mayRetry = frameStart != nil
             let succeeded = FLAC__stream_decoder_process_single(handle) != 0
-            mayRetry = false
-            if !starved { retryAfter = 0 }
+            if retry != .starved { retryAfter = 0 }
             try check(succeeded, nil)
         }
     }
@@ -303,18 +298,18 @@ public final class FLACDecoder {
             self.failure = nil
             throw failure
         }
-        if starved || refusedLibFLACSilence {
-            defer { (starved, refusedLibFLACSilence) = (false, false) }
+        if let retry {
+            self.retry = nil
             let reach = consumed - (frameStart ?? consumed)
             try flush()
-            guard let frameStart, !starved || reach <= retryReach, rewind(to: frameStart),
+            guard let frameStart, retry != .starved || reach <= retryReach, rewind(to: frameStart),
                 case .fed(let held, let start, _) = input
             else {
                 noteDamage()
                 return
             }
             met = metBefore
-            if starved { retryAfter = 2 * (held.count - start) }
+            if retry == .starved { retryAfter = 2 * (held.count - start) }
             return
         }
         guard !succeeded, FLAC__stream_decoder_get_state(handle) != FLAC__STREAM_DECODER_END_OF_STREAM else { return }

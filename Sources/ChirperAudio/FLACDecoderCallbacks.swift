@@ -67,7 +67,7 @@ extension FLACDecoder {
             count.pointee = taken
             if taken == 0 {
                 if ended { return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM }
-                starved = true
+                retry = .starved
                 return FLAC__STREAM_DECODER_READ_STATUS_ABORT
             }
             held.withUnsafeBufferPointer { source in
@@ -129,12 +129,12 @@ extension FLACDecoder {
         // libFLAC's own silence for a gap (no checksum, every sample 0) is refused, with or without a word to the
         // error callback: the call is made again with libFLAC flushed (see `check`). A silent frame whose checksum
         // happens to be 0 costs that call and nothing more.
-        if mayRetry, libFLACFillsGaps, footerCRC == 0,
+        if frameStart != nil, libFLACFillsGaps, footerCRC == 0,
             (0..<info.channels).allSatisfy({ channel in
                 UnsafeBufferPointer(start: channels[channel], count: Int(header.blocksize)).allSatisfy { $0 == 0 }
             })
         {
-            refusedLibFLACSilence = true
+            retry = .libFLACSilence
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         libFLACFillsGaps = true
@@ -183,16 +183,6 @@ struct FrameShape: Equatable {
     var bits: UInt32
     var blockSize: UInt32
 
-    init(sampleRate: UInt32, channels: UInt32, bits: UInt32, blockSize: UInt32) {
-        (self.sampleRate, self.channels, self.bits, self.blockSize) = (sampleRate, channels, bits, blockSize)
-    }
-
-    init(_ header: FLAC__FrameHeader) {
-        self.init(
-            sampleRate: header.sample_rate, channels: header.channels, bits: header.bits_per_sample,
-            blockSize: header.blocksize)
-    }
-
     /// The frames of silence libFLAC puts in a gap of `gap` frames before `next`: none unless both frames are
     /// alike, and at most 5 s or 50 blocks (a header damaged after all must not make a long silence).
     /// libFLAC does this itself unless it was flushed between the two (after a starved read), so it is done
@@ -202,5 +192,13 @@ struct FrameShape: Equatable {
             return nil
         }
         return Int(min(gap, UInt64(5 * sampleRate), 50 * UInt64(blockSize)))
+    }
+}
+
+extension FrameShape {
+    init(_ header: FLAC__FrameHeader) {
+        self.init(
+            sampleRate: header.sample_rate, channels: header.channels, bits: header.bits_per_sample,
+            blockSize: header.blocksize)
     }
 }

@@ -5,6 +5,14 @@ import ChirperCore
 // starved call is made again, and what it says of the damage met.
 
 extension FLACDecoder {
+    /// Why a fed call to libFLAC is made again from the byte it started at, with libFLAC flushed.
+    enum Retry {
+        /// libFLAC asked for bytes not fed yet (damage longer than a frame): its read was abandoned.
+        case starved
+        /// Its write was libFLAC's own silence for a gap, refused.
+        case libFLACSilence
+    }
+
     /// The most bytes a starved call is made again over: well past the longest gap libFLAC fills (50 blocks).
     var retryReach: Int64 { Int64(64 * wholeFrame + (1 << 16)) }
 
