@@ -159,16 +159,16 @@ final class OutputControl: Sendable {
     private func settle(_ output: any AudioOutput, running: Bool? = nil, volume: Int? = nil) {
         var (running, volume) = (running, volume)
         while true {
-            let latest = state.withLockedValue { ($0.running, $0.volume, $0.output) }
-            guard latest.2 === output else { return }
+            let latest = state.withLockedValue { (running: $0.running, volume: $0.volume, output: $0.output) }
+            guard latest.output === output else { return }
             var acted = false
-            if let applied = running, applied != latest.0 {
-                if latest.0 { try? output.start() } else { try? output.pause() }
-                (running, acted) = (latest.0, true)
+            if let applied = running, applied != latest.running {
+                if latest.running { try? output.start() } else { try? output.pause() }
+                (running, acted) = (latest.running, true)
             }
-            if let applied = volume, applied != latest.1 {
-                output.setVolume(percent: latest.1)
-                (volume, acted) = (latest.1, true)
+            if let applied = volume, applied != latest.volume {
+                output.setVolume(percent: latest.volume)
+                (volume, acted) = (latest.volume, true)
             }
             if !acted { return }
         }
