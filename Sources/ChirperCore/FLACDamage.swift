@@ -15,6 +15,7 @@ public struct FLACDamage: Sendable, Hashable {
     public var notice: String {
         let at = (firstAt * 10).rounded() / 10
         let count = frames == 1 ? "a damaged frame" : "\(frames) damaged frames"
-        return "this FLAC file has \(count) from \(at) s on, played as silence (as flac -F does)"
+        // Short enough for an 80-column terminal after the recording's label: what flac -F does is the README's.
+        return "this FLAC file has \(count) from \(at) s on, played as silence"
     }
 }

@@ -49,7 +49,7 @@ extension TrackMachine {
         case format(PCMFormat, duration: Double?, outputFormat: PCMFormat?)
         /// Decoded samples; `undecodedBytes` arrived and wait, `decodedBytes` were decoded so far.
         case samples([Int16], undecodedBytes: Int64, decodedBytes: Int64)
-        /// The decoder skipped damaged frames (more than it had said before).
+        /// The decoder met damaged frames (more than it had said before).
         case decoderDamaged(FLACDamage)
         /// The decoder's last frames were handed on (after `finishDecoding`).
         case decoderFinished
@@ -73,7 +73,7 @@ extension TrackMachine {
     public enum Report: Sendable, Hashable {
         case bytesArrived(Int)
         case durationKnown(Double)
-        /// The recording has damaged frames, skipped (`FLACDamage.notice` says so).
+        /// The recording has damaged frames, played as silence (`FLACDamage.notice` says so).
         case damaged(FLACDamage)
         case pcmQueued(seconds: Double, segment: Int, ahead: Double)
         case progress(SinkPosition)
