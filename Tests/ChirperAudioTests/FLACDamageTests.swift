@@ -15,6 +15,32 @@ struct FLACDamageTests {
     /// As the player feeds a download (16 KiB), as the scenarios feed (mixed), in small pieces, and whole.
     static let piecings = [[16 << 10], [4096, 7, 65536, 1000], [333], [1 << 20]]
 
+    /// The stereo 44.1 kHz sweep the scenarios damage (frames of 4096), in a folder of its own that the caller
+    /// removes: its bytes, its clean decoding and where each frame starts.
+    struct Sweep {
+        let folder: String
+        let path: String
+        let bytes: [UInt8]
+        let whole: [Int16]
+        let offsets: [Int]
+
+        init(seconds: Double = 6) async throws {
+            folder = try Fixtures.temporaryDirectory()
+            path = try await FLACDecoderTests.makeFLAC(
+                in: folder, rate: 44100, channels: 2, bits: 16, seconds: seconds)
+            bytes = try Tools.bytes(path)
+            whole = try Tools.decode(bytes).decoded.samples
+            offsets = try await Tools.frameOffsets(path)
+        }
+
+        /// The bytes with `count` of them from `start` on XORed with 0x5A.
+        func damaged(from start: Int, count: Int) -> [UInt8] {
+            var damaged = bytes
+            for index in start..<(start + count) { damaged[index] ^= 0x5A }
+            return damaged
+        }
+    }
+
     @Test(
         "a damaged frame is silence in its place and every other frame plays exactly, whatever the damage and however the bytes arrive",
         arguments: [
@@ -25,15 +51,11 @@ struct FLACDamageTests {
             ("the first frame", 0, 10, 24),
         ])
     func damagedFrames(place: String, frame: Int, from: Int, length: Int) async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
-        let clean = try Tools.bytes(path)
-        let whole = try Tools.decode(clean).decoded.samples
-        let offsets = try await Tools.frameOffsets(path)
+        let sweep = try await Sweep()
+        defer { try? FileManager.default.removeItem(atPath: sweep.folder) }
+        let (whole, offsets) = (sweep.whole, sweep.offsets)
         let start = offsets[frame] + from
-        var bytes = clean
-        for index in start..<(start + length) { bytes[index] ^= 0x5A }
+        let bytes = sweep.damaged(from: start, count: length)
         let touched = Set((0..<(offsets.count - 1)).filter { offsets[$0] < start + length && offsets[$0 + 1] > start })
         let block = 4096 * 2
         var first: [Int16]?
@@ -60,7 +82,7 @@ struct FLACDamageTests {
         }
         // flac -F loses no frame that is played here. libFLAC 1.4.2 also silences the frame after a gap (its
         // silence is written into that frame's buffer; mended in 1.4.3), and keeps no time for a first frame lost.
-        let damaged = "\(folder)/damaged.flac"
+        let damaged = "\(sweep.folder)/damaged.flac"
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
         let reference = try await Tools.flac16(damaged, throughErrors: true)
         if frame > 0, let first {
@@ -106,12 +128,9 @@ extension FLACDamageTests {
         "a frame cut out whole (no error from libFLAC) is silence in its place, the frame after it plays, and it is said"
     )
     func frameCutOut() async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
-        let clean = try Tools.bytes(path)
-        let whole = try Tools.decode(clean).decoded.samples
-        let offsets = try await Tools.frameOffsets(path)
+        let sweep = try await Sweep()
+        defer { try? FileManager.default.removeItem(atPath: sweep.folder) }
+        let (clean, whole, offsets) = (sweep.bytes, sweep.whole, sweep.offsets)
         let bytes = Array(clean[..<offsets[30]]) + Array(clean[offsets[31]...])
         let block = 4096 * 2
         for pieces in Self.piecings {
@@ -128,11 +147,9 @@ extension FLACDamageTests {
 
     @Test("a stream that is garbage after its header, fed and never ended, is held in flat memory")
     func garbageIsNotHeld() async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 1)
-        let offsets = try await Tools.frameOffsets(path)
-        let head = Array(try Tools.bytes(path)[..<offsets[1]])
+        let sweep = try await Sweep(seconds: 1)
+        defer { try? FileManager.default.removeItem(atPath: sweep.folder) }
+        let head = Array(sweep.bytes[..<sweep.offsets[1]])
         let decoder = StreamDecoder(channel: nil)
         _ = try decoder.feed(head)
         var generator = SeededGenerator(seed: 53)
@@ -148,14 +165,11 @@ extension FLACDamageTests {
 
     @Test("after a seek lands near the end of a frame, a damaged frame after it is a whole block of silence")
     func damageAfterASeek() async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
-        var bytes = try Tools.bytes(path)
-        let whole = try Tools.decode(bytes).decoded.samples
-        let offsets = try await Tools.frameOffsets(path)
+        let sweep = try await Sweep()
+        defer { try? FileManager.default.removeItem(atPath: sweep.folder) }
+        let (path, whole, offsets) = (sweep.path, sweep.whole, sweep.offsets)
         // Frame 21's header damaged; the seek lands 6 samples before the end of frame 20.
-        for index in offsets[21]..<(offsets[21] + 3) { bytes[index] ^= 0x5A }
+        let bytes = sweep.damaged(from: offsets[21], count: 3)
         let target = 21 * 4096 - 6
         let decoder = StreamDecoder(expectedLength: Int64(bytes.count))
         _ = try decoder.feed(Array(bytes.prefix(offsets[2])))
@@ -176,13 +190,9 @@ extension FLACDamageTests {
         "the damage is told as it is met, not with the next figures: a track that ends at once still says it, and damage in its last frames too",
         arguments: [30, 63])
     func damageIsToldAtOnce(frame: Int) async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try await FLACDecoderTests.makeFLAC(in: folder, rate: 44100, channels: 2, bits: 16, seconds: 6)
-        var bytes = try Tools.bytes(path)
-        let offsets = try await Tools.frameOffsets(path)
-        for index in (offsets[frame] + 100)..<(offsets[frame] + 124) { bytes[index] ^= 0x5A }
-        let damaged = bytes
+        let sweep = try await Sweep()
+        defer { try? FileManager.default.removeItem(atPath: sweep.folder) }
+        let damaged = sweep.damaged(from: sweep.offsets[frame] + 100, count: 24)
         let server = try await LoopbackServer.start { .file(damaged, contentType: "audio/flac", for: $0) }
         // The progress clock never moves: only what is news is published, and the null sink plays at once.
         let player = Player(sink: NullSink(), clocks: .unwatched(progress: ManualClock()))

@@ -10,6 +10,27 @@ import Testing
 /// the output agreeing with it.
 @Suite("Player: what its subscribers are told, and the output agreeing with it")
 struct PlayerPublishingTests {
+    /// Gives `command` to the player the first time the sink is about to act on `call` (between the decision
+    /// and the act); its answer (nil: taken) is kept in what is returned, nil until then.
+    static func once(before call: String, on sink: GatedSink, _ command: @escaping @Sendable () -> String?)
+        -> NIOLockedValueBox<String??>
+    {
+        let answer = NIOLockedValueBox<String??>(nil)
+        let fired = NIOLockedValueBox(false)
+        sink.before { made in
+            let first = fired.withLockedValue { fired in
+                guard made == call, !fired else { return false }
+                fired = true
+                return true
+            }
+            guard first else { return }
+            // Outside the boxes: the command may bring the sink back here (the same call, once more).
+            let result = command()
+            answer.withLockedValue { $0 = .some(result) }
+        }
+        return answer
+    }
+
     @Test(
         "`playing` reaches a subscriber only once the output is started: a status never reads playing before the sound")
     func playingAfterTheOutputStarts() async throws {
@@ -39,18 +60,7 @@ struct PlayerPublishingTests {
     func pauseAsTheOutputStarts() async throws {
         let (server, sink, player, item) = try await PlayerStudyTests.rig()
         // The first start only: the pause is decided and performed between the decision to start and the start.
-        let refusal = NIOLockedValueBox<String??>(nil)
-        let fired = NIOLockedValueBox(false)
-        sink.before { call in
-            guard call == "start",
-                !fired.withLockedValue({ first in
-                    defer { first = true }
-                    return first
-                })
-            else { return }
-            let answer = player.pause()
-            refusal.withLockedValue { $0 = .some(answer) }
-        }
+        let refusal = Self.once(before: "start", on: sink) { player.pause() }
         player.play(item)
         try await player.waitFor("paused") { $0.isPaused }
         #expect(refusal.withLockedValue { $0 } == .some(nil), "the pause was taken")
@@ -68,18 +78,7 @@ struct PlayerPublishingTests {
     func volumeAsTheOutputOpens() async throws {
         let (server, sink, player, item) = try await PlayerStudyTests.rig()
         // The new output's first volume (the one it is installed with) is set after the command's.
-        let refusal = NIOLockedValueBox<String??>(nil)
-        let fired = NIOLockedValueBox(false)
-        sink.before { call in
-            guard call == "volume",
-                !fired.withLockedValue({ first in
-                    defer { first = true }
-                    return first
-                })
-            else { return }
-            let answer = player.setVolume(30)
-            refusal.withLockedValue { $0 = .some(answer) }
-        }
+        let refusal = Self.once(before: "volume", on: sink) { player.setVolume(30) }
         player.play(item)
         try await player.waitFor("playing") { $0.isPlaying }
         #expect(refusal.withLockedValue { $0 } == .some(nil), "the volume was taken")
