@@ -5,6 +5,15 @@ import ChirperSystem
 /// Work the effect runner hands to a pipeline task, in its channel: the track machine's commands.
 typealias PipelineCommand = TrackMachine.Command
 
+/// What reaches a pipeline task, in its one channel: the playback machine's commands, and what its source's
+/// connections met. The task waits on nothing else (a write or a drain of its output returns when a command
+/// retires or closes it).
+enum PipelineInput: Sendable {
+    case command(PipelineCommand)
+    /// News of connection `number` (`SourceConnection`).
+    case connection(Int, ConnectionNews)
+}
+
 /// How a pipeline ended; the last event is sent once its task has released everything.
 enum PipelineOutcome {
     /// Everything was played: the machine gets `sinkDrained`.
@@ -15,15 +24,14 @@ enum PipelineOutcome {
     case ended
 }
 
-/// One play request's task, its output and its mailbox, shared by the player's commands and the task.
+/// One play request's output and channel, shared by the player's commands and the pipeline task.
 final class Pipeline: Sendable {
     let ticket: PlaybackMachine.Ticket
     let output: OutputControl
-    /// Commands for the pipeline task in order, read only by that task: it polls between steps (so a seek
-    /// interrupts a long decode) and waits when it has nothing else to do. nil from `next`: stopped.
-    let mailbox = Channel(of: PipelineCommand.self, failure: Never.self)
+    /// Everything the pipeline task is told, in order, read only by that task: it polls between steps (so a
+    /// seek interrupts a long decode) and waits on it when it has nothing else to do. nil from `next`: stopped.
+    let inbox = Channel(of: PipelineInput.self, failure: Never.self)
     private struct State {
-        var task: Task<Void, Never>?
         var stopped = false
         /// Stopped by the machine giving up: the pipeline ends with `failed(failure)`.
         var failure: String?
@@ -39,7 +47,7 @@ final class Pipeline: Sendable {
 
     /// Hands `command` to the pipeline task (dropped once the pipeline is stopped).
     func post(_ command: PipelineCommand) {
-        mailbox.post(command)
+        inbox.post(.command(command))
     }
 
     var isStopped: Bool { state.withLockedValue { $0.stopped } }
@@ -47,26 +55,16 @@ final class Pipeline: Sendable {
     /// Why the machine gave up on this pipeline, if it did.
     var failure: String? { state.withLockedValue { $0.failure } }
 
-    func attach(_ task: Task<Void, Never>) {
-        let stopped = state.withLockedValue { state in
-            state.task = task
-            return state.stopped
-        }
-        if stopped { task.cancel() }
-    }
-
-    /// Silences the output at once and cancels the task, whatever it waits for; with `failing`, the pipeline
-    /// then ends as `failed(failing)`. Idempotent (the first reason stays).
+    /// Silences the output at once and tells the task to stop, as the last thing in its channel: whatever it
+    /// waits for (its connection, the back-off, room at the output) it is woken by that, and hangs up; with
+    /// `failing`, the pipeline then ends as `failed(failing)`. Idempotent (the first reason stays).
     func stop(failing reason: String? = nil) {
-        let task = state.withLockedValue { state in
+        state.withLockedValue { state in
             if !state.stopped { state.failure = reason }
             state.stopped = true
-            return state.task
         }
         output.close()
-        mailbox.post(.stop)
-        mailbox.finish()
-        task?.cancel()
+        inbox.post(.command(.stop), last: true)
     }
 
     func markFinished() {

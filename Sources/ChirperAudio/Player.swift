@@ -7,8 +7,8 @@ import NIOConcurrencyHelpers
 ///
 /// Every event goes through the machine under one lock; the effect it names is decided inside the lock and
 /// run outside it, by one runner (`run`). The pipeline runs in its own task and gets its work (reconnect,
-/// give up, drain, stop) as messages in its mailbox; `stop` silences at once and returns when that task
-/// has ended.
+/// restart, drain, stop) as commands in its one channel, beside its connection's news; `stop` silences at
+/// once and returns when that task has ended.
 /// State changes are published once each, in order, to every `stateUpdates()` channel: decided under the
 /// lock, posted after it and after the effects decided with them (see `deliver`).
 public final class Player: Sendable {

@@ -18,7 +18,7 @@ extension Player {
         case giveUp(Pipeline?, reason: String)
         case setRunning(Pipeline?, Bool)
         /// Work for the pipeline task: silence (or start) the sink first when `running` says so, then post
-        /// `command` to its mailbox.
+        /// `command` to its channel.
         case tell(Pipeline?, PipelineCommand, running: Bool?)
 
         var isNothing: Bool {
@@ -74,7 +74,7 @@ extension Player {
             break
         case .start(let pipeline, let item, let previous):
             previous?.stop()
-            let task = Task { [self] in
+            Task { [self] in
                 await previous?.waitUntilFinished()
                 let outcome = await runPipeline(pipeline, item: item)
                 // Everything is released before the last state is published: whoever sees `idle` or
@@ -92,7 +92,6 @@ extension Player {
                 case .ended: break
                 }
             }
-            pipeline.attach(task)
         case .stop(let pipeline):
             pipeline?.stop()
         case .giveUp(let pipeline, let reason):

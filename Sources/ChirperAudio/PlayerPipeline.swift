@@ -9,7 +9,6 @@ extension Player {
 
     func runPipeline(_ pipeline: Pipeline, item: PlayItem) async -> PipelineOutcome {
         do {
-            try Task.checkCancellation()
             let source = try sources.source(for: item.location)
             send { $0.sourceOpened(canResume: source.canResume, ticket: pipeline.ticket) }
             return try await withThrowingTaskGroup(of: PipelineOutcome?.self) { group in

@@ -4,12 +4,14 @@ import ChirperSystem
 /// One track's work, run by its pipeline task: fetch → hold → decode → seek and loop → speed → sink.
 ///
 /// The driver of `TrackMachine`, which decides; the playback machine keeps it, under the player's lock
-/// (`step`). This class owns the reader, the held bytes, the decoder, the speed stage and the output: it hands
+/// (`step`). This class owns the connection, the held bytes, the decoder, the speed stage and the output: it hands
 /// the machine the commands of the pipeline's channel and what each step met, and performs every action the
 /// machine answers (its reports are the playback machine's to map; its runner performs what they lead to).
 /// The commands (reconnect, drain, finish, the restart of a segment the playback machine started for a seek,
-/// a loop or a speed change, stop) arrive in the channel, polled between steps. The bytes that arrived are
-/// held (`HeldBytes`), so a seek or a loop back inside them needs no request.
+/// a loop or a speed change, stop) arrive in the pipeline's one channel, polled between steps, beside the news
+/// of the source's connection (`SourceConnection`, a task of its own): so whatever the track waits for, a
+/// command is an event it meets in order, never an interruption. The bytes that arrived are held
+/// (`HeldBytes`), so a seek or a loop back inside them needs no request.
 final class TrackFeed {
     /// Hands an event to the track's machine; its actions for the driver come back.
     typealias Step = (TrackMachine.Event) -> [TrackMachine.Action]
@@ -47,7 +49,9 @@ final class TrackFeed {
     static let heldFromNetwork = 1 << 20
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
     private var headerBytes: [UInt8] = []
-    private var reader: (any ByteReader)?
+    private var connections = SourceConnections()
+    /// The first connection answered: the track has its source (a failure before is the track's).
+    private var opened = false
     private var total: Int64?
     private var decoder: StreamDecoder
     /// The next body byte to feed the decoder.
@@ -83,15 +87,31 @@ final class TrackFeed {
         self.decoder = StreamDecoder(channel: channel)
     }
 
-    /// Plays the track to its end (or until stopped, failed or given up).
+    /// Plays the track to its end (or until stopped, failed or given up); returns once its connections have
+    /// let go of their readers.
     func run() async throws -> PipelineOutcome {
-        reader = try await source.open(from: 0)
-        total = reader?.totalLength
-        decoder = StreamDecoder(expectedLength: total, channel: decoder.channel)
+        do {
+            let outcome = try await play()
+            await hangUp()
+            return outcome
+        } catch {
+            await hangUp()
+            throw error
+        }
+    }
+
+    private func play() async throws -> PipelineOutcome {
+        connect(from: 0, after: nil)
         while true {
-            let event: TrackMachine.Event =
-                pipeline.mailbox.poll().map { .command($0) } ?? .ready(undecodedInput: decodeOffset < held.end)
-            if case .end(let outcome) = try await feed(event) { return outcome }
+            let flow: Flow
+            if let input = pipeline.inbox.poll() {
+                flow = try await take(input)
+            } else if !opened {
+                flow = try await awaitInput()
+            } else {
+                flow = try await feed(.ready(undecodedInput: decodeOffset < held.end))
+            }
+            if case .end(let outcome) = flow { return outcome }
         }
     }
 
@@ -152,15 +172,15 @@ final class TrackFeed {
         case .feed(let offset):
             decodeOffset = offset
         case .request(let offset):
-            reader = nil
             held.restart(at: offset)
             decodeOffset = offset
-            return try await connect(from: offset)
+            connect(from: offset, after: nil)
+            return try await awaitInput()
         case .reconnect(let offset, let attempt):
-            try await backoffClock.sleep(for: configuration.backoff(attempt: attempt))
-            return try await connect(from: offset)
-        case .awaitCommand:
-            return try await feed(.command(await pipeline.mailbox.next()))
+            connect(from: offset, after: configuration.backoff(attempt: attempt))
+            return try await awaitInput()
+        case .awaitInput:
+            return try await awaitInput()
         case .drainOutput:
             guard case .played(let late) = try await pipeline.output.drain() else { return try await retired() }
             return try await feed(.drained(late: late))
@@ -179,37 +199,68 @@ final class TrackFeed {
         return flow
     }
 
-    // MARK: - Reading
+    // MARK: - The channel and the connection
 
-    /// Reads the next chunk from the network into `held`.
-    private func readNext() async throws -> Flow {
-        guard let current = reader else { return .goOn }
-        let next: [UInt8]?
-        do {
-            next = try await current.read()
-        } catch {
-            reader = nil
-            failure = error
-            return try await feed(.connectionFailed(network: Self.isNetwork(error)))
-        }
-        guard let chunk = next else { return try await feed(.bodyEnded(received: held.end, total: total)) }
-        if held.end < 64 * 1024 && held.heldFrom == 0 {
-            headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
-        }
-        held.append(chunk, keepingFrom: decodeOffset)
-        return try await feed(.arrived(bytes: chunk.count))
+    /// Waits for the next command or news, and takes it.
+    private func awaitInput() async throws -> Flow {
+        try await take(await pipeline.inbox.next())
     }
 
-    /// Asks the source from byte `offset`.
-    private func connect(from offset: Int64) async throws -> Flow {
-        do {
-            reader = try await source.open(from: offset)
-        } catch {
-            reader = nil
+    /// A command goes to the machine; news of the current connection is taken in, of an earlier one dropped.
+    private func take(_ input: PipelineInput?) async throws -> Flow {
+        switch input {
+        case nil:
+            return try await feed(.command(nil))
+        case .command(let command):
+            return try await feed(.command(command))
+        case .connection(let number, let news):
+            guard connections.isCurrent(number) else { return .goOn }
+            return try await take(news)
+        }
+    }
+
+    private func take(_ news: ConnectionNews) async throws -> Flow {
+        switch news {
+        case .opened(let length, let rangeIgnored):
+            guard opened else {
+                opened = true
+                total = length
+                decoder = StreamDecoder(expectedLength: length, channel: decoder.channel)
+                return .goOn
+            }
+            return try await feed(.connected(rangeIgnored: rangeIgnored))
+        case .chunk(let chunk):
+            connections.chunkArrived()
+            if held.end < 64 * 1024 && held.heldFrom == 0 {
+                headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
+            }
+            held.append(chunk, keepingFrom: decodeOffset)
+            return try await feed(.arrived(bytes: chunk.count))
+        case .ended:
+            connections.hangUp()
+            return try await feed(.bodyEnded(received: held.end, total: total))
+        case .failed(let error):
+            connections.hangUp()
+            // Before the source first answered, there is no track to resume: its failure is the track's.
+            guard opened else { throw error }
             failure = error
             return try await feed(.connectionFailed(network: Self.isNetwork(error)))
         }
-        return try await feed(.connected(rangeIgnored: reader?.rangeIgnored ?? false))
+    }
+
+    /// Asks for the next chunk (unless one is asked for already), and waits for it or for a command.
+    private func readNext() async throws -> Flow {
+        guard connections.askForChunk() else { return .goOn }
+        return try await awaitInput()
+    }
+
+    private func connect(from offset: Int64, after wait: Duration?) {
+        connections.open(source, from: offset, after: wait, clock: backoffClock, into: pipeline.inbox)
+    }
+
+    /// Hangs up, and waits until every connection's task has let go of its reader.
+    private func hangUp() async {
+        for connection in connections.hangUpAll() { await connection.released() }
     }
 
     /// A failure of the connection (not of the server's answer, the audio or the task).

@@ -127,7 +127,7 @@ public struct PlaybackProgress: Sendable, Hashable {
     public var landing: Landing
     /// Counts the seeks, loops and speed changes of this track (a new one is a new place to show).
     public var segment: Int
-    /// The damaged frames skipped so far, if the recording has any.
+    /// The damaged frames played as silence so far, if the recording has any.
     public var damage: FLACDamage?
 
     public init(

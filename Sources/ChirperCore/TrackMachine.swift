@@ -279,13 +279,13 @@ public struct TrackMachine: Sendable {
             case .arriving: return [.read]
             case .cutOff:
                 state = .awaitingReconnect(pass)
-                return [.report(.connectionDropped(segment: track.plan.number)), .awaitCommand]
+                return [.report(.connectionDropped(segment: track.plan.number)), .awaitInput]
             }
         case .restarting:
             return restart(track.plan)
         case .awaitingDrain, .awaitingReconnect, .retired, .wrapping, .repositioning, .finishing, .writingTail,
             .ended:
-            return [.awaitCommand]
+            return [.awaitInput]
         }
     }
 

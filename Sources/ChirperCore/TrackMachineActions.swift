@@ -123,7 +123,7 @@ extension TrackMachine {
     public enum Action: Sendable, Hashable {
         /// Tell the playback machine.
         case report(Report)
-        /// Read the next chunk from the connection.
+        /// Read the next chunk from the connection, and wait for it (or for a command, which comes first).
         case read
         /// Decode held input in pieces of `pieceBytes`, one after another while input is held, until `atLeast`
         /// output seconds are decoded; `join`: samples after samples are handed on as one batch.
@@ -148,8 +148,8 @@ extension TrackMachine {
         case request(from: Int64)
         /// Wait the back-off for `attempt`, then ask the source from byte `offset`.
         case reconnect(from: Int64, attempt: Int)
-        /// Nothing to do until the next command: wait for it.
-        case awaitCommand
+        /// Nothing to do until the next command or the connection's next news: wait for it.
+        case awaitInput
         /// Wait until the output has played everything; report `drained`.
         case drainOutput
         /// The track fails: with the failure just met (nil: it is not a drop to resume from), or `reason`.

@@ -13,6 +13,9 @@ final class GatedSource: ByteSource {
         var allowed = 1
         var opens: [Int64] = []
         var openWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Reads asked of every reader so far.
+        var reads = 0
+        var readWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// Released while no reader was open: handed to the next one.
         var pending: [[UInt8]] = []
         /// A drop that came while no reader was open: the next one fails after the pending bytes.
@@ -78,6 +81,30 @@ final class GatedSource: ByteSource {
         }
     }
 
+    /// Returns once the player has asked its readers for bytes `count` times (a read asked for while nothing
+    /// is released waits: the player waits on its connection).
+    func waitForReads(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state in
+                if state.reads >= count { return true }
+                state.readWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// A reader was asked for bytes.
+    fileprivate func readAsked() {
+        let ready = state.withLockedValue { state in
+            state.reads += 1
+            let count = state.reads
+            defer { state.readWatchers.removeAll { $0.count <= count } }
+            return state.readWatchers.filter { $0.count <= count }.map(\.continuation)
+        }
+        for watcher in ready { watcher.resume() }
+    }
+
     var canResume: Bool { true }
 
     private static let dropped = ByteSourceError.network("the test dropped the connection")
@@ -106,21 +133,24 @@ final class GatedSource: ByteSource {
             return (stream, ready)
         }
         for watcher in watchers { watcher.resume() }
-        return GatedReader(stream: stream, totalLength: length)
+        return GatedReader(stream: stream, totalLength: length, source: self)
     }
 }
 
 private final class GatedReader: ByteReader {
     private var iterator: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
     let totalLength: Int64?
+    private let source: GatedSource
 
-    init(stream: AsyncThrowingStream<[UInt8], any Error>, totalLength: Int64) {
+    init(stream: AsyncThrowingStream<[UInt8], any Error>, totalLength: Int64, source: GatedSource) {
         self.iterator = stream.makeAsyncIterator()
         self.totalLength = totalLength
+        self.source = source
     }
 
     func read() async throws -> [UInt8]? {
         // Used by one task at a time (`ByteReader`): the copy is put back before the next read.
+        source.readAsked()
         var iterator = self.iterator
         let next = try await iterator.next()
         self.iterator = iterator

@@ -132,8 +132,8 @@ struct PlayerWAVStudyTests {
             player.loop(from: .absolute(1), to: .absolute(2))
                 == "loops need a sound server: --output wav and null run faster than real time")
         #expect(player.seek(.absolute(8)) == nil)
-        // The rest arrives in 16 KiB pieces; the pipeline takes the seek at the first of them, while 8 s is
-        // still held (a seek waits for the reader's next bytes: noted in issue 9's closing note).
+        // The pipeline took the seek from the bytes it holds (8 s is held) while its connection waited; the
+        // rest arrives in 16 KiB pieces and follows.
         let rest = Array(longWAV.bytes.dropFirst(44 + 10 * 8000 * 4))
         for start in stride(from: 0, to: rest.count, by: 16 * 1024) {
             source.release(rest[start..<min(rest.count, start + 16 * 1024)])

@@ -116,7 +116,7 @@ struct TrackMachineTests {
         #expect(machine.handle(.samples(samples(3, 4000), undecodedBytes: 0, decodedBytes: byte(18_000))) == [])
         #expect(machine.handle(.ready(undecodedInput: true)) == [.flushSpeed], "nothing after the section is decoded")
         #expect(machine.handle(.speedFlushed([])) == [.report(.endOfStream(segment: 1))])
-        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitCommand])
+        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitInput])
         // A seek (a restart) plays on from its target.
         #expect(
             machine.handle(.command(.restart(segment(2, from: 0.5, loop: section)))) == [.seekDecoder(toFrame: 4000)])
@@ -238,14 +238,14 @@ struct TrackMachineTests {
         #expect(machine.handle(.bodyEnded(received: 50, total: 100)) == [])
         #expect(
             machine.handle(.ready(undecodedInput: false)) == [
-                .report(.connectionDropped(segment: 0)), .awaitCommand,
+                .report(.connectionDropped(segment: 0)), .awaitInput,
             ])
         machine.setLoop(LoopSection(start: 1, end: 2))
-        #expect(machine.handle(.ready(undecodedInput: false)) == [.awaitCommand], "the drop is not reported again")
+        #expect(machine.handle(.ready(undecodedInput: false)) == [.awaitInput], "the drop is not reported again")
         #expect(machine.handle(.command(.reconnect(from: 50, attempt: 1))) == [.reconnect(from: 50, attempt: 1)])
         #expect(machine.handle(.connectionFailed(network: true)) == [])
         #expect(
-            machine.handle(.ready(undecodedInput: false)) == [.report(.connectionDropped(segment: 0)), .awaitCommand])
+            machine.handle(.ready(undecodedInput: false)) == [.report(.connectionDropped(segment: 0)), .awaitInput])
         #expect(machine.handle(.command(.reconnect(from: 50, attempt: 2))) == [.reconnect(from: 50, attempt: 2)])
         #expect(machine.handle(.connected(rangeIgnored: false)) == [])
         #expect(machine.handle(.ready(undecodedInput: false)) == [.read])
@@ -313,7 +313,7 @@ struct TrackMachineScenarioTests {
             ])
         // The runner posts the restart, then retires the output under the replay's write.
         #expect(machine.handle(.outputRetired) == [])
-        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitCommand], "nothing more of the pass")
+        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitInput], "nothing more of the pass")
         #expect(machine.handle(.command(.restart(segment(2, from: 2.0)))) == [.seekDecoder(toFrame: 16_000)])
         // An MP3 of which 20 kB arrived: the decoder lands two frames early, far beyond what arrived.
         let landed = machine.handle(
@@ -354,7 +354,7 @@ struct TrackMachineScenarioTests {
             ])
         // The user stops while it plays out: the output is closed under the drain, the stop is in the channel.
         #expect(machine.handle(.outputRetired) == [])
-        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitCommand], "nothing is decoded for it")
+        #expect(machine.handle(.ready(undecodedInput: true)) == [.awaitInput], "nothing is decoded for it")
         #expect(machine.handle(.command(.stop)) == [.end(.ended)])
         #expect(machine.handle(.samples(samples(2, 100), undecodedBytes: 0, decodedBytes: 2000)) == [])
     }

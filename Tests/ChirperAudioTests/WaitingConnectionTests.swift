@@ -1,0 +1,89 @@
+import ChirperAudio
+import ChirperCore
+import ChirperTestSupport
+import Testing
+
+/// A track waiting on its connection (for bytes, or for the back-off before a reconnect) meets a seek or a stop
+/// as the next thing in its channel, beside the connection's news: nothing waits for the network first.
+@Suite("Player: a track waiting on its connection takes commands at once")
+struct WaitingConnectionTests {
+    /// 8 kHz mono 16-bit: 16,000 bytes a second.
+    private static let bytesPerSecond = 16000
+
+    @Test(
+        "a seek back while the connection waits for bytes plays on from the held bytes at once; the bytes asked for before follow it",
+        .timeLimit(.minutes(1)))
+    func seekWhileTheConnectionWaits() async throws {
+        let rig = Rig(seconds: 6, sinkSeconds: 10)
+        let (wav, header, source) = (rig.wav, rig.header, rig.source)
+        rig.player.play(PlayItem(label: "XC1", location: .remote("http://slow.example/a.wav")))
+        // 4 s arrive at once, then nothing: the track decodes them, the sink takes them all, and the track asks
+        // its connection for more (the second read), which waits.
+        let arrived = header + 4 * Self.bytesPerSecond
+        source.release(wav.bytes[..<arrived])
+        await source.waitForReads(2)
+        let first = try #require(rig.sink.outputs.first)
+        #expect(rig.player.seek(.absolute(1)) == nil)
+        // The seek is carried out from the bytes held, with no new request and no byte more: it plays.
+        let landed = try await rig.player.waitFor("playing from 0:01") { state in
+            state.isPlaying && (state.progress?.segment ?? 0) >= 1
+        }
+        #expect(abs((landed.progress?.position ?? 0) - 1) < 0.01)
+        #expect(first.isStopped)
+        #expect(source.opens == [0])
+        // The bytes the connection was asked for arrive, and play on after the held ones.
+        let second = try #require(rig.sink.outputs.last)
+        source.release(wav.bytes[arrived...])
+        source.finish()
+        await second.playUntilDrain()
+        second.completeDrain()
+        try await rig.player.waitFor("the end") { $0.isIdle }
+        #expect(second.samples == Array(wav.expected[8000...]))
+        #expect(source.opens == [0])
+        await rig.player.shutdown()
+    }
+
+    @Test(
+        "a stop during the back-off before a reconnect ends the track at once: the wait is hung up and no request follows",
+        .timeLimit(.minutes(1)))
+    func stopDuringTheBackOff() async throws {
+        let rig = Rig(seconds: 3, sinkSeconds: 2)
+        rig.player.play(PlayItem(label: "XC1", location: .remote("http://drop.example/b.wav")))
+        rig.source.release(rig.wav.bytes[..<(rig.header + Self.bytesPerSecond)])
+        rig.source.drop()
+        try await rig.player.waitFor("playing") { $0.isPlaying }
+        // The drop is met: the reconnect waits its back-off on the clock, which never moves.
+        await rig.backoff.waitForSleepers(1)
+        await rig.player.stop()
+        #expect(rig.player.state.isIdle)
+        #expect(rig.player.runningPipelines == 0)
+        #expect(rig.backoff.sleeperCount == 0, "the back-off ended with its connection, before the track did")
+        #expect(rig.source.opens == [0])
+        await rig.player.shutdown()
+    }
+}
+
+/// A player over a gated source and a gated sink of `sinkSeconds`: an 8 kHz mono WAV of `seconds`, whose bytes
+/// arrive and play only as a scenario says. The stall, back-off and progress clocks move only when it says.
+private struct Rig {
+    let wav: (bytes: [UInt8], expected: [Int16])
+    let header: Int
+    let source: GatedSource
+    let sink: GatedSink
+    let backoff = ManualClock()
+    let player: Player
+
+    init(seconds: Double, sinkSeconds: Double) {
+        wav = makeWAV(
+            chirpSignal(frames: Int(seconds * 8000), sampleRate: 8000, channels: 1, seed: 21),
+            encoding: .signed16, sampleRate: 8000, channels: 1, extraChunks: false)
+        header = wav.bytes.count - wav.expected.count * 2
+        source = GatedSource(totalLength: wav.bytes.count)
+        sink = GatedSink(capacity: sinkSeconds)
+        player = Player(
+            sink: sink, sources: source.sources,
+            clocks: Player.Clocks(stall: ManualClock(), backoff: backoff, progress: ManualClock()),
+            configuration: Player.Configuration(
+                policy: BufferingPolicy(startThreshold: 0.1, rebufferThreshold: 0.15, sinkBuffer: sinkSeconds)))
+    }
+}
