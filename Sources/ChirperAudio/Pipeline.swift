@@ -82,6 +82,8 @@ final class Pipeline: Sendable {
 final class OutputControl: Sendable {
     private struct State {
         var output: (any AudioOutput)?
+        /// An output being opened: a stop hangs it up (`close`).
+        var opening: Task<any AudioOutput, any Error>?
         /// The segment the current output plays.
         var segment = 0
         var running = false
@@ -103,6 +105,30 @@ final class OutputControl: Sendable {
         let (output, before, segment) = state.withLockedValue { ($0.output, $0.playedBefore, $0.segment) }
         guard let output, let played = output.playedSeconds else { return nil }
         return (segment, before + played)
+    }
+
+    /// Opens an output with `open`, in a task of its own that a stop (`close`) hangs up, as the sound server
+    /// may be slow to answer; nil when the control was closed first (the stop is in the pipeline's channel).
+    func open(_ open: @escaping @Sendable () async throws -> any AudioOutput) async throws -> (any AudioOutput)? {
+        let task = Task { try await open() }
+        let closed = state.withLockedValue { state in
+            if !state.closed { state.opening = task }
+            return state.closed
+        }
+        if closed { task.cancel() }
+        let result = await task.result
+        let closedSince = state.withLockedValue { state in
+            state.opening = nil
+            return state.closed
+        }
+        switch result {
+        case .success(let output):
+            return output
+        case .failure where closedSince:
+            return nil
+        case .failure(let error):
+            throw error
+        }
     }
 
     /// Makes `output` the current one, for `segment`; false when the control was closed (a stop) first: the
@@ -209,13 +235,17 @@ final class OutputControl: Sendable {
         output?.stop()
     }
 
-    /// Silences and closes the output at once, for good. Idempotent.
+    /// Silences and closes the output at once, for good, and hangs up an output being opened. Idempotent.
     func close() {
-        let output = state.withLockedValue { state in
+        let (output, opening) = state.withLockedValue { state in
             state.closed = true
-            defer { state.output = nil }
-            return state.output
+            defer {
+                state.output = nil
+                state.opening = nil
+            }
+            return (state.output, state.opening)
         }
         output?.stop()
+        opening?.cancel()
     }
 }

@@ -17,7 +17,8 @@ final class TrackFeed {
     typealias Step = (TrackMachine.Event) -> [TrackMachine.Action]
     /// Opens a sink output for `format` whose underruns are reported for segment `segment`; `continuing` when
     /// the track had an output before (a seek, a loop, a format change).
-    typealias OpenOutput = (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
+    typealias OpenOutput =
+        @Sendable (_ format: PCMFormat, _ segment: Int, _ continuing: Bool) async throws -> any AudioOutput
 
     /// Whether the actions that follow still stand: the decoder was pointed elsewhere, or the output was
     /// retired (the actions left were decided for a position that no longer plays), or the pipeline ends.
@@ -50,8 +51,6 @@ final class TrackFeed {
     /// The body's first bytes, for a WAV seek's header (kept even when `held` has moved on).
     private var headerBytes: [UInt8] = []
     private var connections = SourceConnections()
-    /// The first connection answered: the track has its source (a failure before is the track's).
-    private var opened = false
     private var total: Int64?
     private var decoder: StreamDecoder
     /// The next body byte to feed the decoder.
@@ -106,8 +105,6 @@ final class TrackFeed {
             let flow: Flow
             if let input = pipeline.inbox.poll() {
                 flow = try await take(input)
-            } else if !opened {
-                flow = try await awaitInput()
             } else {
                 flow = try await feed(.ready(undecodedInput: decodeOffset < held.end))
             }
@@ -152,8 +149,13 @@ final class TrackFeed {
             if drainingOld, try await pipeline.output.drain() == .stopped { return try await retired() }
             speed = try SpeedProcessor(format: setup.format, speed: setup.speed)
             bandPass = setup.band.flatMap { BandPassFilter(band: $0, format: setup.format) }
-            let output = try await openOutput(setup.format, setup.segment, setup.continuing)
-            guard try pipeline.output.install(output, segment: setup.segment, playedBefore: setup.playedBefore) else {
+            let open = openOutput
+            guard
+                let output = try await pipeline.output.open({
+                    try await open(setup.format, setup.segment, setup.continuing)
+                }),
+                try pipeline.output.install(output, segment: setup.segment, playedBefore: setup.playedBefore)
+            else {
                 return try await retired()
             }
         case .drainOldOutput:
@@ -222,15 +224,14 @@ final class TrackFeed {
     private func take(_ news: ConnectionNews) async throws -> Flow {
         switch news {
         case .opened(let length, let rangeIgnored):
-            guard opened else {
-                opened = true
+            if connections.currentIsFirst {
+                // The recording's length, as its first answer says, is the decoder's to know.
                 total = length
                 decoder = StreamDecoder(expectedLength: length, channel: decoder.channel)
-                return .goOn
             }
             return try await feed(.connected(rangeIgnored: rangeIgnored))
         case .chunk(let chunk):
-            connections.chunkArrived()
+            connections.chunkTaken()
             if held.end < 64 * 1024 && held.heldFrom == 0 {
                 headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
             }
@@ -241,16 +242,14 @@ final class TrackFeed {
             return try await feed(.bodyEnded(received: held.end, total: total))
         case .failed(let error):
             connections.hangUp()
-            // Before the source first answered, there is no track to resume: its failure is the track's.
-            guard opened else { throw error }
             failure = error
             return try await feed(.connectionFailed(network: Self.isNetwork(error)))
         }
     }
 
-    /// Asks for the next chunk (unless one is asked for already), and waits for it or for a command.
+    /// Waits for the connection's next chunk (it reads ahead, so it is on its way), or for a command.
     private func readNext() async throws -> Flow {
-        guard connections.askForChunk() else { return .goOn }
+        guard connections.current != nil else { return .goOn }
         return try await awaitInput()
     }
 

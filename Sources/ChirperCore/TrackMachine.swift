@@ -58,7 +58,7 @@ public struct TrackMachine: Sendable {
         public internal(set) var skipUntil = 0
         /// Output seconds queued in this segment.
         public internal(set) var queued = 0.0
-        public internal(set) var body = Body.arriving
+        public internal(set) var body = Body.asked
         /// The plan's seek came before the decoder could be pointed; it is carried out when the format arrives.
         public internal(set) var seekPending = false
         var durationReported = false
@@ -67,6 +67,9 @@ public struct TrackMachine: Sendable {
 
     /// Where the body's bytes stand.
     public enum Body: Sendable, Hashable {
+        /// The source was asked for the track and has not answered: a failure now is the track's, as there is
+        /// nothing to resume.
+        case asked
         /// A connection is open and more bytes are to come.
         case arriving
         /// The connection is gone and bytes are missing.
@@ -193,7 +196,7 @@ public struct TrackMachine: Sendable {
             }
             return []
         case .connectionFailed(let network):
-            guard network, limits.canResume else { return [.fail(nil)] }
+            guard network, limits.canResume, track.body != .asked else { return [.fail(nil)] }
             track.body = .cutOff
             return connectionSettled(rangeIgnored: false)
         case .connected(let rangeIgnored):
@@ -275,6 +278,7 @@ public struct TrackMachine: Sendable {
                 return [.decode(pieceBytes: piece, atLeast: limits.startFloor - track.queued, join: starting)]
             }
             switch track.body {
+            case .asked: return [.awaitInput]
             case .complete: return endOfBody(pass)
             case .arriving: return [.read]
             case .cutOff:

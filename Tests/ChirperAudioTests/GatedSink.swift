@@ -1,5 +1,6 @@
 import ChirperCore
 import ChirperAudio
+import ChirperTestSupport
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -13,6 +14,8 @@ final class GatedSink: AudioSink {
         var prepareFailures: [any Error] = []
         var prepares = 0
         var before: (@Sendable (String) -> Void)?
+        /// Opens wait on this clock, which the test never moves: a sound server that does not answer.
+        var unanswered: ManualClock?
     }
     private let state = NIOLockedValueBox(State())
     let capacity: Double
@@ -30,6 +33,11 @@ final class GatedSink: AudioSink {
     /// acts: what `action` does comes between the decision and the act.
     func before(_ action: @escaping @Sendable (String) -> Void) {
         state.withLockedValue { $0.before = action }
+    }
+
+    /// From now on, `openOutput` waits on `clock` (which the test never moves) until its task is cancelled.
+    func leaveOpensUnanswered(on clock: ManualClock) {
+        state.withLockedValue { $0.unanswered = clock }
     }
 
     var outputs: [GatedOutput] { state.withLockedValue { $0.outputs } }
@@ -50,6 +58,9 @@ final class GatedSink: AudioSink {
         continuing: Bool,
         onUnderrun: @escaping @Sendable () -> Void
     ) async throws -> any AudioOutput {
+        if let unanswered = state.withLockedValue({ $0.unanswered }) {
+            try await unanswered.sleep(for: .seconds(3600))
+        }
         let output = state.withLockedValue { state in
             let output = GatedOutput(
                 format: format, capacity: min(capacity, bufferSeconds), onUnderrun: onUnderrun, before: state.before)
@@ -88,6 +99,8 @@ final class GatedOutput: AudioOutput {
         var blockedWatchers: [CheckedContinuation<Void, Never>] = []
         /// Waiting for a write to wait for room or for a drain, whichever comes first.
         var settleWatchers: [CheckedContinuation<Void, Never>] = []
+        /// Waiting for this many samples to be accepted.
+        var sampleWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// Appends to the log; returns the watchers to resume.
         mutating func record(_ entry: String) -> [CheckedContinuation<Void, Never>] {
@@ -135,19 +148,36 @@ final class GatedOutput: AudioOutput {
         try await OutputWrite.answering { try await queue(samples) }
     }
 
+    /// Returns once the output has accepted `count` samples (at once if it has).
+    func waitForSamples(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state in
+                if state.samples.count >= count { return true }
+                state.sampleWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     private func queue(_ samples: [Int16]) async throws {
         let frames = samples.count / format.channels
         while true {
+            var watchers: [CheckedContinuation<Void, Never>] = []
             let outcome = state.withLockedValue { state -> Result<Bool, any Error> in
                 if state.stopped { return .failure(CancellationError()) }
                 if !state.gateClosed && state.queued - state.played < capacityFrames {
                     state.queued += frames
                     state.samples += samples
                     state.writes += 1
+                    let count = state.samples.count
+                    watchers = state.sampleWatchers.filter { $0.count <= count }.map(\.continuation)
+                    state.sampleWatchers.removeAll { $0.count <= count }
                     return .success(true)
                 }
                 return .success(false)
             }
+            watchers.forEach { $0.resume() }
             if try outcome.get() { return }
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -4,7 +4,8 @@ import ChirperTestSupport
 import Testing
 
 /// A track waiting on its connection (for bytes, or for the back-off before a reconnect) meets a seek or a stop
-/// as the next thing in its channel, beside the connection's news: nothing waits for the network first.
+/// as the next thing in its channel, beside the connection's news: nothing waits for the network first. A
+/// stop hangs up an output being opened too: nothing waits for the sound server first.
 @Suite("Player: a track waiting on its connection takes commands at once")
 struct WaitingConnectionTests {
     /// 8 kHz mono 16-bit: 16,000 bytes a second.
@@ -17,12 +18,14 @@ struct WaitingConnectionTests {
         let rig = Rig(seconds: 6, sinkSeconds: 10)
         let (wav, header, source) = (rig.wav, rig.header, rig.source)
         rig.player.play(PlayItem(label: "XC1", location: .remote("http://slow.example/a.wav")))
-        // 4 s arrive at once, then nothing: the track decodes them, the sink takes them all, and the track asks
-        // its connection for more (the second read), which waits.
+        // 4 s arrive at once, then nothing: the track decodes them, the sink takes them all, and the track waits
+        // for its connection's next bytes, asked for already.
         let arrived = header + 4 * Self.bytesPerSecond
         source.release(wav.bytes[..<arrived])
         await source.waitForReads(2)
+        try await rig.player.waitFor("an output") { $0.isPlaying }
         let first = try #require(rig.sink.outputs.first)
+        await first.waitForSamples(4 * 8000)
         #expect(rig.player.seek(.absolute(1)) == nil)
         // The seek is carried out from the bytes held, with no new request and no byte more: it plays.
         let landed = try await rig.player.waitFor("playing from 0:01") { state in
@@ -59,6 +62,24 @@ struct WaitingConnectionTests {
         #expect(rig.player.runningPipelines == 0)
         #expect(rig.backoff.sleeperCount == 0, "the back-off ended with its connection, before the track did")
         #expect(rig.source.opens == [0])
+        await rig.player.shutdown()
+    }
+
+    @Test(
+        "a stop while the sound server has not answered the output's open ends the track at once: the open is hung up",
+        .timeLimit(.minutes(1)))
+    func stopWhileTheOutputOpens() async throws {
+        let rig = Rig(seconds: 3, sinkSeconds: 2)
+        let soundServer = ManualClock()
+        rig.sink.leaveOpensUnanswered(on: soundServer)
+        rig.player.play(PlayItem(label: "XC1", location: .remote("http://slow.example/c.wav")))
+        rig.source.release(rig.wav.bytes[..<(rig.header + Self.bytesPerSecond)])
+        await soundServer.waitForSleepers(1)
+        await rig.player.stop()
+        #expect(rig.player.state.isIdle)
+        #expect(rig.player.runningPipelines == 0)
+        #expect(soundServer.sleeperCount == 0, "the open was hung up")
+        #expect(rig.sink.outputs.isEmpty)
         await rig.player.shutdown()
     }
 }

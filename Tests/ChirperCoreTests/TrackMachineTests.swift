@@ -257,6 +257,20 @@ struct TrackMachineTests {
         #expect(whole.track.body == .complete)
     }
 
+    @Test(
+        "until the source first answers the track waits; a failure then ends it, and once it answered a network failure is a drop"
+    )
+    func firstAnswer() {
+        var machine = TrackMachine(segment: segment(0), limits: limits)
+        #expect(machine.handle(.ready(undecodedInput: false)) == [.awaitInput], "nothing to read yet")
+        #expect(machine.handle(.connectionFailed(network: true)) == [.fail(nil)], "nothing to resume")
+        var answered = TrackMachine(segment: segment(0), limits: limits)
+        #expect(answered.handle(.connected(rangeIgnored: false)) == [])
+        #expect(answered.handle(.ready(undecodedInput: false)) == [.read])
+        #expect(answered.handle(.connectionFailed(network: true)) == [])
+        #expect(answered.track.body == .cutOff)
+    }
+
     @Test("stale commands change nothing, and keep the track waiting for what it waited for")
     func staleCommands() {
         var machine = playing()
