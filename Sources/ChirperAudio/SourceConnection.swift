@@ -4,7 +4,8 @@ import ChirperSystem
 enum ConnectionNews: Sendable {
     /// The source answered: the recording's length if it says, and whether it ignored the byte asked from.
     case opened(totalLength: Int64?, rangeIgnored: Bool)
-    /// The next bytes.
+    /// The next bytes: the first as soon as the source answered, then one each time the pipeline asks
+    /// (`SourceConnection.read`).
     case chunk([UInt8])
     /// The body ended.
     case ended
@@ -13,17 +14,15 @@ enum ConnectionNews: Sendable {
 }
 
 /// One request to a track's source, in a task of its own that owns the reader: it waits the back-off if there
-/// is one, opens the source from its byte, then reads, keeping at most `readAhead` chunks the pipeline has not
-/// taken, and posts what happened into the pipeline's channel tagged with its number. So the pipeline task
+/// is one, opens the source from its byte, reads its first chunk at once, then one more each time the pipeline
+/// asks, and posts what happened into the pipeline's channel tagged with its number. So the pipeline task
 /// never waits on the network itself: it waits on its channel, where a stop, a seek or a new track arrives
-/// beside the bytes, and news of a connection it has already replaced is known by its number. Reading ahead,
-/// the next chunk is on its way while the last is decoded, and the pipeline seldom waits at all.
+/// beside the bytes, and news of a connection it has already replaced is known by its number. Bytes are read
+/// only when the decoder has used those before (back-pressure, as a reader gives): reading on while it decodes
+/// would hold the whole recording when the source is faster than the decoding.
 final class SourceConnection: Sendable {
-    /// Chunks read and not yet taken, at most: back-pressure, as a reader gives, with the next chunk in flight.
-    static let readAhead = 2
-
     let number: Int
-    /// One element per chunk the reader may read: `readAhead` at first, then one per chunk taken.
+    /// One element per chunk the reader may read: the first, then one per `read`.
     private let demand: Channel<Void, Never>
     private let task: Task<Void, Never>
 
@@ -32,7 +31,7 @@ final class SourceConnection: Sendable {
         into inbox: Channel<PipelineInput, Never>
     ) {
         let demand = Channel(of: Void.self, failure: Never.self)
-        for _ in 0..<Self.readAhead { demand.post(()) }
+        demand.post(())
         self.number = number
         self.demand = demand
         task = Task {
@@ -51,8 +50,8 @@ final class SourceConnection: Sendable {
         }
     }
 
-    /// A chunk was taken: one more may be read.
-    func taken() {
+    /// Asks for the next chunk; it arrives in the pipeline's channel.
+    func read() {
         demand.post(())
     }
 
@@ -68,12 +67,14 @@ final class SourceConnection: Sendable {
     }
 }
 
-/// A track's connections to its source: the current one, and those hung up whose task may not have ended yet
-/// (a pipeline ends once they have let go of their readers).
+/// A track's connections to its source: the current one, whether a chunk is asked of it, and those hung up
+/// whose task may not have ended yet (a pipeline ends once they have let go of their readers).
 struct SourceConnections {
     private(set) var current: SourceConnection?
     private var hungUp: [SourceConnection] = []
     private var opened = 0
+    /// A chunk was asked of `current` (its first is, with the open) and has not arrived.
+    private var reading = false
 
     /// Hangs up the current connection and opens a new one from byte `offset`, after `wait` (a back-off).
     mutating func open(
@@ -84,6 +85,7 @@ struct SourceConnections {
         opened += 1
         current = SourceConnection(
             number: opened, source: source, from: offset, after: wait, clock: clock, into: inbox)
+        reading = true
     }
 
     /// Whether the current connection is the track's first: its answer is the source's first.
@@ -94,9 +96,18 @@ struct SourceConnections {
         number == current?.number
     }
 
-    /// A chunk of the current connection was taken.
-    func chunkTaken() {
-        current?.taken()
+    /// Asks the current connection for its next chunk, unless one is asked for already; false with none open.
+    mutating func askForChunk() -> Bool {
+        guard let current else { return false }
+        if !reading {
+            reading = true
+            current.read()
+        }
+        return true
+    }
+
+    mutating func chunkArrived() {
+        reading = false
     }
 
     mutating func hangUp() {
@@ -104,6 +115,7 @@ struct SourceConnections {
         current.close()
         hungUp.append(current)
         self.current = nil
+        reading = false
     }
 
     /// Hangs up for good: the connections whose end the pipeline waits for.

@@ -231,7 +231,7 @@ final class TrackFeed {
             }
             return try await feed(.connected(rangeIgnored: rangeIgnored))
         case .chunk(let chunk):
-            connections.chunkTaken()
+            connections.chunkArrived()
             if held.end < 64 * 1024 && held.heldFrom == 0 {
                 headerBytes += chunk.prefix(64 * 1024 - headerBytes.count)
             }
@@ -247,9 +247,9 @@ final class TrackFeed {
         }
     }
 
-    /// Waits for the connection's next chunk (it reads ahead, so it is on its way), or for a command.
+    /// Asks for the next chunk (unless one is asked for already), and waits for it or for a command.
     private func readNext() async throws -> Flow {
-        guard connections.current != nil else { return .goOn }
+        guard connections.askForChunk() else { return .goOn }
         return try await awaitInput()
     }
 

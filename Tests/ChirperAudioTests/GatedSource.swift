@@ -81,6 +81,9 @@ final class GatedSource: ByteSource {
         }
     }
 
+    /// How many times the player has asked its readers for bytes.
+    var reads: Int { state.withLockedValue { $0.reads } }
+
     /// Returns once the player has asked its readers for bytes `count` times (a read asked for while nothing
     /// is released waits: the player waits on its connection).
     func waitForReads(_ count: Int) async {

@@ -47,6 +47,28 @@ struct WaitingConnectionTests {
     }
 
     @Test(
+        "a source faster than the sound is read only as the decoding needs it: while the sink is full, nothing more is read",
+        .timeLimit(.minutes(1)))
+    func fullSinkStopsReading() async throws {
+        let rig = Rig(seconds: 30, sinkSeconds: 1)
+        rig.player.play(PlayItem(label: "XC1", location: .remote("http://fast.example/d.wav")))
+        // The whole recording is there at once, in chunks of 2 s (larger than what is decoded in a step).
+        let chunk = 2 * Self.bytesPerSecond
+        rig.source.release(rig.wav.bytes[..<rig.header])
+        for start in stride(from: rig.header, to: rig.wav.bytes.count, by: chunk) {
+            rig.source.release(rig.wav.bytes[start..<min(rig.wav.bytes.count, start + chunk)])
+        }
+        rig.source.finish()
+        try await rig.player.waitFor("playing") { $0.isPlaying }
+        let output = try #require(rig.sink.outputs.first)
+        await output.waitUntilWriteWaits()
+        // The sink holds 1 s: the header, the chunk being decoded and the one asked for. Reading on while the
+        // track decodes would take in chunk after chunk of the recording.
+        #expect(rig.source.reads <= 3, "\(rig.source.reads) reads")
+        await rig.player.shutdown()
+    }
+
+    @Test(
         "a stop during the back-off before a reconnect ends the track at once: the wait is hung up and no request follows",
         .timeLimit(.minutes(1)))
     func stopDuringTheBackOff() async throws {
