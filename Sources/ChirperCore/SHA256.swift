@@ -28,7 +28,7 @@ public struct SHA256: Sendable {
         guard whole > 0 else { return }
         // Every block through raw pointers, with no array access or call per word: the tests run a debug build,
         // where each of those is a call and a retain, and a model checked that way is not ready before the
-        // recording it is to hear live has ended (BENCH.md, 2026-11-29).
+        // recording it is to hear live has ended.
         Self.k.withUnsafeBufferPointer { k in
             h.withUnsafeMutableBufferPointer { h in
                 pending.withUnsafeBufferPointer { buffer in
