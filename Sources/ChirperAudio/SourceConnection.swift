@@ -67,14 +67,13 @@ final class SourceConnection: Sendable {
     }
 }
 
-/// A track's connections to its source: the current one, whether a chunk is asked of it, and those hung up
+/// A track's connections to its source: the current one and whether a chunk is asked of it, and those hung up
 /// whose task may not have ended yet (a pipeline ends once they have let go of their readers).
 struct SourceConnections {
-    private(set) var current: SourceConnection?
+    /// The current connection; `asked`: a chunk was asked of it (its first is, with the open) and has not come.
+    private var current: (connection: SourceConnection, asked: Bool)?
     private var hungUp: [SourceConnection] = []
     private var opened = 0
-    /// A chunk was asked of `current` (its first is, with the open) and has not arrived.
-    private var reading = false
 
     /// Hangs up the current connection and opens a new one from byte `offset`, after `wait` (a back-off).
     mutating func open(
@@ -83,9 +82,9 @@ struct SourceConnections {
     ) {
         hangUp()
         opened += 1
-        current = SourceConnection(
+        let connection = SourceConnection(
             number: opened, source: source, from: offset, after: wait, clock: clock, into: inbox)
-        reading = true
+        current = (connection, asked: true)
     }
 
     /// Whether the current connection is the track's first: its answer is the source's first.
@@ -93,29 +92,28 @@ struct SourceConnections {
 
     /// Whether `number` is the current connection (news of an earlier one is stale).
     func isCurrent(_ number: Int) -> Bool {
-        number == current?.number
+        number == current?.connection.number
     }
 
     /// Asks the current connection for its next chunk, unless one is asked for already; false with none open.
     mutating func askForChunk() -> Bool {
-        guard let current else { return false }
-        if !reading {
-            reading = true
-            current.read()
+        guard let (connection, asked) = current else { return false }
+        if !asked {
+            current?.asked = true
+            connection.read()
         }
         return true
     }
 
     mutating func chunkArrived() {
-        reading = false
+        current?.asked = false
     }
 
     mutating func hangUp() {
-        guard let current else { return }
-        current.close()
-        hungUp.append(current)
-        self.current = nil
-        reading = false
+        guard let connection = current?.connection else { return }
+        connection.close()
+        hungUp.append(connection)
+        current = nil
     }
 
     /// Hangs up for good: the connections whose end the pipeline waits for.
