@@ -100,7 +100,7 @@ final class GatedOutput: AudioOutput {
         /// Waiting for a write to wait for room or for a drain, whichever comes first.
         var settleWatchers: [CheckedContinuation<Void, Never>] = []
         /// Waiting for this many samples to be accepted.
-        var sampleWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sampleWaiters = CountWaiters()
 
         /// Appends to the log; returns the watchers to resume.
         mutating func record(_ entry: String) -> [CheckedContinuation<Void, Never>] {
@@ -150,14 +150,7 @@ final class GatedOutput: AudioOutput {
 
     /// Returns once the output has accepted `count` samples (at once if it has).
     func waitForSamples(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLockedValue { state in
-                if state.samples.count >= count { return true }
-                state.sampleWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await state.wait(until: count, counted: { $0.samples.count }, in: \.sampleWaiters)
     }
 
     private func queue(_ samples: [Int16]) async throws {
@@ -170,9 +163,7 @@ final class GatedOutput: AudioOutput {
                     state.queued += frames
                     state.samples += samples
                     state.writes += 1
-                    let count = state.samples.count
-                    watchers = state.sampleWatchers.filter { $0.count <= count }.map(\.continuation)
-                    state.sampleWatchers.removeAll { $0.count <= count }
+                    watchers = state.sampleWaiters.reached(state.samples.count)
                     return .success(true)
                 }
                 return .success(false)

@@ -12,10 +12,10 @@ final class GatedSource: ByteSource {
         /// How many opens are allowed: 1, plus one per drop.
         var allowed = 1
         var opens: [Int64] = []
-        var openWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var openWaiters = CountWaiters()
         /// Reads asked of every reader so far.
         var reads = 0
-        var readWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var readWaiters = CountWaiters()
         /// Released while no reader was open: handed to the next one.
         var pending: [[UInt8]] = []
         /// A drop that came while no reader was open: the next one fails after the pending bytes.
@@ -71,14 +71,7 @@ final class GatedSource: ByteSource {
 
     /// Returns once the source has been opened `count` times.
     func waitForOpens(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLockedValue { state in
-                if state.opens.count >= count { return true }
-                state.openWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await state.wait(until: count, counted: { $0.opens.count }, in: \.openWaiters)
     }
 
     /// How many times the player has asked its readers for bytes.
@@ -87,23 +80,14 @@ final class GatedSource: ByteSource {
     /// Returns once the player has asked its readers for bytes `count` times (a read asked for while nothing
     /// is released waits: the player waits on its connection).
     func waitForReads(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLockedValue { state in
-                if state.reads >= count { return true }
-                state.readWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await state.wait(until: count, counted: { $0.reads }, in: \.readWaiters)
     }
 
     /// A reader was asked for bytes.
     fileprivate func readAsked() {
         let ready = state.withLockedValue { state in
             state.reads += 1
-            let count = state.reads
-            defer { state.readWatchers.removeAll { $0.count <= count } }
-            return state.readWatchers.filter { $0.count <= count }.map(\.continuation)
+            return state.readWaiters.reached(state.reads)
         }
         for watcher in ready { watcher.resume() }
     }
@@ -130,10 +114,7 @@ final class GatedSource: ByteSource {
                 if state.finished { continuation.finish() }
                 state.continuation = continuation
             }
-            let count = state.opens.count
-            let ready = state.openWatchers.filter { $0.count <= count }.map(\.continuation)
-            state.openWatchers.removeAll { $0.count <= count }
-            return (stream, ready)
+            return (stream, state.openWaiters.reached(state.opens.count))
         }
         for watcher in watchers { watcher.resume() }
         return GatedReader(stream: stream, totalLength: length, source: self)
